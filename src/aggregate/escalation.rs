@@ -1,0 +1,138 @@
+//! Rule 7 of SPEC §7: escalation records, the cooldown that suppresses repeats, and the
+//! envelope handed to the primary model.
+//!
+//! Decisions recorded in ARCHITECTURE.md: only a record that was not itself suppressed
+//! starts a cooldown (so a lasting problem is raised again once per cooldown, not never);
+//! a suppressed repeat replaces the previous suppressed record of the same thread and
+//! reason rather than piling up, so repeats cannot push the original out of the
+//! 10-record history and reopen the cooldown early.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use super::{Report, Settings, ThreadResult};
+use crate::answer::Answer;
+use crate::matching::matches;
+use crate::state::{Category, EscalationRecord, OUTCOME_PENDING, OUTCOME_SUPPRESSED, State};
+use crate::thread::ThreadName;
+
+/// The reason of an escalation: the thread's, else its most important finding.
+pub fn reason_of(answer: &Answer) -> String {
+    if !answer.escalate_reason.trim().is_empty() {
+        return answer.escalate_reason.trim().to_string();
+    }
+    answer
+        .findings
+        .iter()
+        .max_by_key(|f| f.importance)
+        .map_or_else(|| "no reason given".to_string(), |f| f.summary.clone())
+}
+
+fn is_repeat(
+    record: &EscalationRecord,
+    thread: ThreadName,
+    reason: &str,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> bool {
+    record.thread == thread.as_str()
+        && record.timestamp <= now
+        && now - record.timestamp < settings.escalation_cooldown
+        && matches(&record.reason, reason, settings.match_threshold)
+}
+
+pub fn record(
+    state: &mut State,
+    results: &[ThreadResult; 4],
+    now: DateTime<Utc>,
+    settings: &Settings,
+    report: &mut Report,
+) {
+    for thread in ThreadName::ALL {
+        let Some(answer) = results[thread.index()].answer() else {
+            continue;
+        };
+        if !answer.escalate {
+            continue;
+        }
+        let reason = reason_of(answer);
+        let history = &mut state.escalation_history;
+        let repeat = history.iter().any(|r| {
+            r.outcome != OUTCOME_SUPPRESSED && is_repeat(r, thread, &reason, now, settings)
+        });
+        if repeat {
+            if let Some(pos) = history.iter().rposition(|r| {
+                r.outcome == OUTCOME_SUPPRESSED && is_repeat(r, thread, &reason, now, settings)
+            }) {
+                history.remove(pos);
+            }
+        }
+        let record = EscalationRecord {
+            timestamp: now,
+            thread: thread.as_str().to_string(),
+            reason,
+            outcome: if repeat {
+                OUTCOME_SUPPRESSED
+            } else {
+                OUTCOME_PENDING
+            }
+            .to_string(),
+            extra: serde_json::Map::new(),
+        };
+        history.push(record.clone());
+        report.escalations.push(record);
+    }
+    let history = &mut state.escalation_history;
+    let excess = history.len().saturating_sub(settings.escalation_history);
+    history.drain(..excess);
+}
+
+/// The envelope of the original design when at least one escalation of this tick is
+/// pending: reasons, the findings of the escalating threads, and the new subconscious.
+pub fn envelope(state: &State, results: &[ThreadResult; 4], report: &Report) -> Option<Value> {
+    let pending: Vec<&EscalationRecord> = report
+        .escalations
+        .iter()
+        .filter(|r| r.outcome == OUTCOME_PENDING)
+        .collect();
+    if pending.is_empty() {
+        return None;
+    }
+    let reason = pending
+        .iter()
+        .map(|r| format!("{}: {}", r.thread, r.reason))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut findings = Vec::new();
+    for r in &pending {
+        let Ok(thread) = r.thread.parse::<ThreadName>() else {
+            continue;
+        };
+        if let Some(answer) = results[thread.index()].answer() {
+            for f in &answer.findings {
+                findings.push(json!({
+                    "thread": thread,
+                    "summary": f.summary,
+                    "importance": f.importance,
+                    "kind": f.kind,
+                }));
+            }
+        }
+    }
+    let mut subconscious = serde_json::Map::new();
+    for cat in Category::ALL {
+        subconscious.insert(
+            cat.key().to_string(),
+            serde_json::to_value(state.entries(cat)).unwrap_or(Value::Null),
+        );
+    }
+    Some(json!({
+        "ESCALATE": true,
+        "reason": reason,
+        "context": {
+            "escalations": pending.iter().map(|r| json!({"thread": r.thread, "reason": r.reason})).collect::<Vec<_>>(),
+            "findings": findings,
+        },
+        "subconscious": subconscious,
+    }))
+}

@@ -1,0 +1,235 @@
+//! The aggregator of SPEC §7: state, the four thread results, `now` and settings in; the
+//! new state and a report out.
+//!
+//! Pure and deterministic: no I/O, no clock, no randomness, no model call. Same input,
+//! same output. Each rule lives in its own file:
+//! [`reinforce`] (matching, decay and reinforcement), [`add`] (same-tick grouping and
+//! routing), [`ids`], [`prune`] (caps and the token budget), [`threads`] (thread state),
+//! [`escalation`] (records, cooldown, the envelope).
+//!
+//! Order of application (recorded in ARCHITECTURE.md): decay+reinforce, add, thread
+//! state, escalation, tick metadata, then caps and budget last, so that the budget is
+//! measured on the state exactly as it will be written.
+
+pub mod add;
+pub mod escalation;
+pub mod ids;
+pub mod prune;
+pub mod reinforce;
+pub mod threads;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::answer::Answer;
+use crate::state::{Category, Entry, EscalationRecord, State};
+use crate::thread::{Kind, ThreadName};
+use crate::timestamp;
+
+/// What a thread contributed this tick.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ThreadResult {
+    /// It answered; the answer was read.
+    Answered(Answer),
+    /// It ran and failed (provider error, timeout, unreadable answer): contributes nothing.
+    Failed,
+    /// It did not run (cadence, quiet hours, budget): neither failed nor empty.
+    Skipped,
+}
+
+impl ThreadResult {
+    pub fn answer(&self) -> Option<&Answer> {
+        match self {
+            ThreadResult::Answered(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// Per-category entry caps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Caps {
+    pub active_threads: usize,
+    pub patterns: usize,
+    pub hunches: usize,
+    pub insights: usize,
+}
+
+impl Caps {
+    pub fn of(&self, cat: Category) -> usize {
+        match cat {
+            Category::ActiveThreads => self.active_threads,
+            Category::Patterns => self.patterns,
+            Category::Hunches => self.hunches,
+            Category::Insights => self.insights,
+        }
+    }
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Caps {
+            active_threads: 5,
+            patterns: 5,
+            hunches: 5,
+            insights: 3,
+        }
+    }
+}
+
+/// The tunables of the rules; defaults are those of SPEC §7.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Jaccard similarity at or above which two summaries match.
+    pub match_threshold: f64,
+    pub caps: Caps,
+    /// The state file's budget in estimated tokens (bytes / 4).
+    pub token_budget: usize,
+    /// A thread's repeated escalation within this window is suppressed.
+    pub escalation_cooldown: TimeDelta,
+    /// Escalation history keeps the newest this many records.
+    pub escalation_history: usize,
+    /// A new finding needs at least this importance to be remembered.
+    pub min_importance: u8,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            match_threshold: 0.6,
+            caps: Caps::default(),
+            token_budget: 2000,
+            escalation_cooldown: TimeDelta::minutes(60),
+            escalation_history: 10,
+            min_importance: 3,
+        }
+    }
+}
+
+/// Why an entry left the subconscious.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RemovalReason {
+    Decayed,
+    Pruned,
+    Budget,
+}
+
+/// An entry that was removed, exactly as it is appended to `archive.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Archived {
+    #[serde(flatten)]
+    pub entry: Entry,
+    pub category: Category,
+    #[serde(with = "timestamp::serde_utc")]
+    pub removed_at: DateTime<Utc>,
+    pub reason: RemovalReason,
+}
+
+/// A new entry.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Added {
+    pub id: String,
+    pub category: Category,
+    pub summary: String,
+    pub thread: ThreadName,
+    pub kind: Kind,
+    pub importance: u8,
+    /// How many findings of this tick were merged into it.
+    pub findings: usize,
+}
+
+/// A change of strength of an entry that stays.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StrengthChange {
+    pub id: String,
+    pub category: Category,
+    pub from: u8,
+    pub to: u8,
+}
+
+/// What happened to one thread's state.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ThreadChange {
+    pub thread: ThreadName,
+    pub status: ThreadStatus,
+    pub pressure_from: u8,
+    pub pressure_to: u8,
+    pub focus_hint: String,
+}
+
+/// How a thread took part in the tick, as the aggregator saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThreadStatus {
+    Answered,
+    Failed,
+    Skipped,
+}
+
+/// A `reinforce` id that names no entry (reported, otherwise ignored).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UnknownId {
+    pub thread: ThreadName,
+    pub id: String,
+}
+
+/// Everything the aggregator changed, for the journal, `--dry-run` and `--json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Report {
+    /// False when no thread answered: the state was left exactly as it was (SPEC §4.6).
+    pub applied: bool,
+    pub added: Vec<Added>,
+    pub reinforced: Vec<StrengthChange>,
+    /// Entries that lost strength and stayed.
+    pub decayed: Vec<StrengthChange>,
+    /// Entries removed this tick, each as archived.
+    pub removed: Vec<Archived>,
+    pub threads: Vec<ThreadChange>,
+    pub unknown_reinforce: Vec<UnknownId>,
+    /// Records added to the escalation history this tick (pending or suppressed).
+    pub escalations: Vec<EscalationRecord>,
+    /// `{"ESCALATE": true, "reason", "context", "subconscious"}` when an escalation is due.
+    pub envelope: Option<Value>,
+}
+
+impl Report {
+    pub fn removed_ids(&self, reason: RemovalReason) -> Vec<String> {
+        self.removed
+            .iter()
+            .filter(|a| a.reason == reason)
+            .map(|a| a.entry.id.clone())
+            .collect()
+    }
+}
+
+/// Applies one tick's thread results to `state` at `now` (SPEC §7).
+pub fn aggregate(
+    state: &State,
+    results: &[ThreadResult; 4],
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> (State, Report) {
+    let now = timestamp::truncate(now);
+    let mut report = Report::default();
+    if !results
+        .iter()
+        .any(|r| matches!(r, ThreadResult::Answered(_)))
+    {
+        report.threads = threads::unchanged(state, results);
+        return (state.clone(), report);
+    }
+    report.applied = true;
+    let mut next = state.clone();
+
+    let unmatched = reinforce::apply(&mut next, results, now, settings, &mut report);
+    add::apply(&mut next, unmatched, now, settings, &mut report);
+    threads::apply(&mut next, results, &mut report);
+    escalation::record(&mut next, results, now, settings, &mut report);
+    next.last_tick = Some(now);
+    next.tick_count = next.tick_count.saturating_add(1);
+    prune::apply(&mut next, now, settings, &mut report);
+    report.envelope = escalation::envelope(&next, results, &report);
+    (next, report)
+}

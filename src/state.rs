@@ -1,0 +1,440 @@
+//! The subconscious: the state model of SPEC §3 and its validation.
+//!
+//! Owns the serde shape of `subconscious.json` (version 1), reading a version-less file
+//! written by the original prompt-driven aggregator as version 1, keeping unknown fields
+//! through a load and save, and naming the field and the problem when a file does not
+//! validate. It does no I/O: `storage` reads and writes the bytes.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+use crate::thread::ThreadName;
+use crate::timestamp::{serde_utc, serde_utc_opt};
+
+/// The state format this binary reads and writes.
+pub const STATE_VERSION: u64 = 1;
+/// Strength of an entry: 0 (gone) to this.
+pub const MAX_STRENGTH: u8 = 10;
+/// Novelty pressure of a thread is capped here.
+pub const MAX_PRESSURE: u8 = 10;
+
+/// The four memory categories, in the order ties are broken (SPEC §7.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    ActiveThreads,
+    Patterns,
+    Hunches,
+    Insights,
+}
+
+impl Category {
+    pub const ALL: [Category; 4] = [
+        Category::ActiveThreads,
+        Category::Patterns,
+        Category::Hunches,
+        Category::Insights,
+    ];
+
+    /// The field name in `subconscious.json`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Category::ActiveThreads => "active_threads",
+            Category::Patterns => "patterns",
+            Category::Hunches => "hunches",
+            Category::Insights => "insights",
+        }
+    }
+
+    /// The id prefix of entries in this category (SPEC §7.4).
+    pub fn id_prefix(self) -> &'static str {
+        match self {
+            Category::ActiveThreads => "t-",
+            Category::Patterns => "p-",
+            Category::Hunches => "h-",
+            Category::Insights => "i-",
+        }
+    }
+
+    /// A heading for people.
+    pub fn title(self) -> &'static str {
+        match self {
+            Category::ActiveThreads => "Active threads",
+            Category::Patterns => "Patterns",
+            Category::Hunches => "Hunches",
+            Category::Insights => "Insights",
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// One remembered item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub id: String,
+    pub summary: String,
+    #[serde(deserialize_with = "de_strength")]
+    pub strength: u8,
+    #[serde(with = "serde_utc")]
+    pub created: DateTime<Utc>,
+    #[serde(with = "serde_utc")]
+    pub last_seen: DateTime<Utc>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "serde_utc_opt"
+    )]
+    pub due: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Fields this version does not know; written back unchanged.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What a thread remembers between ticks.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadState {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub last_findings: Vec<String>,
+    #[serde(default, deserialize_with = "de_pressure")]
+    pub novelty_pressure: u8,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub focus_hint: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub history: Vec<Vec<String>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The state of all four threads; unknown keys (another version's threads) are kept.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadStates {
+    #[serde(default)]
+    pub watcher: ThreadState,
+    #[serde(default)]
+    pub librarian: ThreadState,
+    #[serde(default)]
+    pub oracle: ThreadState,
+    #[serde(default)]
+    pub dreamer: ThreadState,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl ThreadStates {
+    pub fn get(&self, thread: ThreadName) -> &ThreadState {
+        match thread {
+            ThreadName::Watcher => &self.watcher,
+            ThreadName::Librarian => &self.librarian,
+            ThreadName::Oracle => &self.oracle,
+            ThreadName::Dreamer => &self.dreamer,
+        }
+    }
+
+    pub fn get_mut(&mut self, thread: ThreadName) -> &mut ThreadState {
+        match thread {
+            ThreadName::Watcher => &mut self.watcher,
+            ThreadName::Librarian => &mut self.librarian,
+            ThreadName::Oracle => &mut self.oracle,
+            ThreadName::Dreamer => &mut self.dreamer,
+        }
+    }
+}
+
+/// One escalation: raised by a thread, then decided (or suppressed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EscalationRecord {
+    #[serde(with = "serde_utc")]
+    pub timestamp: DateTime<Utc>,
+    pub thread: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub reason: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub outcome: String,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Outcome of a fresh escalation that waits for the primary model.
+pub const OUTCOME_PENDING: &str = "pending";
+/// Outcome of an escalation that repeats a recent one of the same thread.
+pub const OUTCOME_SUPPRESSED: &str = "suppressed: duplicate";
+
+/// `subconscious.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    #[serde(default = "default_version")]
+    pub version: u64,
+    #[serde(default)]
+    pub tick_count: u64,
+    #[serde(default, with = "serde_utc_opt")]
+    pub last_tick: Option<DateTime<Utc>>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub active_threads: Vec<Entry>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub patterns: Vec<Entry>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub hunches: Vec<Entry>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub insights: Vec<Entry>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub escalation_history: Vec<EscalationRecord>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub thread_state: ThreadStates,
+    /// Fields this version does not know; written back unchanged.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn default_version() -> u64 {
+    STATE_VERSION
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            version: STATE_VERSION,
+            tick_count: 0,
+            last_tick: None,
+            active_threads: Vec::new(),
+            patterns: Vec::new(),
+            hunches: Vec::new(),
+            insights: Vec::new(),
+            escalation_history: Vec::new(),
+            thread_state: ThreadStates::default(),
+            extra: Map::new(),
+        }
+    }
+}
+
+/// Why a state text was refused. `Display` names the field (as a path like
+/// `patterns[2].strength`) or the line and the problem.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateProblem {
+    #[error("it is not valid JSON: {0}")]
+    Syntax(String),
+    #[error("{path}: {message}")]
+    Field { path: String, message: String },
+    #[error(
+        "it was written by a newer thinker (state version {found}; this thinker reads version {STATE_VERSION}): upgrade thinker"
+    )]
+    FutureVersion { found: u64 },
+    #[error("version: {found} is not a state version (expected {STATE_VERSION})")]
+    BadVersion { found: u64 },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+impl State {
+    /// Reads and validates a state text.
+    pub fn from_json(text: &str) -> Result<State, StateProblem> {
+        // Syntax first, so that truncated files report the line, not a field.
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| StateProblem::Syntax(e.to_string()))?;
+        if !value.is_object() {
+            return Err(StateProblem::Field {
+                path: "(top level)".into(),
+                message: "expected a JSON object".into(),
+            });
+        }
+        if let Some(v) = value.get("version") {
+            match v.as_u64() {
+                Some(found) if found > STATE_VERSION => {
+                    return Err(StateProblem::FutureVersion { found });
+                }
+                Some(0) => return Err(StateProblem::BadVersion { found: 0 }),
+                _ => {}
+            }
+        }
+        let state: State = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            StateProblem::Field {
+                path: if path == "." {
+                    "(top level)".into()
+                } else {
+                    path
+                },
+                message: e.into_inner().to_string(),
+            }
+        })?;
+        state.validate()?;
+        Ok(state)
+    }
+
+    /// Serializes the state the way it is written to disk (pretty, newline-terminated).
+    pub fn to_json(&self) -> String {
+        // Serializing these types cannot fail: all map keys are strings.
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// Checks what serde cannot: unique ids, ranges.
+    pub fn validate(&self) -> Result<(), StateProblem> {
+        let mut seen = HashSet::new();
+        for cat in Category::ALL {
+            for (i, e) in self.entries(cat).iter().enumerate() {
+                let path = format!("{}[{i}]", cat.key());
+                if e.id.trim().is_empty() {
+                    return Err(StateProblem::Invalid {
+                        path: format!("{path}.id"),
+                        message: "an entry needs a non-empty id".into(),
+                    });
+                }
+                if !seen.insert(e.id.as_str()) {
+                    return Err(StateProblem::Invalid {
+                        path: format!("{path}.id"),
+                        message: format!("id `{}` is used twice; ids must be unique", e.id),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn entries(&self, cat: Category) -> &Vec<Entry> {
+        match cat {
+            Category::ActiveThreads => &self.active_threads,
+            Category::Patterns => &self.patterns,
+            Category::Hunches => &self.hunches,
+            Category::Insights => &self.insights,
+        }
+    }
+
+    pub fn entries_mut(&mut self, cat: Category) -> &mut Vec<Entry> {
+        match cat {
+            Category::ActiveThreads => &mut self.active_threads,
+            Category::Patterns => &mut self.patterns,
+            Category::Hunches => &mut self.hunches,
+            Category::Insights => &mut self.insights,
+        }
+    }
+
+    /// Every entry with its category, in category order then file order.
+    pub fn all_entries(&self) -> impl Iterator<Item = (Category, &Entry)> {
+        Category::ALL
+            .into_iter()
+            .flat_map(move |c| self.entries(c).iter().map(move |e| (c, e)))
+    }
+
+    /// Number of entries over all categories.
+    pub fn entry_count(&self) -> usize {
+        Category::ALL.iter().map(|c| self.entries(*c).len()).sum()
+    }
+}
+
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+fn de_bounded<'de, D: Deserializer<'de>>(d: D, max: u8, what: &str) -> Result<u8, D::Error> {
+    let n = serde_json::Number::deserialize(d)?;
+    let value = n.as_f64().unwrap_or(f64::NAN);
+    if value.fract() == 0.0 && (0.0..=f64::from(max)).contains(&value) {
+        Ok(value as u8)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "{what} must be a whole number from 0 to {max}, found {n}"
+        )))
+    }
+}
+
+fn de_strength<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+    de_bounded(d, MAX_STRENGTH, "strength")
+}
+
+fn de_pressure<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+    Option::<Value>::deserialize(d).and_then(|v| match v {
+        None | Some(Value::Null) => Ok(0),
+        Some(v) => {
+            de_bounded(v, MAX_PRESSURE, "novelty_pressure").map_err(serde::de::Error::custom)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED: &str = r#"{
+      "tick_count": 3,
+      "last_tick": "2026-11-22T10:05:00Z",
+      "active_threads": [{"id": "t-invoice-overdue", "summary": "Invoice overdue", "strength": 4,
+                          "created": "2026-11-20T08:00:00Z", "last_seen": "2026-11-22T10:05:00Z",
+                          "mood": "tense"}],
+      "patterns": [], "hunches": [], "insights": [],
+      "escalation_history": [],
+      "thread_state": {"watcher": {"last_findings": ["x"], "novelty_pressure": 2, "focus_hint": "", "history": [["x"]]}},
+      "owner": "ada"
+    }"#;
+
+    #[test]
+    fn versionless_file_reads_as_version_one_and_keeps_unknown_fields() {
+        let s = State::from_json(SEED).unwrap();
+        assert_eq!(s.version, 1);
+        assert_eq!(s.active_threads[0].extra["mood"], "tense");
+        let back: Value = serde_json::from_str(&s.to_json()).unwrap();
+        assert_eq!(back["owner"], "ada");
+        assert_eq!(back["active_threads"][0]["mood"], "tense");
+        assert_eq!(back["version"], 1);
+        assert_eq!(State::from_json(&s.to_json()).unwrap(), s);
+    }
+
+    #[test]
+    fn wrong_typed_field_is_named() {
+        let text = SEED.replace("\"strength\": 4", "\"strength\": \"strong\"");
+        let err = State::from_json(&text).unwrap_err().to_string();
+        assert!(err.contains("active_threads[0].strength"), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_strength_is_refused() {
+        let text = SEED.replace("\"strength\": 4", "\"strength\": 14");
+        let err = State::from_json(&text).unwrap_err().to_string();
+        assert!(
+            err.contains("strength must be a whole number from 0 to 10"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn future_version_is_refused_with_upgrade_hint() {
+        let err = State::from_json(r#"{"version": 2}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("newer thinker") && err.contains("upgrade"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn duplicate_ids_are_refused() {
+        let text = SEED.replace("\"patterns\": []", r#""patterns": [{"id": "t-invoice-overdue", "summary": "s", "strength": 1, "created": "2026-11-20T08:00:00Z", "last_seen": "2026-11-20T08:00:00Z"}]"#);
+        let err = State::from_json(&text).unwrap_err().to_string();
+        assert!(
+            err.contains("patterns[0].id") && err.contains("used twice"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn truncated_text_reports_syntax() {
+        let err = State::from_json(&SEED[..100]).unwrap_err();
+        assert!(matches!(err, StateProblem::Syntax(_)), "{err}");
+    }
+}

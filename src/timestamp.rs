@@ -1,0 +1,113 @@
+//! Timestamps on disk and on the wire: written as RFC 3339 UTC with a `Z` and whole
+//! seconds (SPEC §3), read leniently (any offset, fractional seconds, a missing offset
+//! taken as UTC, a bare date taken as midnight UTC).
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, SecondsFormat, Timelike, Utc};
+use serde::{Deserialize, Deserializer, Serializer};
+
+/// Formats `t` the way every file of thinker stores time: `2026-11-22T10:05:00Z`.
+pub fn format(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Drops sub-second precision, so that a time survives a write and a read unchanged.
+pub fn truncate(t: DateTime<Utc>) -> DateTime<Utc> {
+    t.with_nanosecond(0).unwrap_or(t)
+}
+
+/// Reads an ISO-8601 / RFC 3339 instant leniently; `None` when it is not a time at all.
+pub fn parse(text: &str) -> Option<DateTime<Utc>> {
+    let s = text.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(truncate(t.with_timezone(&Utc)));
+    }
+    // `2026-11-22 10:05:00+00:00` and similar space-separated forms.
+    if let Ok(t) = DateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f%:z") {
+        return Some(truncate(t.with_timezone(&Utc)));
+    }
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(s, fmt) {
+            return Some(truncate(t.and_utc()));
+        }
+    }
+    NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|t| t.and_utc())
+}
+
+/// Serde adapter for `DateTime<Utc>` fields.
+pub mod serde_utc {
+    use super::{DateTime, Deserialize, Deserializer, Serializer, Utc};
+
+    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::format(*t))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(d)?;
+        super::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "`{text}` is not an ISO-8601 time (expected e.g. 2026-11-22T10:05:00Z)"
+            ))
+        })
+    }
+}
+
+/// Serde adapter for `Option<DateTime<Utc>>` fields (null or absent is `None`).
+pub mod serde_utc_opt {
+    use super::{DateTime, Deserialize, Deserializer, Serializer, Utc};
+
+    #[expect(
+        clippy::ref_option,
+        reason = "serde's `with` passes a reference to the field"
+    )]
+    pub fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => s.serialize_str(&super::format(*t)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            None => Ok(None),
+            Some(text) if text.trim().is_empty() => Ok(None),
+            Some(text) => super::parse(&text).map(Some).ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "`{text}` is not an ISO-8601 time (expected e.g. 2026-11-22T10:05:00Z)"
+                ))
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_whole_seconds_with_z() {
+        let t = parse("2026-11-22T11:05:00.123+01:00").unwrap();
+        assert_eq!(format(t), "2026-11-22T10:05:00Z");
+    }
+
+    #[test]
+    fn reads_lenient_forms() {
+        assert_eq!(
+            format(parse("2026-11-22T10:05:00").unwrap()),
+            "2026-11-22T10:05:00Z"
+        );
+        assert_eq!(
+            format(parse("2026-11-22 10:05").unwrap()),
+            "2026-11-22T10:05:00Z"
+        );
+        assert_eq!(format(parse("2026-11-23").unwrap()), "2026-11-23T00:00:00Z");
+        assert!(parse("next tuesday").is_none());
+    }
+}
