@@ -8,6 +8,7 @@ pub mod aggregate;
 pub mod answer;
 pub mod config;
 pub mod matching;
+pub mod provider;
 pub mod state;
 pub mod storage;
 pub mod thread;

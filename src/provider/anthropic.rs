@@ -1,0 +1,170 @@
+//! Anthropic Messages API: `POST {base_url}/v1/messages` (also served by llama.cpp and
+//! LiteLLM). The schema is asked for with forced tool use; a server that answers in
+//! prose anyway is read as text.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::http::{self, ApiKey, Prepared, Reply};
+use super::{CallRequest, wire_name};
+use crate::config::{ProviderConfig, StructuredOutput};
+
+const TOOL_DESCRIPTION: &str =
+    "Report your answer: call this tool once, with the whole answer object as its input.";
+
+#[derive(Serialize)]
+struct MessagesRequest<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    system: &'a str,
+    messages: [Message<'a>; 1],
+    temperature: f32,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Tool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<ToolChoice>,
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    name: String,
+    description: &'static str,
+    input_schema: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ToolChoice {
+    Tool { name: String },
+}
+
+pub fn prepare(
+    config: &ProviderConfig,
+    model: &str,
+    req: &CallRequest,
+    key: Option<&ApiKey>,
+) -> Result<Prepared, String> {
+    let name = wire_name(&req.schema_name);
+    let (tools, tool_choice) = match config.structured_output {
+        StructuredOutput::Auto | StructuredOutput::Tool => (
+            vec![Tool {
+                name: name.clone(),
+                description: TOOL_DESCRIPTION,
+                input_schema: &req.schema,
+            }],
+            Some(ToolChoice::Tool { name }),
+        ),
+        _ => (Vec::new(), None),
+    };
+    let body = http::body(&MessagesRequest {
+        model,
+        max_tokens: req.max_tokens,
+        system: &req.system,
+        messages: [Message {
+            role: "user",
+            content: &req.prompt,
+        }],
+        temperature: req.temperature,
+        tools,
+        tool_choice,
+    })?;
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(key) = key {
+        let value = key
+            .header("")
+            .ok_or_else(|| super::openai::bad_key(config))?;
+        http::header(&mut headers, "x-api-key", value);
+    }
+    let version =
+        reqwest::header::HeaderValue::from_str(&config.anthropic_version).map_err(|_| {
+            format!(
+                "anthropic_version `{}` is not a header value",
+                config.anthropic_version
+            )
+        })?;
+    http::header(&mut headers, "anthropic-version", version);
+    Ok(Prepared {
+        path: "/v1/messages",
+        headers,
+        body,
+    })
+}
+
+#[derive(Deserialize)]
+struct MessagesResponse {
+    #[serde(default)]
+    content: Vec<Block>,
+    model: Option<String>,
+    stop_reason: Option<String>,
+    usage: Option<Usage>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        input: Value,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+#[allow(clippy::struct_field_names)] // the wire's names
+struct Usage {
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
+}
+
+pub fn read(body: &[u8]) -> Result<Reply, String> {
+    let response: MessagesResponse = http::decode(body)?;
+    if let Some(e) = response.error {
+        return Err(format!(
+            "the response holds an error: {}",
+            e.get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| e.to_string(), str::to_string)
+        ));
+    }
+    let tool_input = response.content.iter().find_map(|b| match b {
+        Block::ToolUse { input } => Some(input.to_string()),
+        _ => None,
+    });
+    let text = tool_input.or_else(|| {
+        let joined: String = response
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                Block::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        (!joined.is_empty()).then_some(joined)
+    });
+    let usage = response.usage.as_ref();
+    let tokens_in = usage.map_or(0, |u| {
+        u.input_tokens.unwrap_or(0)
+            + u.cache_creation_input_tokens.unwrap_or(0)
+            + u.cache_read_input_tokens.unwrap_or(0)
+    });
+    Ok(Reply {
+        text,
+        model: response.model,
+        tokens_in,
+        tokens_out: usage.and_then(|u| u.output_tokens).unwrap_or(0),
+        truncated: response.stop_reason.as_deref() == Some("max_tokens"),
+    })
+}

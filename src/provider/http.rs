@@ -1,0 +1,532 @@
+//! What every HTTP wire format shares: the API key that never shows, sending with a
+//! total timeout, requests-per-minute spacing, retries with backoff and `Retry-After`,
+//! reading bodies that are not what they should be, and bounded, scrubbed error text.
+
+use std::fmt;
+use std::sync::PoisonError;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use reqwest::StatusCode;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{CallError, CallRequest, Completion, Outcome, Providers, Usage};
+use crate::config::{ModelRef, ProviderConfig, ProviderKind};
+
+/// Server text put in an error is cut to this many characters.
+pub const EXCERPT_CHARS: usize = 200;
+
+/// The first wait between retries; it doubles each time, up to `retry_max_wait`.
+const BACKOFF_BASE: Duration = Duration::from_millis(500);
+
+/// An API key. Its `Debug` is redacted and it has no `Display`: the only way to the
+/// text is [`ApiKey::expose`], used to build one header value (marked sensitive).
+#[derive(Clone)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: &str) -> Self {
+        ApiKey(key.to_string())
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// A header value carrying `prefix` + the key, marked sensitive so that no `Debug` of
+    /// the request shows it.
+    pub fn header(&self, prefix: &str) -> Option<HeaderValue> {
+        let mut v = HeaderValue::from_str(&format!("{prefix}{}", self.0)).ok()?;
+        v.set_sensitive(true);
+        Some(v)
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey([redacted])")
+    }
+}
+
+/// `text` with every occurrence of the key replaced (servers echo keys in errors).
+pub fn scrub(text: &str, key: Option<&ApiKey>) -> String {
+    match key {
+        Some(k) if !k.0.is_empty() => text.replace(k.expose(), "[redacted]"),
+        _ => text.to_string(),
+    }
+}
+
+/// White space collapsed, control characters dropped, cut to [`EXCERPT_CHARS`].
+pub fn excerpt(text: &str) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let clean: String = collapsed.chars().filter(|c| !c.is_control()).collect();
+    if clean.chars().count() <= EXCERPT_CHARS {
+        clean
+    } else {
+        let mut cut: String = clean.chars().take(EXCERPT_CHARS).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// An error and its causes, `: `-joined (reqwest's own text names only the URL).
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    parts.join(": ")
+}
+
+/// A request ready to send: path under the base URL, headers, JSON body.
+pub struct Prepared {
+    pub path: &'static str,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+/// What a wire format read from a 2xx body.
+#[derive(Debug, Default, PartialEq)]
+pub struct Reply {
+    /// `None` or empty: the response held no answer.
+    pub text: Option<String>,
+    pub model: Option<String>,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// The model stopped at the token limit.
+    pub truncated: bool,
+}
+
+/// Adds a header; `name` must be a valid lowercase header name.
+pub fn header(headers: &mut HeaderMap, name: &'static str, value: HeaderValue) {
+    headers.insert(HeaderName::from_static(name), value);
+}
+
+/// Serializes a request body.
+pub fn body(value: &impl serde::Serialize) -> Result<Vec<u8>, String> {
+    serde_json::to_vec(value).map_err(|e| format!("cannot serialize the request: {e}"))
+}
+
+/// Reads a JSON body as `T`, saying plainly what was wrong when it is not. The message
+/// quotes the whole body: callers scrub it, then cut it with [`excerpt`].
+pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, String> {
+    serde_json::from_slice(body).map_err(|e| {
+        let text = String::from_utf8_lossy(body);
+        let t = text.trim_start();
+        if t.is_empty() {
+            "the body is empty".to_string()
+        } else if t.starts_with('<') {
+            format!("expected JSON, got HTML: {t}")
+        } else if e.is_eof() {
+            format!("the JSON body is cut off after {} bytes: {t}", body.len())
+        } else if e.is_syntax() {
+            format!("the body is not JSON ({e}): {t}")
+        } else {
+            format!("unexpected JSON ({e}): {t}")
+        }
+    })
+}
+
+/// The message of an error body: `error.message`, `error`, `message` or `detail`, else
+/// the body itself.
+fn error_message(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    if let Ok(v) = serde_json::from_str::<Value>(&text) {
+        let found = v
+            .pointer("/error/message")
+            .or_else(|| v.get("error"))
+            .or_else(|| v.get("message"))
+            .or_else(|| v.get("detail"));
+        if let Some(Value::String(s)) = found {
+            return s.clone();
+        }
+    }
+    let t = text.trim();
+    if t.is_empty() {
+        "(empty body)".into()
+    } else if t.starts_with('<') {
+        format!("(an HTML page) {t}")
+    } else {
+        t.to_string()
+    }
+}
+
+/// How long `Retry-After` (or `retry-after-ms`) asks to wait, if it says.
+pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let get = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    let value = get("retry-after")?;
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0)
+            .then(|| Duration::from_secs_f64(secs.min(86_400.0)));
+    }
+    let date = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let at = UNIX_EPOCH + Duration::from_secs(u64::try_from(date.timestamp()).ok()?);
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// A number in `[0, 1)` from the clock: enough jitter to spread retries apart.
+fn jitter() -> f64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::from(d.subsec_nanos()));
+    let mixed = nanos.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+    mixed as f64 / (1u64 << 24) as f64
+}
+
+/// The wait before retry number `retry` (1-based): exponential, capped, jittered to
+/// between half and all of it.
+pub fn backoff(retry: u32, max: Duration) -> Duration {
+    let exp = BACKOFF_BASE.saturating_mul(1u32 << retry.saturating_sub(1).min(16));
+    exp.min(max).mul_f64(0.5 + 0.5 * jitter())
+}
+
+impl Providers {
+    /// Waits for this provider's next requests-per-minute slot.
+    async fn pace(&self, config: &ProviderConfig) {
+        let Some(rpm) = config.requests_per_minute.filter(|r| *r > 0) else {
+            return;
+        };
+        let interval = Duration::from_mins(1) / rpm;
+        let slot = {
+            let mut next = self.pacing.lock().unwrap_or_else(PoisonError::into_inner);
+            let now = tokio::time::Instant::now();
+            let slot = next.get(&config.name).copied().unwrap_or(now).max(now);
+            next.insert(config.name.clone(), slot + interval);
+            slot
+        };
+        tokio::time::sleep_until(slot).await;
+    }
+}
+
+/// One request's outcome, before retry decisions.
+enum Sent {
+    Answer(Vec<u8>),
+    Failed {
+        error: CallError,
+        retryable: bool,
+        retry_after: Option<Duration>,
+    },
+}
+
+/// Calls one model over HTTP, retrying on connection errors, 408, 429 and 5xx.
+pub async fn call(
+    p: &Providers,
+    config: &ProviderConfig,
+    model: &ModelRef,
+    req: &CallRequest,
+) -> Outcome {
+    let started = tokio::time::Instant::now();
+    let fail = |error, tries| Outcome {
+        result: Err(error),
+        usage: None,
+        latency: started.elapsed(),
+        tries,
+    };
+    let key = match p.key(config) {
+        Ok(k) => k,
+        Err(e) => return fail(e, 0),
+    };
+    let prepared = match config.kind {
+        ProviderKind::Openai => super::openai::prepare(config, &model.model, req, key.as_ref()),
+        ProviderKind::Anthropic => {
+            super::anthropic::prepare(config, &model.model, req, key.as_ref())
+        }
+        ProviderKind::Ollama => super::ollama::prepare(config, &model.model, req, key.as_ref()),
+        ProviderKind::Replay => Err("replay is not an HTTP provider".to_string()),
+    };
+    let prepared = match prepared {
+        Ok(p) => p,
+        Err(message) => {
+            return fail(
+                CallError::Client {
+                    message: format!("{model}: {message}"),
+                },
+                0,
+            );
+        }
+    };
+    let url = format!("{}{}", config.base_url, prepared.path);
+    let mut tries = 0u32;
+    loop {
+        tries += 1;
+        p.pace(config).await;
+        let sent = send_once(p, config, model, &url, &prepared, key.as_ref(), tries).await;
+        match sent {
+            Sent::Answer(body) => {
+                return read_answer(config, model, req, &body, key.as_ref(), started, tries);
+            }
+            Sent::Failed {
+                error,
+                retryable,
+                retry_after,
+            } => {
+                if !retryable || tries > config.retries {
+                    return fail(error, tries);
+                }
+                let wait = match retry_after {
+                    Some(d) if d > config.retry_max_wait => {
+                        tracing::debug!(provider = %config.name, model = %model.model, retry_after_ms = d.as_millis() as u64,
+                            "Retry-After is beyond retry_max_wait; giving up on this model");
+                        return fail(error, tries);
+                    }
+                    Some(d) => d,
+                    None => backoff(tries, config.retry_max_wait),
+                };
+                tracing::debug!(provider = %config.name, model = %model.model, attempt = tries,
+                    wait_ms = wait.as_millis() as u64, error = %error, "retrying");
+                tokio::time::sleep(wait).await;
+            }
+        }
+    }
+}
+
+async fn send_once(
+    p: &Providers,
+    config: &ProviderConfig,
+    model: &ModelRef,
+    url: &str,
+    prepared: &Prepared,
+    key: Option<&ApiKey>,
+    attempt: u32,
+) -> Sent {
+    let t0 = tokio::time::Instant::now();
+    let request = p
+        .client
+        .post(url)
+        .headers(prepared.headers.clone())
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(prepared.body.clone());
+    let exchange = async {
+        let response = request.send().await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.bytes().await;
+        Ok::<_, reqwest::Error>((status, headers, body))
+    };
+    let result = tokio::time::timeout(config.timeout, exchange).await;
+    let latency_ms = t0.elapsed().as_millis() as u64;
+    let model_name = model.to_string();
+    let (status, headers, body) = match result {
+        Err(_) => {
+            tracing::debug!(provider = %config.name, model = %model.model, attempt, latency_ms, "timed out");
+            return Sent::Failed {
+                error: CallError::Timeout {
+                    model: model_name,
+                    after: config.timeout,
+                },
+                retryable: false,
+                retry_after: None,
+            };
+        }
+        Ok(Err(e)) => {
+            let message = excerpt(&scrub(&error_chain(&e.without_url()), key));
+            tracing::debug!(provider = %config.name, model = %model.model, attempt, latency_ms, error = %message, "request failed");
+            return Sent::Failed {
+                error: CallError::Connect {
+                    model: model_name,
+                    url: url.to_string(),
+                    message,
+                },
+                retryable: true,
+                retry_after: None,
+            };
+        }
+        Ok(Ok(parts)) => parts,
+    };
+    tracing::debug!(provider = %config.name, model = %model.model, attempt, status = status.as_u16(), latency_ms, "response");
+    let body = match body {
+        Ok(b) => b.to_vec(),
+        Err(e) => {
+            return Sent::Failed {
+                error: CallError::BadResponse {
+                    model: model_name,
+                    message: format!(
+                        "HTTP {}, but the body could not be read: {}",
+                        status.as_u16(),
+                        excerpt(&scrub(&error_chain(&e.without_url()), key))
+                    ),
+                },
+                retryable: true,
+                retry_after: None,
+            };
+        }
+    };
+    if status.is_success() {
+        return Sent::Answer(body);
+    }
+    let message = excerpt(&scrub(&error_message(&body), key));
+    let retry_after = retry_after(&headers, SystemTime::now());
+    if status == StatusCode::TOO_MANY_REQUESTS {
+        return Sent::Failed {
+            error: CallError::RateLimited {
+                model: model_name,
+                retry_after,
+                message,
+            },
+            retryable: true,
+            retry_after,
+        };
+    }
+    Sent::Failed {
+        error: CallError::Http {
+            model: model_name,
+            status: status.as_u16(),
+            message,
+        },
+        retryable: status == StatusCode::REQUEST_TIMEOUT || status.is_server_error(),
+        retry_after,
+    }
+}
+
+fn read_answer(
+    config: &ProviderConfig,
+    model: &ModelRef,
+    req: &CallRequest,
+    body: &[u8],
+    key: Option<&ApiKey>,
+    started: tokio::time::Instant,
+    tries: u32,
+) -> Outcome {
+    let read = match config.kind {
+        ProviderKind::Openai => super::openai::read(body),
+        ProviderKind::Anthropic => super::anthropic::read(body),
+        ProviderKind::Ollama => super::ollama::read(body),
+        ProviderKind::Replay => Err("replay is not an HTTP provider".to_string()),
+    };
+    let latency = started.elapsed();
+    let reply = match read {
+        Ok(r) => r,
+        Err(message) => {
+            return Outcome {
+                result: Err(CallError::BadResponse {
+                    model: model.to_string(),
+                    message: excerpt(&scrub(&message, key)),
+                }),
+                usage: None,
+                latency,
+                tries,
+            };
+        }
+    };
+    let usage = Usage {
+        tokens_in: reply.tokens_in,
+        tokens_out: reply.tokens_out,
+        cost: super::cost(config, reply.tokens_in, reply.tokens_out),
+    };
+    let result = match reply.text {
+        _ if reply.truncated => Err(CallError::Truncated {
+            model: model.to_string(),
+            max_tokens: req.max_tokens,
+        }),
+        Some(text) if !text.trim().is_empty() => Ok(Completion {
+            text,
+            model: model.clone(),
+            served_model: reply
+                .model
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| model.model.clone()),
+            tokens_in: usage.tokens_in,
+            tokens_out: usage.tokens_out,
+            cost: usage.cost,
+            latency,
+            attempts: tries,
+        }),
+        _ => Err(CallError::BadResponse {
+            model: model.to_string(),
+            message: "the response holds no answer text".into(),
+        }),
+    };
+    Outcome {
+        result,
+        usage: Some(usage),
+        latency,
+        tries,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_reads_seconds_dates_and_ms() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_445_412_470); // Wed, 21 Oct 2015 07:27:50 GMT
+        let mut h = HeaderMap::new();
+        assert_eq!(retry_after(&h, now), None);
+        h.insert("retry-after", HeaderValue::from_static("3"));
+        assert_eq!(retry_after(&h, now), Some(Duration::from_secs(3)));
+        h.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(retry_after(&h, now), Some(Duration::from_secs(10)));
+        h.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:00:00 GMT"),
+        );
+        assert_eq!(retry_after(&h, now), Some(Duration::ZERO));
+        h.insert("retry-after", HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h, now), None);
+        h.insert("retry-after-ms", HeaderValue::from_static("250"));
+        assert_eq!(retry_after(&h, now), Some(Duration::from_millis(250)));
+    }
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let max = Duration::from_secs(30);
+        for retry in 1..6 {
+            let full = BACKOFF_BASE * (1 << (retry - 1));
+            let d = backoff(retry, max);
+            assert!(d >= full / 2 && d <= full, "{retry}: {d:?}");
+        }
+        assert!(backoff(40, Duration::from_millis(10)) <= Duration::from_millis(10));
+    }
+
+    #[test]
+    fn keys_are_scrubbed_and_redacted() {
+        let k = ApiKey::new("sk-secret-123");
+        assert_eq!(format!("{k:?}"), "ApiKey([redacted])");
+        assert_eq!(
+            scrub("bad key sk-secret-123!", Some(&k)),
+            "bad key [redacted]!"
+        );
+        let v = k.header("Bearer ").unwrap();
+        assert!(!format!("{v:?}").contains("secret"));
+    }
+
+    #[test]
+    fn bad_bodies_are_described() {
+        let d = |b: &str| decode::<Value>(b.as_bytes()).unwrap_err();
+        assert!(d("").contains("empty"));
+        assert!(d("<html><body>502</body></html>").contains("HTML"));
+        assert!(d(r#"{"choices": [{"mess"#).contains("cut off"));
+        assert!(d("hello").contains("not JSON"));
+        assert_eq!(excerpt(&"x".repeat(500)).chars().count(), EXCERPT_CHARS + 1);
+        assert_eq!(
+            error_message(br#"{"error":{"message":"Invalid API Key","type":"auth"}}"#),
+            "Invalid API Key"
+        );
+        assert_eq!(
+            error_message(br#"{"error":"model not found"}"#),
+            "model not found"
+        );
+    }
+}

@@ -1,0 +1,398 @@
+//! Model providers (SPEC §9): one thin, typed layer over `reqwest` per wire format.
+//!
+//! Owns: the request each wire format is sent (`openai` chat completions, `anthropic`
+//! Messages, `ollama` native chat, `replay` files), asking for the answer schema with each
+//! format's structured-output feature, reading the answer text and the token usage,
+//! costing it, the per-request timeout, retries with backoff that honour `Retry-After`,
+//! requests-per-minute spacing, the fallback chain, and keeping API keys out of every
+//! error, `Debug` output and log line.
+//!
+//! Does not own: what the answer means (see [`crate::answer`]; callers pass an `accept`
+//! check to [`Providers::call_chain`]), budgets (callers pass a [`Gate`]), or the
+//! journal (callers get every [`Attempt`]).
+
+mod anthropic;
+mod http;
+mod ollama;
+mod openai;
+mod replay;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::config::{ModelRef, ProviderConfig, ProviderKind};
+
+pub use http::excerpt;
+
+/// What one model is asked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallRequest {
+    pub system: String,
+    pub prompt: String,
+    /// The JSON schema of the answer, for the provider's structured-output feature.
+    pub schema: Value,
+    /// The schema's name (OpenAI `json_schema.name`, the Anthropic tool's name). Characters
+    /// outside `a-zA-Z0-9_-` are replaced by `_`, and it is cut to 64.
+    pub schema_name: String,
+    pub max_tokens: u32,
+    pub temperature: f32,
+    /// The tick number: a `replay` directory answers with its `(sequence - 1) mod n`th file.
+    pub sequence: u64,
+}
+
+/// A model's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    /// The answer as text; for a tool call, the tool's input serialized as JSON.
+    pub text: String,
+    /// The model that was asked.
+    pub model: ModelRef,
+    /// The model the server says answered (e.g. a dated snapshot); the asked model's name
+    /// when the server does not say.
+    pub served_model: String,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// USD, from the provider's `price_in` / `price_out`.
+    pub cost: f64,
+    /// From the first request to the answer, retries and their waits included.
+    pub latency: Duration,
+    /// HTTP requests made (1 when the first one answered).
+    pub attempts: u32,
+}
+
+/// One model tried by [`Providers::call_chain`], for the journal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempt {
+    pub model: ModelRef,
+    pub latency: Duration,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost: f64,
+    /// HTTP requests made for this model (0 when it was skipped).
+    pub tries: u32,
+    /// The gate refused it: no request was made.
+    pub skipped: bool,
+    /// `None` when this model's answer was taken.
+    pub error: Option<String>,
+}
+
+/// Why a model gave no usable answer. No variant ever holds an API key: server text is
+/// scrubbed of the key and cut to [`http::EXCERPT_CHARS`] characters.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CallError {
+    #[error("{model}: provider `{provider}` is not configured")]
+    UnknownProvider { model: String, provider: String },
+    #[error(
+        "provider `{provider}`: the environment variable `{var}` that should hold its API key is {}",
+        if *.empty { "empty" } else { "not set" }
+    )]
+    MissingKey {
+        provider: String,
+        var: String,
+        empty: bool,
+    },
+    #[error("cannot build the HTTP client: {message}")]
+    Client { message: String },
+    #[error("{model}: cannot connect to {url}: {message}")]
+    Connect {
+        model: String,
+        url: String,
+        message: String,
+    },
+    #[error("{model}: no complete answer within {}s (the provider's timeout_seconds)", .after.as_secs_f64())]
+    Timeout { model: String, after: Duration },
+    #[error("{model}: HTTP {status}: {message}")]
+    Http {
+        model: String,
+        status: u16,
+        message: String,
+    },
+    #[error("{model}: rate limited (HTTP 429{}): {message}", match .retry_after {
+        Some(d) => format!(", Retry-After {}s", d.as_secs_f64()),
+        None => String::new(),
+    })]
+    RateLimited {
+        model: String,
+        retry_after: Option<Duration>,
+        message: String,
+    },
+    #[error(
+        "{model}: the answer was cut off at max_tokens ({max_tokens}); raise the thread's max_tokens or ask for less"
+    )]
+    Truncated { model: String, max_tokens: u32 },
+    #[error("{model}: unusable response: {message}")]
+    BadResponse { model: String, message: String },
+    #[error("{model}: replay: {message}")]
+    Replay { model: String, message: String },
+    #[error("{model}: skipped, over budget: {message}")]
+    OverBudget { model: String, message: String },
+    #[error("{model}: the answer could not be read: {message}")]
+    Unreadable { model: String, message: String },
+    #[error("no model to call")]
+    NoModels,
+}
+
+/// Budgets: asked before each model is called, told what each call used.
+pub trait Gate: Send + Sync {
+    /// `Err(why)` skips the model.
+    fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), String>;
+    /// Called after every call whose response reported usage (failed ones included).
+    fn record(&self, provider: &ProviderConfig, tokens_in: u64, tokens_out: u64, cost: f64);
+}
+
+/// A gate that admits everything and records nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoGate;
+
+impl Gate for NoGate {
+    fn admit(&self, _: &ProviderConfig, _: u64) -> Result<(), String> {
+        Ok(())
+    }
+    fn record(&self, _: &ProviderConfig, _: u64, _: u64, _: f64) {}
+}
+
+/// What [`Providers::call_chain`] did: the accepted answer (or the error that ended the
+/// chain) and every model it tried, in order.
+#[derive(Debug)]
+pub struct ChainOutcome<T> {
+    /// The accepted value and the completion it was read from; else the last model's
+    /// error ([`CallError::OverBudget`] when every model was skipped by the gate).
+    pub result: Result<(T, Completion), CallError>,
+    pub attempts: Vec<Attempt>,
+}
+
+type EnvLookup = dyn Fn(&str) -> Option<String> + Send + Sync;
+
+/// The configured providers and one shared HTTP client.
+pub struct Providers {
+    client: reqwest::Client,
+    configs: BTreeMap<String, ProviderConfig>,
+    /// Per provider, the earliest instant its next request may start.
+    pacing: Mutex<HashMap<String, tokio::time::Instant>>,
+    env: Arc<EnvLookup>,
+}
+
+impl fmt::Debug for Providers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Providers")
+            .field("providers", &self.configs.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Used, not sent: a call that the server answered, with what it used.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Usage {
+    tokens_in: u64,
+    tokens_out: u64,
+    cost: f64,
+}
+
+/// One model's call, with what it used even when it failed.
+struct Outcome {
+    result: Result<Completion, CallError>,
+    usage: Option<Usage>,
+    latency: Duration,
+    tries: u32,
+}
+
+impl Providers {
+    /// Builds the shared HTTP client (installing the `ring` TLS provider if none is) over
+    /// these providers. API keys are read from the environment at call time.
+    pub fn new(configs: BTreeMap<String, ProviderConfig>) -> Result<Self, CallError> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("thinker/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| CallError::Client {
+                message: http::error_chain(&e),
+            })?;
+        Ok(Providers {
+            client,
+            configs,
+            pacing: Mutex::new(HashMap::new()),
+            env: Arc::new(|var| std::env::var(var).ok()),
+        })
+    }
+
+    /// Replaces how environment variables are read (tests; embedding).
+    #[must_use]
+    pub fn with_env(
+        mut self,
+        env: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.env = Arc::new(env);
+        self
+    }
+
+    /// The provider's configuration.
+    pub fn config(&self, provider: &str) -> Option<&ProviderConfig> {
+        self.configs.get(provider)
+    }
+
+    /// Asks one model, retrying as its provider is configured to.
+    pub async fn call(&self, model: &ModelRef, req: &CallRequest) -> Result<Completion, CallError> {
+        self.run(model, req).await.result
+    }
+
+    /// Tries each model in order until one answers and `accept` takes its answer. Before
+    /// each model the gate is asked (estimate: (system + prompt bytes) / 4 + max_tokens);
+    /// after each call that reported usage it is told. `replay` models are neither gated
+    /// nor recorded: they cost nothing.
+    pub async fn call_chain<T>(
+        &self,
+        models: &[ModelRef],
+        req: &CallRequest,
+        gate: &dyn Gate,
+        accept: impl Fn(&Completion) -> Result<T, String>,
+    ) -> ChainOutcome<T> {
+        let mut attempts = Vec::with_capacity(models.len());
+        let mut last_error: Option<CallError> = None;
+        let mut refused: Option<CallError> = None;
+        let estimate = (req.system.len() + req.prompt.len()) as u64 / 4 + u64::from(req.max_tokens);
+        for model in models {
+            let config = self.configs.get(&model.provider);
+            let gated = config.filter(|c| c.kind != ProviderKind::Replay);
+            if let Some(config) = gated
+                && let Err(why) = gate.admit(config, estimate)
+            {
+                tracing::debug!(provider = %model.provider, model = %model.model, reason = %why, "skipped by budget");
+                let error = CallError::OverBudget {
+                    model: model.to_string(),
+                    message: why,
+                };
+                attempts.push(Attempt {
+                    model: model.clone(),
+                    latency: Duration::ZERO,
+                    tokens_in: 0,
+                    tokens_out: 0,
+                    cost: 0.0,
+                    tries: 0,
+                    skipped: true,
+                    error: Some(error.to_string()),
+                });
+                refused.get_or_insert(error);
+                continue;
+            }
+            let outcome = self.run(model, req).await;
+            let usage = outcome.usage.unwrap_or_default();
+            if let (Some(config), Some(u)) = (gated, outcome.usage) {
+                gate.record(config, u.tokens_in, u.tokens_out, u.cost);
+            }
+            let mut attempt = Attempt {
+                model: model.clone(),
+                latency: outcome.latency,
+                tokens_in: usage.tokens_in,
+                tokens_out: usage.tokens_out,
+                cost: usage.cost,
+                tries: outcome.tries,
+                skipped: false,
+                error: None,
+            };
+            let error = match outcome.result {
+                Ok(completion) => match accept(&completion) {
+                    Ok(value) => {
+                        attempts.push(attempt);
+                        return ChainOutcome {
+                            result: Ok((value, completion)),
+                            attempts,
+                        };
+                    }
+                    Err(message) => CallError::Unreadable {
+                        model: model.to_string(),
+                        message: excerpt(&message),
+                    },
+                },
+                Err(e) => e,
+            };
+            tracing::debug!(provider = %model.provider, model = %model.model, error = %error, "model failed");
+            attempt.error = Some(error.to_string());
+            attempts.push(attempt);
+            last_error = Some(error);
+        }
+        ChainOutcome {
+            result: Err(last_error.or(refused).unwrap_or(CallError::NoModels)),
+            attempts,
+        }
+    }
+
+    async fn run(&self, model: &ModelRef, req: &CallRequest) -> Outcome {
+        let Some(config) = self.configs.get(&model.provider) else {
+            return Outcome {
+                result: Err(CallError::UnknownProvider {
+                    model: model.to_string(),
+                    provider: model.provider.clone(),
+                }),
+                usage: None,
+                latency: Duration::ZERO,
+                tries: 0,
+            };
+        };
+        if config.kind == ProviderKind::Replay {
+            let started = std::time::Instant::now();
+            let result = replay::answer(config, model, req.sequence);
+            return Outcome {
+                result,
+                usage: None,
+                latency: started.elapsed(),
+                tries: 0,
+            };
+        }
+        http::call(self, config, model, req).await
+    }
+
+    fn key(&self, config: &ProviderConfig) -> Result<Option<http::ApiKey>, CallError> {
+        let Some(var) = &config.api_key_env else {
+            return Ok(None);
+        };
+        match (self.env)(var) {
+            Some(v) if !v.trim().is_empty() => Ok(Some(http::ApiKey::new(v.trim()))),
+            found => Err(CallError::MissingKey {
+                provider: config.name.clone(),
+                var: var.clone(),
+                empty: found.is_some(),
+            }),
+        }
+    }
+}
+
+/// The schema name as the wire formats accept it: `a-zA-Z0-9_-`, at most 64 characters.
+fn wire_name(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if cleaned.is_empty() {
+        "answer".into()
+    } else {
+        cleaned
+    }
+}
+
+/// USD for this usage at the provider's prices (per million tokens).
+pub fn cost(config: &ProviderConfig, tokens_in: u64, tokens_out: u64) -> f64 {
+    tokens_in as f64 * config.price_in / 1e6 + tokens_out as f64 * config.price_out / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_are_cleaned() {
+        assert_eq!(wire_name("watcher answer!"), "watcher_answer_");
+        assert_eq!(wire_name(""), "answer");
+        assert_eq!(wire_name(&"x".repeat(80)).len(), 64);
+    }
+}

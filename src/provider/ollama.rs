@@ -1,0 +1,115 @@
+//! Ollama's native chat: `POST {base_url}/api/chat`, not streamed, with `format` set to
+//! the answer schema (or `"json"`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::CallRequest;
+use super::http::{self, ApiKey, Prepared, Reply};
+use crate::config::{ProviderConfig, StructuredOutput};
+
+#[derive(Serialize)]
+struct ChatRequest<'a> {
+    model: &'a str,
+    messages: Vec<Message<'a>>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<Format<'a>>,
+    options: Options,
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Format<'a> {
+    Schema(&'a Value),
+    Json(&'static str),
+}
+
+#[derive(Serialize)]
+struct Options {
+    temperature: f32,
+    num_predict: u32,
+}
+
+pub fn prepare(
+    config: &ProviderConfig,
+    model: &str,
+    req: &CallRequest,
+    key: Option<&ApiKey>,
+) -> Result<Prepared, String> {
+    let format = match config.structured_output {
+        StructuredOutput::Auto | StructuredOutput::JsonSchema => Some(Format::Schema(&req.schema)),
+        StructuredOutput::JsonObject | StructuredOutput::JsonObjectSchema => {
+            Some(Format::Json("json"))
+        }
+        StructuredOutput::Tool | StructuredOutput::None => None,
+    };
+    let mut messages = Vec::with_capacity(2);
+    if !req.system.is_empty() {
+        messages.push(Message {
+            role: "system",
+            content: &req.system,
+        });
+    }
+    messages.push(Message {
+        role: "user",
+        content: &req.prompt,
+    });
+    let body = http::body(&ChatRequest {
+        model,
+        messages,
+        stream: false,
+        format,
+        options: Options {
+            temperature: req.temperature,
+            num_predict: req.max_tokens,
+        },
+    })?;
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(key) = key {
+        let value = key
+            .header("Bearer ")
+            .ok_or_else(|| super::openai::bad_key(config))?;
+        http::header(&mut headers, "authorization", value);
+    }
+    Ok(Prepared {
+        path: "/api/chat",
+        headers,
+        body,
+    })
+}
+
+#[derive(Deserialize)]
+struct ChatResponse {
+    model: Option<String>,
+    message: Option<ResponseMessage>,
+    done_reason: Option<String>,
+    prompt_eval_count: Option<u64>,
+    eval_count: Option<u64>,
+    error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ResponseMessage {
+    content: Option<String>,
+}
+
+pub fn read(body: &[u8]) -> Result<Reply, String> {
+    let response: ChatResponse = http::decode(body)?;
+    if let Some(e) = response.error {
+        return Err(format!("the response holds an error: {e}"));
+    }
+    Ok(Reply {
+        text: response.message.and_then(|m| m.content),
+        model: response.model,
+        tokens_in: response.prompt_eval_count.unwrap_or(0),
+        tokens_out: response.eval_count.unwrap_or(0),
+        truncated: response.done_reason.as_deref() == Some("length"),
+    })
+}

@@ -1,0 +1,176 @@
+//! OpenAI-compatible chat completions: `POST {base_url}/chat/completions` (OpenAI, Groq,
+//! Gemini's OpenAI endpoint, OpenRouter, vLLM, llama.cpp, LM Studio, Ollama's /v1).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::http::{self, ApiKey, Prepared, Reply};
+use super::{CallRequest, wire_name};
+use crate::config::{ProviderConfig, StructuredOutput};
+
+#[derive(Serialize)]
+struct ChatRequest<'a> {
+    model: &'a str,
+    messages: Vec<Message<'a>>,
+    max_tokens: u32,
+    temperature: f32,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<ResponseFormat<'a>>,
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ResponseFormat<'a> {
+    /// `{"type": "json_schema", "json_schema": {"name", "schema"}}`: OpenAI structured
+    /// outputs (not `strict`, which would refuse optional fields and `maxItems`), Groq,
+    /// Gemini, llama.cpp (enforced by grammar).
+    JsonSchema { json_schema: JsonSchema<'a> },
+    /// `{"type": "json_object"}`, with the schema for servers that take one there
+    /// (llama.cpp, llama-cpp-python).
+    JsonObject {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        schema: Option<&'a Value>,
+    },
+}
+
+#[derive(Serialize)]
+struct JsonSchema<'a> {
+    name: String,
+    schema: &'a Value,
+}
+
+pub fn prepare(
+    config: &ProviderConfig,
+    model: &str,
+    req: &CallRequest,
+    key: Option<&ApiKey>,
+) -> Result<Prepared, String> {
+    let response_format = match config.structured_output {
+        StructuredOutput::Auto | StructuredOutput::JsonSchema => Some(ResponseFormat::JsonSchema {
+            json_schema: JsonSchema {
+                name: wire_name(&req.schema_name),
+                schema: &req.schema,
+            },
+        }),
+        StructuredOutput::JsonObjectSchema => Some(ResponseFormat::JsonObject {
+            schema: Some(&req.schema),
+        }),
+        StructuredOutput::JsonObject => Some(ResponseFormat::JsonObject { schema: None }),
+        StructuredOutput::Tool | StructuredOutput::None => None,
+    };
+    let mut messages = Vec::with_capacity(2);
+    if !req.system.is_empty() {
+        messages.push(Message {
+            role: "system",
+            content: &req.system,
+        });
+    }
+    messages.push(Message {
+        role: "user",
+        content: &req.prompt,
+    });
+    let body = http::body(&ChatRequest {
+        model,
+        messages,
+        max_tokens: req.max_tokens,
+        temperature: req.temperature,
+        stream: false,
+        response_format,
+    })?;
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(key) = key {
+        let value = key.header("Bearer ").ok_or_else(|| bad_key(config))?;
+        http::header(&mut headers, "authorization", value);
+    }
+    Ok(Prepared {
+        path: "/chat/completions",
+        headers,
+        body,
+    })
+}
+
+pub(super) fn bad_key(config: &ProviderConfig) -> String {
+    format!(
+        "the API key in `{}` has characters an HTTP header cannot carry",
+        config.api_key_env.as_deref().unwrap_or("?")
+    )
+}
+
+#[derive(Deserialize)]
+struct ChatResponse {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    model: Option<String>,
+    usage: Option<Usage>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: Option<ChoiceMessage>,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ChoiceMessage {
+    /// A string; some servers send a list of `{"type": "text", "text"}` parts.
+    content: Option<Value>,
+    refusal: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
+pub fn read(body: &[u8]) -> Result<Reply, String> {
+    let response: ChatResponse = http::decode(body)?;
+    let usage = response.usage.as_ref();
+    let Some(choice) = response.choices.into_iter().next() else {
+        return Err(match response.error {
+            Some(e) => format!(
+                "the response holds an error: {}",
+                e.get("message")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| e.to_string(), str::to_string)
+            ),
+            None => "the response has no choices".into(),
+        });
+    };
+    let message = choice.message.unwrap_or(ChoiceMessage {
+        content: None,
+        refusal: None,
+    });
+    let text = match message.content {
+        Some(Value::String(s)) => Some(s),
+        Some(Value::Array(parts)) => Some(
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<String>(),
+        ),
+        _ => None,
+    };
+    let truncated = choice.finish_reason.as_deref() == Some("length");
+    if text.as_deref().is_none_or(|t| t.trim().is_empty())
+        && !truncated
+        && let Some(refusal) = message.refusal
+    {
+        return Err(format!("the model refused: {refusal}"));
+    }
+    Ok(Reply {
+        text,
+        model: response.model,
+        tokens_in: usage.and_then(|u| u.prompt_tokens).unwrap_or(0),
+        tokens_out: usage.and_then(|u| u.completion_tokens).unwrap_or(0),
+        truncated,
+    })
+}
