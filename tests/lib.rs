@@ -1,1 +1,2 @@
+mod llama_e2e;
 mod providers;
