@@ -26,8 +26,6 @@ use serde_json::Value;
 
 use crate::config::{ModelRef, ProviderConfig, ProviderKind};
 
-pub use http::excerpt;
-
 /// What one model is asked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallRequest {
@@ -81,7 +79,7 @@ pub struct Attempt {
 }
 
 /// Why a model gave no usable answer. No variant ever holds an API key: server text is
-/// scrubbed of the key and cut to [`http::EXCERPT_CHARS`] characters.
+/// scrubbed of the key and cut to 200 characters.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CallError {
     #[error("{model}: provider `{provider}` is not configured")]
@@ -304,7 +302,7 @@ impl Providers {
                     }
                     Err(message) => CallError::Unreadable {
                         model: model.to_string(),
-                        message: excerpt(&message),
+                        message: http::excerpt(&message),
                     },
                 },
                 Err(e) => e,
