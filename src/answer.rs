@@ -101,12 +101,12 @@ fn looks_like_answer(map: &Map<String, Value>) -> bool {
 
 /// Unwraps `{"answer": {...}}`-style envelopes one level deep.
 fn unwrap_envelope(map: Map<String, Value>) -> Map<String, Value> {
-    if !looks_like_answer(&map) && map.len() == 1 {
-        if let Some(Value::Object(inner)) = map.values().next() {
-            if looks_like_answer(inner) {
-                return inner.clone();
-            }
-        }
+    if !looks_like_answer(&map)
+        && map.len() == 1
+        && let Some(Value::Object(inner)) = map.values().next()
+        && looks_like_answer(inner)
+    {
+        return inner.clone();
     }
     map
 }
