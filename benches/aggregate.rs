@@ -1,6 +1,8 @@
 //! Aggregating a full state (every cap full, thread histories and escalation history
 //! full) with four answers of 10 findings each. Target: under 100 µs per aggregation.
 
+#![allow(clippy::cast_possible_wrap)]
+
 use std::hint::black_box;
 
 use chrono::{TimeDelta, Utc};
