@@ -261,6 +261,48 @@ pub fn cut_words(text: &str, words: usize, chars: usize) -> String {
     }
 }
 
+/// Findings asked for per answer: small models otherwise repeat a finding until the
+/// token limit.
+pub const SCHEMA_MAX_FINDINGS: usize = 5;
+/// `reinforce` ids asked for per answer.
+pub const SCHEMA_MAX_REINFORCE: usize = 10;
+
+/// The JSON schema of a thread's answer (SPEC §5) as sent to providers, with the kinds
+/// `thread` may use and bounds on every list and string.
+pub fn schema(thread: ThreadName) -> Value {
+    let kinds: Vec<&str> = thread.kinds().iter().map(|k| k.as_str()).collect();
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "findings": {
+                "type": "array",
+                "maxItems": SCHEMA_MAX_FINDINGS,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "summary": {"type": "string", "maxLength": 160},
+                        "importance": {"type": "integer", "minimum": 0, "maximum": 10},
+                        "kind": {"type": "string", "enum": kinds},
+                        "due": {"type": "string", "maxLength": 40}
+                    },
+                    "required": ["summary", "importance", "kind"],
+                    "additionalProperties": false
+                }
+            },
+            "reinforce": {
+                "type": "array",
+                "maxItems": SCHEMA_MAX_REINFORCE,
+                "items": {"type": "string", "maxLength": 80}
+            },
+            "suggest": {"type": "string", "maxLength": 200},
+            "escalate": {"type": "boolean"},
+            "escalate_reason": {"type": "string", "maxLength": 200}
+        },
+        "required": ["findings", "reinforce", "escalate"],
+        "additionalProperties": false
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod init;
 pub mod matching;
+pub mod prompt;
 pub mod show;
 pub mod state;
 pub mod storage;

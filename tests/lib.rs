@@ -11,4 +11,5 @@
 mod aggregate_props;
 mod aggregate_rules;
 mod cli;
+mod prompts;
 mod support;
