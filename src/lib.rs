@@ -13,6 +13,7 @@ pub mod error;
 pub mod init;
 pub mod matching;
 pub mod show;
+pub mod sources;
 pub mod state;
 pub mod storage;
 pub mod thread;
