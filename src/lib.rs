@@ -14,6 +14,7 @@ pub mod init;
 pub mod matching;
 pub mod prompt;
 pub mod show;
+pub mod sources;
 pub mod state;
 pub mod storage;
 pub mod thread;
