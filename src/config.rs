@@ -215,6 +215,20 @@ pub enum StructuredOutput {
     None,
 }
 
+impl StructuredOutput {
+    /// The name used in the config file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StructuredOutput::Auto => "auto",
+            StructuredOutput::JsonSchema => "json_schema",
+            StructuredOutput::JsonObjectSchema => "json_object_schema",
+            StructuredOutput::JsonObject => "json_object",
+            StructuredOutput::Tool => "tool",
+            StructuredOutput::None => "none",
+        }
+    }
+}
+
 /// One configured provider.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProviderConfig {
@@ -544,8 +558,10 @@ impl Validator {
                 ));
             }
         };
-        if let Some(env) = &p.api_key_env {
-            if env.is_empty() || env.contains('=') || env.chars().any(char::is_whitespace) {
+        if let Some(env) = &p.api_key_env
+            && (env.is_empty() || env.contains('=') || env.chars().any(char::is_whitespace))
+        {
+            {
                 return Err(self.err(
                     key("api_key_env"),
                     "must be the NAME of an environment variable, not the key itself",
@@ -571,18 +587,13 @@ impl Validator {
             return Err(self.err(
                 key("structured_output"),
                 format!(
-                    "not available for kind {}; use auto, none{}",
+                    "not available for kind {}; use one of: {}",
                     p.kind,
-                    allowed
-                        .iter()
-                        .map(|s| format!(
-                            ", {}",
-                            serde_json::to_value(s)
-                                .ok()
-                                .and_then(|v| v.as_str().map(str::to_string))
-                                .unwrap_or_default()
-                        ))
-                        .collect::<String>()
+                    ["auto", "none"]
+                        .into_iter()
+                        .chain(allowed.iter().map(|s| s.as_str()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ));
         }
@@ -706,8 +717,10 @@ impl Validator {
             .map(|s| self.source(s))
             .collect::<Vec<_>>();
         for (i, s) in sources.iter().enumerate() {
-            if let SourceConfig::Command { command, .. } = s {
-                if command.is_empty() {
+            if let SourceConfig::Command { command, .. } = s
+                && command.is_empty()
+            {
+                {
                     return Err(self.err(
                         format!("{}[{i}].command", key("sources")),
                         "needs at least the program, e.g. [\"df\", \"-h\"]",

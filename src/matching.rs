@@ -14,24 +14,147 @@ pub const STOP_WORDS: &[&str] = &[
     "so", "if",
 ];
 
+/// Whether `word` (lowercase) is one of [`STOP_WORDS`]; a `match` the compiler turns into
+/// a length switch, far cheaper than scanning the list.
+fn is_stop_word(word: &str) -> bool {
+    matches!(
+        word,
+        "a" | "an"
+            | "the"
+            | "and"
+            | "or"
+            | "but"
+            | "of"
+            | "to"
+            | "in"
+            | "on"
+            | "at"
+            | "for"
+            | "with"
+            | "by"
+            | "from"
+            | "is"
+            | "are"
+            | "was"
+            | "were"
+            | "be"
+            | "been"
+            | "being"
+            | "it"
+            | "its"
+            | "this"
+            | "that"
+            | "these"
+            | "those"
+            | "as"
+            | "into"
+            | "about"
+            | "over"
+            | "than"
+            | "then"
+            | "there"
+            | "their"
+            | "they"
+            | "we"
+            | "you"
+            | "i"
+            | "he"
+            | "she"
+            | "his"
+            | "her"
+            | "our"
+            | "your"
+            | "my"
+            | "me"
+            | "us"
+            | "not"
+            | "no"
+            | "so"
+            | "if"
+    )
+}
+
+/// Calls `f` with each meaningful token of `summary`, lowercase, in order.
+fn for_each_token(summary: &str, mut f: impl FnMut(&str)) {
+    let mut word = String::new();
+    for raw in summary.split(|c: char| !c.is_alphanumeric()) {
+        if raw.is_empty() {
+            continue;
+        }
+        word.clear();
+        if raw.is_ascii() {
+            word.push_str(raw);
+            word.make_ascii_lowercase();
+        } else {
+            word.extend(raw.chars().flat_map(char::to_lowercase));
+        }
+        if word.chars().nth(1).is_some() && !is_stop_word(&word) {
+            f(&word);
+        }
+    }
+}
+
 /// The meaningful tokens of a summary, in order, duplicates kept: lowercase, split on
 /// anything not alphanumeric, one-character tokens and stop words dropped.
 pub fn tokens(summary: &str) -> Vec<String> {
-    summary
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|t| t.chars().count() > 1 && !STOP_WORDS.contains(t))
-        .map(str::to_string)
-        .collect()
+    let mut out = Vec::new();
+    for_each_token(summary, |t| out.push(t.to_string()));
+    out
+}
+
+/// FNV-1a: a fixed, fast hash, so token sets compare as integers. Two different words
+/// share a 64-bit hash with a probability of about 2^-64 per pair.
+fn fnv1a(word: &str) -> u64 {
+    word.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The ASCII fast path of [`TokenSet::new`]: the same tokens as [`for_each_token`]
+/// (ASCII alphanumerics, lowercased), hashed as they are read, with no allocation.
+fn ascii_token_hashes(bytes: &[u8], out: &mut Vec<u64>) {
+    const LONGEST_STOP_WORD: usize = 5;
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    let mut len = 0;
+    let mut short = [0u8; LONGEST_STOP_WORD];
+    let mut finish = |hash: u64, len: usize, short: &[u8; LONGEST_STOP_WORD]| {
+        let is_stop =
+            len <= LONGEST_STOP_WORD && std::str::from_utf8(&short[..len]).is_ok_and(is_stop_word);
+        if len > 1 && !is_stop {
+            out.push(hash);
+        }
+    };
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() {
+            let lower = b.to_ascii_lowercase();
+            hash = (hash ^ u64::from(lower)).wrapping_mul(0x0100_0000_01b3);
+            if len < LONGEST_STOP_WORD {
+                short[len] = lower;
+            }
+            len += 1;
+        } else if len > 0 {
+            finish(hash, len, &short);
+            hash = 0xcbf2_9ce4_8422_2325;
+            len = 0;
+        }
+    }
+    if len > 0 {
+        finish(hash, len, &short);
+    }
 }
 
 /// The set of tokens of a summary, ready for [`similarity`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TokenSet(Vec<String>);
+pub struct TokenSet(Vec<u64>);
 
 impl TokenSet {
     pub fn new(summary: &str) -> TokenSet {
-        let mut t = tokens(summary);
+        let mut t = Vec::with_capacity(12);
+        if summary.is_ascii() {
+            ascii_token_hashes(summary.as_bytes(), &mut t);
+        } else {
+            for_each_token(summary, |w| t.push(fnv1a(w)));
+        }
         t.sort_unstable();
         t.dedup();
         TokenSet(t)
@@ -115,6 +238,31 @@ mod tests {
             vec!["invoice", "acme", "days", "overdue", "again"]
         );
         assert!(tokens("a I x of").is_empty());
+    }
+
+    #[test]
+    fn stop_word_match_agrees_with_the_list() {
+        for w in STOP_WORDS {
+            assert!(is_stop_word(w), "{w}");
+        }
+        assert!(!is_stop_word("disk"));
+        assert_eq!(tokens("Ärger ÜBER Straße"), vec!["ärger", "über", "straße"]);
+    }
+
+    #[test]
+    fn ascii_fast_path_agrees_with_the_general_tokenizer() {
+        for text in [
+            "The DISK is full, 91%!",
+            "a an I x9 xy-z",
+            "über ÜBER disk",
+            "",
+            "  it's  ",
+        ] {
+            let mut general: Vec<u64> = tokens(text).iter().map(|w| fnv1a(w)).collect();
+            general.sort_unstable();
+            general.dedup();
+            assert_eq!(TokenSet::new(text).0, general, "{text}");
+        }
     }
 
     #[test]

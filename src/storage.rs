@@ -276,8 +276,10 @@ mod tests {
         let dir = StateDir::create(tmp.path()).unwrap();
         dir.save(&State::default()).unwrap();
         let before = fs::read(dir.file(STATE_FILE)).unwrap();
-        let mut s = State::default();
-        s.tick_count = 9;
+        let s = State {
+            tick_count: 9,
+            ..State::default()
+        };
         let _temp = dir.write_temp(&s).unwrap(); // the process dies here, before the rename
         assert_eq!(fs::read(dir.file(STATE_FILE)).unwrap(), before);
         assert_eq!(dir.load().unwrap().tick_count, 0);

@@ -2,12 +2,43 @@
 //! seconds (SPEC §3), read leniently (any offset, fractional seconds, a missing offset
 //! taken as UTC, a bare date taken as midnight UTC).
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, SecondsFormat, Timelike, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, SecondsFormat, Timelike, Utc};
 use serde::{Deserialize, Deserializer, Serializer};
 
 /// Formats `t` the way every file of thinker stores time: `2026-11-22T10:05:00Z`.
 pub fn format(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+    let mut buf = [0u8; 20];
+    match write_compact(t, &mut buf) {
+        Some(s) => s.to_string(),
+        None => t.to_rfc3339_opts(SecondsFormat::Secs, true),
+    }
+}
+
+/// Writes `YYYY-MM-DDTHH:MM:SSZ` into `buf` without allocating (years 0 to 9999; `None`
+/// otherwise). Serialization of every timestamp goes through here: it is on the
+/// aggregator's hot path.
+fn write_compact(t: DateTime<Utc>, buf: &mut [u8; 20]) -> Option<&str> {
+    let year = u32::try_from(t.year()).ok().filter(|y| *y <= 9999)?;
+    let digits = |buf: &mut [u8; 20], at: usize, value: u32, width: usize| {
+        let mut v = value;
+        for i in (0..width).rev() {
+            buf[at + i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    digits(buf, 0, year, 4);
+    buf[4] = b'-';
+    digits(buf, 5, t.month(), 2);
+    buf[7] = b'-';
+    digits(buf, 8, t.day(), 2);
+    buf[10] = b'T';
+    digits(buf, 11, t.hour(), 2);
+    buf[13] = b':';
+    digits(buf, 14, t.minute(), 2);
+    buf[16] = b':';
+    digits(buf, 17, t.second(), 2);
+    buf[19] = b'Z';
+    std::str::from_utf8(buf).ok()
 }
 
 /// Drops sub-second precision, so that a time survives a write and a read unchanged.
@@ -46,7 +77,11 @@ pub mod serde_utc {
     use super::{DateTime, Deserialize, Deserializer, Serializer, Utc};
 
     pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&super::format(*t))
+        let mut buf = [0u8; 20];
+        match super::write_compact(*t, &mut buf) {
+            Some(text) => s.serialize_str(text),
+            None => s.serialize_str(&super::format(*t)),
+        }
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
@@ -63,10 +98,6 @@ pub mod serde_utc {
 pub mod serde_utc_opt {
     use super::{DateTime, Deserialize, Deserializer, Serializer, Utc};
 
-    #[expect(
-        clippy::ref_option,
-        reason = "serde's `with` passes a reference to the field"
-    )]
     pub fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
         match t {
             Some(t) => s.serialize_str(&super::format(*t)),
@@ -95,6 +126,18 @@ mod tests {
     fn writes_whole_seconds_with_z() {
         let t = parse("2026-11-22T11:05:00.123+01:00").unwrap();
         assert_eq!(format(t), "2026-11-22T10:05:00Z");
+    }
+
+    #[test]
+    fn compact_writer_agrees_with_chrono() {
+        for text in [
+            "0001-01-01T00:00:00Z",
+            "2026-02-28T23:59:59Z",
+            "9999-12-31T23:59:59Z",
+        ] {
+            let t = parse(text).unwrap();
+            assert_eq!(format(t), t.to_rfc3339_opts(SecondsFormat::Secs, true));
+        }
     }
 
     #[test]

@@ -1,2 +1,17 @@
+//! The one integration-test binary: every test file is a module here, so the suite links
+//! once.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::missing_panics_doc,
+    clippy::field_reassign_with_default
+)]
+
+mod aggregate_props;
+mod aggregate_rules;
+mod cli;
 mod llama_e2e;
+mod prompts;
 mod providers;
+mod support;

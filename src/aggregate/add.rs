@@ -21,12 +21,10 @@ pub const INSIGHT_IMPORTANCE: u8 = 6;
 pub fn route(thread: ThreadName, kind: Kind, importance: u8) -> Category {
     match thread {
         ThreadName::Watcher if kind == Kind::Pattern => Category::Patterns,
-        ThreadName::Watcher => Category::ActiveThreads,
-        ThreadName::Librarian if matches!(kind, Kind::Forgotten | Kind::Stale) => {
-            Category::ActiveThreads
+        ThreadName::Librarian if !matches!(kind, Kind::Forgotten | Kind::Stale) => {
+            Category::Patterns
         }
-        ThreadName::Librarian => Category::Patterns,
-        ThreadName::Oracle => Category::ActiveThreads,
+        ThreadName::Watcher | ThreadName::Librarian | ThreadName::Oracle => Category::ActiveThreads,
         ThreadName::Dreamer if importance < INSIGHT_IMPORTANCE => Category::Hunches,
         ThreadName::Dreamer => Category::Insights,
     }

@@ -8,13 +8,13 @@
 //! 10-record history and reopen the cooldown early.
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::{Report, Settings, ThreadResult};
 use crate::answer::Answer;
 use crate::matching::matches;
-use crate::state::{Category, EscalationRecord, OUTCOME_PENDING, OUTCOME_SUPPRESSED, State};
-use crate::thread::ThreadName;
+use crate::state::{Entry, EscalationRecord, OUTCOME_PENDING, OUTCOME_SUPPRESSED, State};
+use crate::thread::{Kind, ThreadName};
 
 /// The reason of an escalation: the thread's, else its most important finding.
 pub fn reason_of(answer: &Answer) -> String {
@@ -60,12 +60,11 @@ pub fn record(
         let repeat = history.iter().any(|r| {
             r.outcome != OUTCOME_SUPPRESSED && is_repeat(r, thread, &reason, now, settings)
         });
-        if repeat {
-            if let Some(pos) = history.iter().rposition(|r| {
-                r.outcome == OUTCOME_SUPPRESSED && is_repeat(r, thread, &reason, now, settings)
-            }) {
-                history.remove(pos);
-            }
+        let previous_repeat = history.iter().rposition(|r| {
+            r.outcome == OUTCOME_SUPPRESSED && is_repeat(r, thread, &reason, now, settings)
+        });
+        if let (true, Some(pos)) = (repeat, previous_repeat) {
+            history.remove(pos);
         }
         let record = EscalationRecord {
             timestamp: now,
@@ -87,9 +86,51 @@ pub fn record(
     history.drain(..excess);
 }
 
-/// The envelope of the original design when at least one escalation of this tick is
-/// pending: reasons, the findings of the escalating threads, and the new subconscious.
-pub fn envelope(state: &State, results: &[ThreadResult; 4], report: &Report) -> Option<Value> {
+/// The envelope of the original design, `{"ESCALATE": true, "reason", "context",
+/// "subconscious"}`, handed to the primary model and printed by `tick --json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Envelope {
+    #[serde(rename = "ESCALATE")]
+    pub escalate: bool,
+    /// `thread: reason` of every pending escalation, joined by "; ".
+    pub reason: String,
+    pub context: Context,
+    pub subconscious: Subconscious,
+}
+
+/// What lies behind an escalation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Context {
+    pub escalations: Vec<Raised>,
+    /// The findings of the escalating threads this tick.
+    pub findings: Vec<ContextFinding>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Raised {
+    pub thread: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ContextFinding {
+    pub thread: ThreadName,
+    pub summary: String,
+    pub importance: u8,
+    pub kind: Kind,
+}
+
+/// The four categories of the new state.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Subconscious {
+    pub active_threads: Vec<Entry>,
+    pub patterns: Vec<Entry>,
+    pub hunches: Vec<Entry>,
+    pub insights: Vec<Entry>,
+}
+
+/// The envelope when at least one escalation of this tick is pending.
+pub fn envelope(state: &State, results: &[ThreadResult; 4], report: &Report) -> Option<Envelope> {
     let pending: Vec<&EscalationRecord> = report
         .escalations
         .iter()
@@ -109,30 +150,32 @@ pub fn envelope(state: &State, results: &[ThreadResult; 4], report: &Report) -> 
             continue;
         };
         if let Some(answer) = results[thread.index()].answer() {
-            for f in &answer.findings {
-                findings.push(json!({
-                    "thread": thread,
-                    "summary": f.summary,
-                    "importance": f.importance,
-                    "kind": f.kind,
-                }));
-            }
+            findings.extend(answer.findings.iter().map(|f| ContextFinding {
+                thread,
+                summary: f.summary.clone(),
+                importance: f.importance,
+                kind: f.kind,
+            }));
         }
     }
-    let mut subconscious = serde_json::Map::new();
-    for cat in Category::ALL {
-        subconscious.insert(
-            cat.key().to_string(),
-            serde_json::to_value(state.entries(cat)).unwrap_or(Value::Null),
-        );
-    }
-    Some(json!({
-        "ESCALATE": true,
-        "reason": reason,
-        "context": {
-            "escalations": pending.iter().map(|r| json!({"thread": r.thread, "reason": r.reason})).collect::<Vec<_>>(),
-            "findings": findings,
+    Some(Envelope {
+        escalate: true,
+        reason,
+        context: Context {
+            escalations: pending
+                .iter()
+                .map(|r| Raised {
+                    thread: r.thread.clone(),
+                    reason: r.reason.clone(),
+                })
+                .collect(),
+            findings,
         },
-        "subconscious": subconscious,
-    }))
+        subconscious: Subconscious {
+            active_threads: state.active_threads.clone(),
+            patterns: state.patterns.clone(),
+            hunches: state.hunches.clone(),
+            insights: state.insights.clone(),
+        },
+    })
 }

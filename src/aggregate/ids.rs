@@ -7,7 +7,11 @@ use crate::matching::tokens;
 use crate::state::Category;
 
 /// The id a new entry of `category` with `summary` gets, given the ids already `taken`.
-pub fn make_id(category: Category, summary: &str, taken: &HashSet<String>) -> String {
+pub fn make_id<S: std::hash::BuildHasher>(
+    category: Category,
+    summary: &str,
+    taken: &HashSet<String, S>,
+) -> String {
     let words = tokens(summary);
     let stem = if words.is_empty() {
         "entry".to_string()
@@ -23,7 +27,8 @@ pub fn make_id(category: Category, summary: &str, taken: &HashSet<String>) -> St
     if !taken.contains(&base) {
         return base;
     }
-    (2u64..)
+    // Among `taken.len() + 1` suffixes at least one is free.
+    (2..=taken.len() + 2)
         .map(|n| format!("{base}-{n}"))
         .find(|candidate| !taken.contains(candidate))
         .unwrap_or(base)

@@ -20,7 +20,6 @@ pub mod threads;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::answer::Answer;
 use crate::state::{Category, Entry, EscalationRecord, State};
@@ -191,7 +190,7 @@ pub struct Report {
     /// Records added to the escalation history this tick (pending or suppressed).
     pub escalations: Vec<EscalationRecord>,
     /// `{"ESCALATE": true, "reason", "context", "subconscious"}` when an escalation is due.
-    pub envelope: Option<Value>,
+    pub envelope: Option<escalation::Envelope>,
 }
 
 impl Report {

@@ -24,12 +24,47 @@ pub fn weakness(a: &Entry, b: &Entry) -> Ordering {
     ))
 }
 
+/// Counts bytes instead of storing them.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Counts the bytes of `value` pretty-printed, and the newlines among them.
+struct LineCounter {
+    bytes: usize,
+    newlines: usize,
+}
+
+impl std::io::Write for LineCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes += buf.len();
+        self.newlines += buf.split(|b| *b == b'\n').count() - 1;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Bytes an entry takes inside a category array of the pretty-printed state.
 fn entry_bytes(entry: &Entry) -> usize {
-    let text = serde_json::to_string_pretty(entry).unwrap_or_default();
+    let mut c = LineCounter {
+        bytes: 0,
+        newlines: 0,
+    };
+    // Writing to a counter cannot fail.
+    let _ = serde_json::to_writer_pretty(&mut c, entry);
     // Nested two levels deeper than standalone: 4 more spaces after every newline,
     // plus the newline, indentation and comma that separate array items.
-    text.len() + 4 * text.matches('\n').count() + 6
+    c.bytes + 4 * c.newlines + 6
 }
 
 /// The exact size of `State::to_json(state)`, computed category by category.
@@ -42,18 +77,19 @@ struct SizedState {
 }
 
 impl SizedState {
-    fn new(state: &State) -> SizedState {
-        let mut skeleton = State {
-            active_threads: Vec::new(),
-            patterns: Vec::new(),
-            hunches: Vec::new(),
-            insights: Vec::new(),
-            ..state.clone()
-        };
-        skeleton.extra.clone_from(&state.extra);
-        let base = skeleton.to_json().len();
+    fn new(state: &mut State) -> SizedState {
         let entries = Category::ALL.map(|c| state.entries(c).iter().map(entry_bytes).collect());
-        SizedState { base, entries }
+        // Measure the rest with the categories taken out (and put back): no clone.
+        let taken = Category::ALL.map(|c| std::mem::take(state.entries_mut(c)));
+        let mut counter = Counter(0);
+        let _ = serde_json::to_writer_pretty(&mut counter, &*state);
+        for (c, list) in Category::ALL.into_iter().zip(taken) {
+            *state.entries_mut(c) = list;
+        }
+        SizedState {
+            base: counter.0 + 1, // `State::to_json` ends with a newline
+            entries,
+        }
     }
 
     fn total(&self) -> usize {
@@ -70,7 +106,7 @@ impl SizedState {
 
 /// The estimated token count of the state as written.
 pub fn estimated_tokens(state: &State) -> usize {
-    SizedState::new(state).total() / BYTES_PER_TOKEN
+    SizedState::new(&mut state.clone()).total() / BYTES_PER_TOKEN
 }
 
 fn remove(
@@ -147,13 +183,17 @@ mod tests {
     #[test]
     fn size_estimate_is_exact() {
         let mut state = State::default();
-        assert_eq!(SizedState::new(&state).total(), state.to_json().len());
+        assert_eq!(SizedState::new(&mut state).total(), state.to_json().len());
         state.patterns.push(entry("p-a", 3));
         state.patterns.push(entry("p-b", 4));
         state.insights.push(entry("i-c", 5));
         state.insights[0]
             .extra
             .insert("note".into(), serde_json::json!({"deep": [1, 2]}));
-        assert_eq!(SizedState::new(&state).total(), state.to_json().len());
+        assert_eq!(
+            SizedState::new(&mut state.clone()).total(),
+            state.to_json().len()
+        );
+        assert_eq!(estimated_tokens(&state), state.to_json().len() / 4);
     }
 }

@@ -23,30 +23,32 @@ pub struct Unmatched {
     pub tokens: TokenSet,
 }
 
-/// The existing entry `finding` matches best, if any: highest similarity at or above the
-/// threshold; ties go to the earlier category, then the smaller id.
-pub fn best_match<'a>(
+/// The index in `existing` of the entry a finding with `tokens` matches best, if any:
+/// highest similarity at or above the threshold; ties go to the earlier category, then
+/// the smaller id.
+pub fn best_match(
     tokens: &TokenSet,
-    existing: &'a [(Category, String, TokenSet)],
+    existing: &[(Category, &str, TokenSet)],
     threshold: f64,
-) -> Option<&'a (Category, String, TokenSet)> {
-    let mut best: Option<(&(Category, String, TokenSet), Similarity)> = None;
-    for candidate in existing {
+) -> Option<usize> {
+    let mut best: Option<(usize, Similarity)> = None;
+    for (i, candidate) in existing.iter().enumerate() {
         let sim = similarity(tokens, &candidate.2);
         if !sim.reaches(threshold) {
             continue;
         }
-        let better = match &best {
+        let better = match best {
             None => true,
             Some((b, bsim)) => {
-                sim > *bsim || (sim == *bsim && (candidate.0, &candidate.1) < (b.0, &b.1))
+                sim > bsim
+                    || (sim == bsim && (candidate.0, candidate.1) < (existing[b].0, existing[b].1))
             }
         };
         if better {
-            best = Some((candidate, sim));
+            best = Some((i, sim));
         }
     }
-    best.map(|(c, _)| c)
+    best.map(|(i, _)| i)
 }
 
 /// Marks what was seen again, decays and reinforces every entry, removes entries that
@@ -58,14 +60,14 @@ pub fn apply(
     settings: &Settings,
     report: &mut Report,
 ) -> Vec<Unmatched> {
-    let existing: Vec<(Category, String, TokenSet)> = state
+    let existing: Vec<(Category, &str, TokenSet)> = state
         .all_entries()
-        .map(|(c, e)| (c, e.id.clone(), TokenSet::new(&e.summary)))
+        .map(|(c, e)| (c, e.id.as_str(), TokenSet::new(&e.summary)))
         .collect();
     let by_id: HashMap<&str, usize> = existing
         .iter()
         .enumerate()
-        .map(|(i, (_, id, _))| (id.as_str(), i))
+        .map(|(i, (_, id, _))| (*id, i))
         .collect();
     let mut seen = vec![false; existing.len()];
     let mut unmatched = Vec::new();
@@ -86,7 +88,7 @@ pub fn apply(
         for finding in &answer.findings {
             let tokens = TokenSet::new(&finding.summary);
             match best_match(&tokens, &existing, settings.match_threshold) {
-                Some((_, id, _)) => seen[by_id[id.as_str()]] = true,
+                Some(i) => seen[i] = true,
                 None => unmatched.push(Unmatched {
                     thread,
                     finding: finding.clone(),
@@ -96,6 +98,8 @@ pub fn apply(
         }
     }
 
+    drop(by_id);
+    drop(existing);
     let mut index = 0;
     for cat in Category::ALL {
         let entries = std::mem::take(state.entries_mut(cat));

@@ -60,7 +60,7 @@ pub fn apply(state: &mut State, results: &[ThreadResult; 4], report: &mut Report
         if let Some(answer) = result.answer() {
             let mut ranked: Vec<_> = answer.findings.iter().collect();
             // Stable: equal importance keeps answer order.
-            ranked.sort_by(|a, b| b.importance.cmp(&a.importance));
+            ranked.sort_by_key(|f| std::cmp::Reverse(f.importance));
             ts.last_findings = ranked
                 .iter()
                 .take(LAST_FINDINGS)

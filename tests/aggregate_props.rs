@@ -1,0 +1,176 @@
+//! Property tests of the aggregator's invariants (SPEC §7): strengths stay in 0..=10,
+//! caps and the budget hold, ids are unique, output is identical for identical input,
+//! no entry vanishes without an archive line.
+
+use std::collections::HashSet;
+
+use chrono::TimeDelta;
+use proptest::prelude::*;
+use thinker::aggregate::{Caps, Settings, ThreadResult, aggregate, prune};
+use thinker::answer::{Answer, Finding};
+use thinker::state::{Category, Entry, State};
+use thinker::thread::ThreadName;
+
+use crate::support::now;
+
+const WORDS: &[&str] = &[
+    "disk", "full", "server", "backup", "invoice", "acme", "rent", "due", "meeting", "friday",
+    "budget", "mail", "alice", "deploy", "failed", "night", "the", "of",
+];
+
+fn summary() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(WORDS), 1..6).prop_map(|w| w.join(" "))
+}
+
+fn entry() -> impl Strategy<Value = (String, u8, i64, i64)> {
+    (summary(), 0u8..=10, 0i64..10_000, 0i64..10_000)
+}
+
+fn state() -> impl Strategy<Value = State> {
+    (
+        prop::collection::vec(entry(), 0..8),
+        prop::collection::vec(entry(), 0..8),
+        prop::collection::vec(entry(), 0..8),
+        prop::collection::vec(entry(), 0..5),
+        0u8..=10,
+    )
+        .prop_map(|(a, p, h, i, pressure)| {
+            let mut s = State::default();
+            for (cat, list) in Category::ALL.into_iter().zip([a, p, h, i]) {
+                *s.entries_mut(cat) = list
+                    .into_iter()
+                    .enumerate()
+                    .map(|(n, (summary, strength, seen, age))| Entry {
+                        id: format!("{}gen-{n}", cat.id_prefix()),
+                        summary,
+                        strength,
+                        created: now() - TimeDelta::minutes(seen + age),
+                        last_seen: now() - TimeDelta::minutes(seen),
+                        due: None,
+                        source: None,
+                        extra: serde_json::Map::new(),
+                    })
+                    .collect();
+            }
+            s.thread_state.watcher.novelty_pressure = pressure;
+            s
+        })
+}
+
+fn answer(thread: ThreadName) -> impl Strategy<Value = Answer> {
+    (
+        prop::collection::vec((summary(), 0u8..=10, 0usize..4), 0..10),
+        prop::collection::vec(
+            prop::sample::select(vec!["t-gen-0", "p-gen-1", "h-gen-2", "i-gen-0", "x-none"]),
+            0..3,
+        ),
+        prop::option::of(summary()),
+        any::<bool>(),
+    )
+        .prop_map(move |(findings, reinforce, suggest, escalate)| Answer {
+            findings: findings
+                .into_iter()
+                .map(|(summary, importance, k)| Finding {
+                    summary,
+                    importance,
+                    kind: thread.kinds()[k % thread.kinds().len()],
+                    due: None,
+                })
+                .collect(),
+            reinforce: reinforce.into_iter().map(str::to_string).collect(),
+            suggest: suggest.unwrap_or_default(),
+            escalate,
+            escalate_reason: String::new(),
+        })
+}
+
+fn result(thread: ThreadName) -> impl Strategy<Value = ThreadResult> {
+    prop_oneof![
+        6 => answer(thread).prop_map(ThreadResult::Answered),
+        1 => Just(ThreadResult::Failed),
+        1 => Just(ThreadResult::Skipped),
+    ]
+}
+
+fn results() -> impl Strategy<Value = [ThreadResult; 4]> {
+    (
+        result(ThreadName::Watcher),
+        result(ThreadName::Librarian),
+        result(ThreadName::Oracle),
+        result(ThreadName::Dreamer),
+    )
+        .prop_map(|(a, b, c, d)| [a, b, c, d])
+}
+
+fn settings() -> impl Strategy<Value = Settings> {
+    (
+        0usize..7,
+        0usize..7,
+        0usize..7,
+        0usize..5,
+        150usize..3000,
+        0.3f64..1.0,
+    )
+        .prop_map(|(a, p, h, i, budget, threshold)| Settings {
+            caps: Caps {
+                active_threads: a,
+                patterns: p,
+                hunches: h,
+                insights: i,
+            },
+            token_budget: budget,
+            match_threshold: threshold,
+            ..Settings::default()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn invariants_hold(state in state(), results in results(), settings in settings()) {
+        let (next, report) = aggregate(&state, &results, now(), &settings);
+
+        // Same input, same output.
+        let (again, report_again) = aggregate(&state, &results, now(), &settings);
+        prop_assert_eq!(&next, &again);
+        prop_assert_eq!(&report, &report_again);
+
+        if !report.applied {
+            prop_assert_eq!(&next, &state);
+            return Ok(());
+        }
+
+        for (cat, e) in next.all_entries() {
+            prop_assert!((1..=10).contains(&e.strength), "{} has strength {}", e.id, e.strength);
+            prop_assert!(e.id.starts_with(cat.id_prefix()));
+        }
+        for cat in Category::ALL {
+            prop_assert!(next.entries(cat).len() <= settings.caps.of(cat));
+        }
+        prop_assert!(
+            next.entry_count() == 0 || prune::estimated_tokens(&next) <= settings.token_budget,
+            "over budget: {} > {}", prune::estimated_tokens(&next), settings.token_budget
+        );
+        prop_assert!(next.validate().is_ok(), "ids unique and valid");
+        for thread in ThreadName::ALL {
+            prop_assert!(next.thread_state.get(thread).novelty_pressure <= 10);
+            prop_assert!(next.thread_state.get(thread).history.len() <= 3);
+        }
+        prop_assert!(next.escalation_history.len() <= settings.escalation_history);
+
+        // Nothing vanishes without an archive line; nothing archived stays.
+        let kept: HashSet<&str> = next.all_entries().map(|(_, e)| e.id.as_str()).collect();
+        let archived: HashSet<&str> = report.removed.iter().map(|a| a.entry.id.as_str()).collect();
+        for (_, e) in state.all_entries() {
+            prop_assert!(kept.contains(e.id.as_str()) || archived.contains(e.id.as_str()), "{} vanished", e.id);
+        }
+        for a in &report.removed {
+            let still_there = next.all_entries().any(|(_, e)| e == &a.entry);
+            prop_assert!(!still_there, "{} archived but kept", a.entry.id);
+        }
+
+        // What is written reads back identically.
+        prop_assert_eq!(State::from_json(&next.to_json()).unwrap(), next);
+    }
+}

@@ -1,0 +1,73 @@
+//! Builders shared by the tests: entries, answers, times, a thinker command in a temp dir.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use thinker::aggregate::{Settings, ThreadResult};
+use thinker::answer::{Answer, Finding};
+use thinker::state::{Entry, State};
+use thinker::thread::{Kind, ThreadName};
+use thinker::timestamp;
+
+pub fn t(text: &str) -> DateTime<Utc> {
+    timestamp::parse(text).unwrap()
+}
+
+pub const NOW: &str = "2026-11-22T10:05:00Z";
+
+pub fn now() -> DateTime<Utc> {
+    t(NOW)
+}
+
+pub fn minutes_ago(m: i64) -> DateTime<Utc> {
+    now() - TimeDelta::minutes(m)
+}
+
+pub fn entry(id: &str, summary: &str, strength: u8) -> Entry {
+    Entry {
+        id: id.into(),
+        summary: summary.into(),
+        strength,
+        created: minutes_ago(600),
+        last_seen: minutes_ago(60),
+        due: None,
+        source: Some("watcher".into()),
+        extra: serde_json::Map::new(),
+    }
+}
+
+pub fn finding(summary: &str, importance: u8, kind: Kind) -> Finding {
+    Finding {
+        summary: summary.into(),
+        importance,
+        kind,
+        due: None,
+    }
+}
+
+pub fn answer(findings: Vec<Finding>) -> Answer {
+    Answer {
+        findings,
+        ..Answer::default()
+    }
+}
+
+/// Results where only `thread` answered `a` and the others answered nothing.
+pub fn only(thread: ThreadName, a: Answer) -> [ThreadResult; 4] {
+    let mut results = std::array::from_fn(|_| ThreadResult::Answered(Answer::default()));
+    results[thread.index()] = ThreadResult::Answered(a);
+    results
+}
+
+pub fn settings() -> Settings {
+    Settings {
+        token_budget: 100_000,
+        ..Settings::default()
+    }
+}
+
+pub fn state_with(active: Vec<Entry>, patterns: Vec<Entry>) -> State {
+    State {
+        active_threads: active,
+        patterns,
+        ..State::default()
+    }
+}
