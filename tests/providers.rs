@@ -1,7 +1,6 @@
 //! Providers against local HTTP mocks (wiremock on loopback; never the internet): the
 //! exact request of each wire format, answers good and bad, retries, timeouts, the
 //! fallback chain, the budget gate, replay, and keys that never leak.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 use std::io::Read;
