@@ -11,6 +11,10 @@
 //! bash scripts/e2e-llama-server.sh stop "$PID"
 //! ```
 //!
+//! With a second server started with `start PORT2 --api-key KEY`, setting
+//! `THINKER_LLAMA_KEYED_URL=http://127.0.0.1:PORT2 THINKER_LLAMA_API_KEY=KEY` also checks
+//! that the key is sent and that a wrong one is a plain 401, never retried.
+//!
 //! `THINKER_LLAMA_MODEL` names the model (default `smollm2`, the script's alias). The model
 //! is tiny: these tests check the protocols, never the quality of what it says.
 
@@ -289,4 +293,53 @@ async fn llama_chain_falls_back_from_a_dead_server_to_the_real_one() {
             .unwrap()
             .contains("cannot connect")
     );
+}
+
+/// Needs a second server started with `--api-key`: `start PORT --api-key KEY`, then
+/// `THINKER_LLAMA_KEYED_URL=http://127.0.0.1:PORT THINKER_LLAMA_API_KEY=KEY`.
+#[tokio::test]
+async fn llama_api_key_is_sent_and_a_wrong_one_is_refused() {
+    let (Ok(url), Ok(key)) = (
+        std::env::var("THINKER_LLAMA_KEYED_URL"),
+        std::env::var("THINKER_LLAMA_API_KEY"),
+    ) else {
+        eprintln!(
+            "SKIPPED: keyed real-server e2e (THINKER_LLAMA_KEYED_URL / THINKER_LLAMA_API_KEY not set)"
+        );
+        return;
+    };
+    let mut right = provider(
+        "right",
+        ProviderKind::Openai,
+        format!("{}/v1", url.trim_end_matches('/')),
+        StructuredOutput::None,
+    );
+    right.api_key_env = Some("RIGHT_KEY".into());
+    let mut wrong = right.clone();
+    wrong.name = "wrong".into();
+    wrong.api_key_env = Some("WRONG_KEY".into());
+    let p = providers(vec![right, wrong]).with_env(move |var| match var {
+        "RIGHT_KEY" => Some(key.clone()),
+        "WRONG_KEY" => Some("sk-wrong-key-1234".into()),
+        _ => None,
+    });
+    let short = CallRequest {
+        prompt: "Say hello.".into(),
+        max_tokens: 16,
+        ..watcher_request()
+    };
+    match p.call(&model("right"), &short).await {
+        Ok(c) => show("keyed, right key", &c),
+        Err(e @ CallError::Truncated { .. }) => {
+            eprintln!("[keyed, right key] answered (cut at 16 tokens): {e}")
+        }
+        Err(e) => panic!("the right key must be let in: {e}"),
+    }
+    let err = p.call(&model("wrong"), &short).await.unwrap_err();
+    eprintln!("[keyed, wrong key] {err}");
+    assert!(
+        matches!(&err, CallError::Http { status: 401, message, .. } if message == "Invalid API Key"),
+        "{err}"
+    );
+    assert!(!err.to_string().contains("sk-wrong-key-1234"));
 }
