@@ -331,7 +331,7 @@ async fn llama_api_key_is_sent_and_a_wrong_one_is_refused() {
     match p.call(&model("right"), &short).await {
         Ok(c) => show("keyed, right key", &c),
         Err(e @ CallError::Truncated { .. }) => {
-            eprintln!("[keyed, right key] answered (cut at 16 tokens): {e}")
+            eprintln!("[keyed, right key] answered (cut at 16 tokens): {e}");
         }
         Err(e) => panic!("the right key must be let in: {e}"),
     }
