@@ -816,6 +816,29 @@ async fn the_chain_falls_back_after_server_errors() {
 }
 
 #[tokio::test]
+async fn the_gate_hears_of_every_admitted_call_even_without_usage() {
+    let first = serve(Wire::Openai, ResponseTemplate::new(503)).await;
+    let second = serve(Wire::Ollama, ok(Wire::Ollama, GOOD)).await;
+    let mut a = config("a", ProviderKind::Openai, &Wire::Openai.base(&first));
+    a.retries = 0;
+    let b = config("b", ProviderKind::Ollama, &Wire::Ollama.base(&second));
+    let gate = TestGate::default();
+    let out = providers(vec![a, b])
+        .call_chain(&[model("a"), model("b")], &request(), &gate, read_answer)
+        .await;
+    assert!(out.result.is_ok());
+    let recorded = gate.recorded.lock().unwrap().clone();
+    assert_eq!(recorded.len(), 2);
+    assert_eq!(
+        recorded[0],
+        ("a".to_string(), 0, 0, 0.0),
+        "a 503: nothing used"
+    );
+    assert_eq!((recorded[1].1, recorded[1].2), (1200, 80));
+    assert!((recorded[1].3 - 0.0032).abs() < 1e-12);
+}
+
+#[tokio::test]
 async fn the_chain_falls_back_when_the_answer_cannot_be_read() {
     let first = serve(
         Wire::Ollama,

@@ -138,7 +138,9 @@ pub enum CallError {
 pub trait Gate: Send + Sync {
     /// `Err(why)` skips the model.
     fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), String>;
-    /// Called after every call whose response reported usage (failed ones included).
+    /// Called once after every call `admit` let through, failed ones included, with what
+    /// the response reported it used (zeros when no response said: a connection error, a
+    /// timeout, an HTTP error), so a reservation taken in `admit` can always be released.
     fn record(&self, provider: &ProviderConfig, tokens_in: u64, tokens_out: u64, cost: f64);
 }
 
@@ -239,8 +241,8 @@ impl Providers {
 
     /// Tries each model in order until one answers and `accept` takes its answer. Before
     /// each model the gate is asked (estimate: (system + prompt bytes) / 4 + max_tokens);
-    /// after each call that reported usage it is told. `replay` models are neither gated
-    /// nor recorded: they cost nothing.
+    /// after each admitted call it is told what that call used (see [`Gate::record`]).
+    /// `replay` models are neither gated nor recorded: they cost nothing.
     pub async fn call_chain<T>(
         &self,
         models: &[ModelRef],
@@ -278,8 +280,8 @@ impl Providers {
             }
             let outcome = self.run(model, req).await;
             let usage = outcome.usage.unwrap_or_default();
-            if let (Some(config), Some(u)) = (gated, outcome.usage) {
-                gate.record(config, u.tokens_in, u.tokens_out, u.cost);
+            if let Some(config) = gated {
+                gate.record(config, usage.tokens_in, usage.tokens_out, usage.cost);
             }
             let mut attempt = Attempt {
                 model: model.clone(),
