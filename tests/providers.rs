@@ -1065,56 +1065,16 @@ async fn no_key_appears_in_errors_debug_or_logs() {
         .with_writer(logs.clone())
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
+    // tracing caches, per call site, whether anyone listens. A call site first reached by
+    // a test running in parallel, just as this subscriber was set, can stay cached as
+    // "nobody": reach every call site once, then have the caches rebuilt.
+    leak_scenario(Wire::Openai).await;
+    tracing::callsite::rebuild_interest_cache();
+    logs.0.lock().unwrap().clear();
 
-    let echo =
-        format!("Incorrect API key provided: {SECRET}. Find your key at https://example.invalid");
     let mut texts = Vec::new();
     for wire in Wire::ALL {
-        // A 401 that echoes the key.
-        let server = serve(
-            wire,
-            ResponseTemplate::new(401).set_body_json(wire.error(&echo)),
-        )
-        .await;
-        // A 500 that echoes it (retried, so it is logged), then a 200 whose body is not
-        // JSON and echoes it again, right where the error excerpt is cut.
-        let flaky = serve_then(
-            wire,
-            ResponseTemplate::new(500).set_body_string(format!("upstream said {SECRET}")),
-            2,
-            ResponseTemplate::new(200)
-                .set_body_string(format!("{} {SECRET} tail", "x".repeat(135))),
-        )
-        .await;
-        let mut a = config("a", wire.kind(), &wire.base(&server));
-        a.retries = 0;
-        let b = config("b", wire.kind(), &wire.base(&flaky));
-        let p = providers_with_key(vec![a, b], SECRET);
-        let out = p
-            .call_chain(&[model("a"), model("b")], &request(), &NoGate, read_answer)
-            .await;
-        let err = out.result.unwrap_err();
-        assert!(matches!(err, CallError::BadResponse { .. }), "{err}");
-        texts.push(err.to_string());
-        texts.push(format!("{err:?}"));
-        texts.push(format!("{:?}", out.attempts));
-        texts.push(format!("{p:?}"));
-        for a in &out.attempts {
-            texts.push(a.error.clone().unwrap_or_default());
-        }
-        // The key was sent, so the scrubbing above was needed.
-        let sent = &requests(&server).await[0];
-        let carried = format!("{:?}", sent.headers);
-        assert!(carried.contains(SECRET), "{wire:?}: the key is sent");
-        assert!(
-            out.attempts[0]
-                .error
-                .as_deref()
-                .unwrap()
-                .contains("[redacted]"),
-            "{:?}",
-            out.attempts[0]
-        );
+        texts.extend(leak_scenario(wire).await);
     }
     let logged = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
     assert!(
@@ -1126,4 +1086,50 @@ async fn no_key_appears_in_errors_debug_or_logs() {
         assert!(!text.contains(SECRET), "the key leaked: {text}");
         assert!(!text.contains("sk-THI"), "part of the key leaked: {text}");
     }
+}
+
+/// Servers that echo the key in error bodies; returns every text the caller gets to see.
+async fn leak_scenario(wire: Wire) -> Vec<String> {
+    let echo =
+        format!("Incorrect API key provided: {SECRET}. Find your key at https://example.invalid");
+    // A 401 that echoes the key.
+    let server = serve(
+        wire,
+        ResponseTemplate::new(401).set_body_json(wire.error(&echo)),
+    )
+    .await;
+    // A 500 that echoes it (retried, so it is logged), then a 200 whose body is not JSON
+    // and echoes it again, right where the error excerpt is cut.
+    let flaky = serve_then(
+        wire,
+        ResponseTemplate::new(500).set_body_string(format!("upstream said {SECRET}")),
+        2,
+        ResponseTemplate::new(200).set_body_string(format!("{} {SECRET} tail", "x".repeat(135))),
+    )
+    .await;
+    let mut a = config("a", wire.kind(), &wire.base(&server));
+    a.retries = 0;
+    let b = config("b", wire.kind(), &wire.base(&flaky));
+    let p = providers_with_key(vec![a, b], SECRET);
+    let out = p
+        .call_chain(&[model("a"), model("b")], &request(), &NoGate, read_answer)
+        .await;
+    let err = out.result.unwrap_err();
+    assert!(matches!(err, CallError::BadResponse { .. }), "{err}");
+    // The key was sent, so the scrubbing was needed.
+    let sent = &requests(&server).await[0];
+    assert!(
+        format!("{:?}", sent.headers).contains(SECRET),
+        "{wire:?}: the key is sent"
+    );
+    let first_error = out.attempts[0].error.clone().unwrap();
+    assert!(first_error.contains("[redacted]"), "{first_error}");
+    let mut texts = vec![
+        err.to_string(),
+        format!("{err:?}"),
+        format!("{:?}", out.attempts),
+        format!("{p:?}"),
+    ];
+    texts.extend(out.attempts.iter().filter_map(|a| a.error.clone()));
+    texts
 }
