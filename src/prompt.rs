@@ -111,13 +111,7 @@ fn fence_id(parts: &[&str]) -> String {
 /// no `<<<` that could fake a marker.
 pub fn defang(text: &str) -> String {
     text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                ' '
-            } else {
-                c
-            }
-        })
+        .map(|c| if c.is_control() && c != '\n' && c != '\t' { ' ' } else { c })
         .collect::<String>()
         .replace("<<<", "‹‹‹")
 }
@@ -207,10 +201,7 @@ impl Prompts {
     }
 
     fn render<S: Serialize>(&self, name: &str, ctx: &S) -> Result<String, PromptError> {
-        let template = self
-            .env
-            .get_template(name)
-            .map_err(|e| self.error(name, &e))?;
+        let template = self.env.get_template(name).map_err(|e| self.error(name, &e))?;
         template.render(ctx).map_err(|e| self.error(name, &e))
     }
 
@@ -231,10 +222,7 @@ impl Prompts {
             role: format!("the {}", capitalized(thread.as_str())),
             now: timestamp::format(now),
             now_local: local(now),
-            reinforce_ids: state
-                .all_entries()
-                .map(|(_, e)| defang(&clean(&e.id)))
-                .collect(),
+            reinforce_ids: state.all_entries().map(|(_, e)| defang(&clean(&e.id))).collect(),
             subconscious,
             subconscious_empty,
             history: own
@@ -242,11 +230,7 @@ impl Prompts {
                 .iter()
                 .map(|tick| tick.iter().map(|s| defang(&clean(s))).collect())
                 .collect(),
-            last_findings: own
-                .last_findings
-                .iter()
-                .map(|s| defang(&clean(s)))
-                .collect(),
+            last_findings: own.last_findings.iter().map(|s| defang(&clean(s))).collect(),
             focus_hint: defang(&clean(&own.focus_hint)),
             novelty_pressure: own.novelty_pressure,
             sources: sources
@@ -302,15 +286,8 @@ mod tests {
             .thread_prompt(ThreadName::Oracle, &State::default(), &[], Utc::now())
             .unwrap_err()
             .to_string();
-        assert!(
-            err.contains("oracle.md") && err.contains("override"),
-            "{err}"
-        );
+        assert!(err.contains("oracle.md") && err.contains("override"), "{err}");
         // The other threads still use the built-in templates.
-        assert!(
-            prompts
-                .thread_prompt(ThreadName::Watcher, &State::default(), &[], Utc::now())
-                .is_ok()
-        );
+        assert!(prompts.thread_prompt(ThreadName::Watcher, &State::default(), &[], Utc::now()).is_ok());
     }
 }

@@ -7,6 +7,15 @@
 //! requests-per-minute spacing, the fallback chain, and keeping API keys out of every
 //! error, `Debug` output and log line.
 //!
+//! Decisions: retries cover connection errors, 408, 429 and 5xx, with exponential backoff
+//! (0.5 s doubling, jittered, capped at `retry_max_wait`) or the server's `Retry-After`
+//! (seconds, HTTP date, or `retry-after-ms`); a `Retry-After` longer than
+//! `retry_max_wait` ends this model at once so the chain moves on; a timeout (the
+//! provider's `timeout_seconds`, the whole exchange) is not retried, for the same
+//! reason. A 2xx whose body cannot be read, a refusal, an empty answer and an answer cut
+//! at the token limit are not retried either: the next model is asked. Keys are read
+//! from the environment at each call, so a missing key fails only the models that need it.
+//!
 //! Does not own: what the answer means (see [`crate::answer`]; callers pass an `accept`
 //! check to [`Providers::call_chain`]), budgets (callers pass a [`Gate`]), or the
 //! journal (callers get every [`Attempt`]).
