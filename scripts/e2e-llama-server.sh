@@ -11,7 +11,8 @@
 # Subcommands:
 #   build             Idempotent. Does nothing when the binary and the model are
 #                     already cached; otherwise downloads/builds what is missing
-#                     (the server build takes ~6-7 minutes on 2 cores).
+#                     (the server build takes ~6-7 minutes on 2 idle cores,
+#                     ~16 minutes while cargo is busy on the same box).
 #   paths             Prints `LLAMA_SERVER=<path>` and `LLAMA_MODEL=<path>`
 #                     (exit 1 when either is missing: run `build` first).
 #   start PORT [ARGS] Starts the server on 127.0.0.1:PORT with model alias
@@ -23,6 +24,8 @@
 # Environment:
 #   THINKER_E2E_CACHE          cache directory (see above)
 #   THINKER_E2E_START_TIMEOUT  seconds `start` waits for /health (default 60)
+#   THINKER_E2E_THREADS        llama-server generation threads (default 1, see
+#                              cmd_start for why not 2)
 #   PYTHON                     python used to create the tool venv (default python3)
 #
 # Sources used (all pinned by version and sha256):
@@ -57,6 +60,7 @@ MODEL_PATH="$CACHE/models/$MODEL_FILE"
 VENV="$CACHE/venv"
 MODEL_ALIAS="smollm2"
 START_TIMEOUT="${THINKER_E2E_START_TIMEOUT:-60}"
+THREADS="${THINKER_E2E_THREADS:-1}"
 
 # ----------------------------------------------------------------- helpers --
 
@@ -133,7 +137,7 @@ build_server() {
         >"$work/configure.log" 2>&1 \
         || { tail -n 40 "$work/configure.log" >&2; die "cmake configure failed"; }
 
-    log "compiling llama-server (takes ~6-7 minutes on 2 cores)"
+    log "compiling llama-server (~6-16 minutes on 2 cores, depending on load)"
     local start=$SECONDS
     "$VENV/bin/cmake" --build "$work/build" --target llama-server -j "$(nproc 2>/dev/null || echo 2)" \
         >"$work/build.log" 2>&1 \
@@ -191,6 +195,9 @@ cmd_build() {
             log "built by a concurrent run: $SERVER_BIN, $MODEL_PATH"
             return
         fi
+        # Holding the lock, no other build is running: scratch dirs left by
+        # a killed run (SIGKILL skips our cleanup trap) can go.
+        rm -rf "$CACHE"/tmp/build.*
     fi
 
     # Scratch dir inside the cache (so the final mv is an atomic rename),
@@ -224,11 +231,19 @@ cmd_start() {
     fi
 
     local logfile="$CACHE/server-$port.log"
+    # Threads: on our 2-core machines, `-t 2` is fine on an idle box (~11 ms
+    # per token) but collapses to 150-570 ms per token as soon as anything
+    # else (cargo, the tests themselves) wants a core, because ggml's OpenMP
+    # workers spin-wait for each other. `-t 1` stays at ~15-19 ms per token
+    # under the same load, so it is the default; OMP_WAIT_POLICY=passive
+    # limits the damage if THINKER_E2E_THREADS=2 is asked for.
+    # -c 8192 -np 2: two parallel slots of 4096 tokens each.
     # All three std streams are redirected so that a caller capturing our
     # stdout (PID=$(... start 8080)) is not kept waiting by the server.
-    "$SERVER_BIN" -m "$MODEL_PATH" --alias "$MODEL_ALIAS" \
+    OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}" \
+        "$SERVER_BIN" -m "$MODEL_PATH" --alias "$MODEL_ALIAS" \
         --host 127.0.0.1 --port "$port" \
-        -c 8192 -np 2 -t 2 --jinja "$@" \
+        -c 8192 -np 2 -t "$THREADS" --jinja "$@" \
         </dev/null >"$logfile" 2>&1 &
     local pid=$!
 

@@ -5,12 +5,15 @@
 //! ([`state`]), which [`storage`] keeps safe on disk. [`run`] dispatches the command
 //! line; see ARCHITECTURE.md for how a tick flows through the modules.
 
+pub mod account;
 pub mod aggregate;
 pub mod answer;
+pub mod budget;
 pub mod cli;
 pub mod config;
 pub mod error;
 pub mod init;
+pub mod journal;
 pub mod matching;
 pub mod prompt;
 pub mod provider;
@@ -19,6 +22,7 @@ pub mod sources;
 pub mod state;
 pub mod storage;
 pub mod thread;
+pub mod tick;
 pub mod timestamp;
 
 use std::io::{IsTerminal, Write};
@@ -26,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use crate::cli::{Cli, ColorChoice, Command, Global, ShowArgs, ShowFormat};
+use crate::cli::{Cli, ColorChoice, Command, Global, PromptArgs, ShowArgs, ShowFormat, TickArgs};
 use crate::config::{Config, ConfigError};
 use crate::error::{EXIT_OK, Error};
 use crate::storage::{STATE_FILE, StateDir};
@@ -44,10 +48,65 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
             Ok(EXIT_OK)
         }
         Command::Show(args) => show(&cli.global, &args),
-        Command::Tick(_) | Command::Prompt(_) => {
-            Err(Error::Usage("this command is not built yet".to_string()))
-        }
+        Command::Tick(args) => tick(&cli.global, &args),
+        Command::Prompt(args) => prompt(&cli.global, &args),
     }
+}
+
+/// The config for commands that need one.
+pub fn required_config(global: &Global) -> Result<Config, Error> {
+    let path = config::config_path(global.config.as_deref())?;
+    Ok(Config::load(&path)?)
+}
+
+fn tick(global: &Global, args: &TickArgs) -> Result<u8, Error> {
+    let config = required_config(global)?;
+    let dir = state_dir(global, Some(&config))?;
+    let options = tick::TickOptions {
+        dry_run: args.dry_run,
+        now: now_from(args.now.as_deref())?,
+    };
+    let report = tick::run(&config, &dir, &options)?;
+    if args.json {
+        let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+        text.push('\n');
+        write_stdout(text.as_bytes())?;
+    } else if args.dry_run {
+        write_stdout(account::render(&report).as_bytes())?;
+    } else if global.verbose > 0 {
+        eprint!("{}", account::render(&report));
+    }
+    Ok(report.exit_code())
+}
+
+fn prompt(global: &Global, args: &PromptArgs) -> Result<u8, Error> {
+    let thread: thread::ThreadName = args
+        .thread
+        .parse()
+        .map_err(|e: thread::UnknownThread| Error::Usage(e.to_string()))?;
+    let config = required_config(global)?;
+    let dir = StateDir::at(&state_dir(global, Some(&config))?);
+    let state = dir.load()?;
+    let now = now_from(args.now.as_deref())?;
+    let sources = config
+        .thread(thread)
+        .map(|t| t.sources.clone())
+        .unwrap_or_default();
+    let ctx = sources::GatherContext {
+        state: &state,
+        state_dir: dir.path(),
+        last_tick: state.last_tick,
+        now,
+    };
+    let gathered = tick::block_on(sources::gather(&sources, &ctx))?;
+    for f in &gathered.failures {
+        tracing::warn!(source = %f.name, "source failed (left out of the prompt): {}", f.error);
+    }
+    let text = prompt::Prompts::new(config.prompts_dir.as_deref())
+        .thread_prompt(thread, &state, &gathered.texts, now)
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    write_stdout(text.as_bytes())?;
+    Ok(EXIT_OK)
 }
 
 /// Reads `--now`, or the clock.

@@ -1,5 +1,6 @@
 //! The `thinker` binary: parse the command line, run it, map the outcome to an exit code.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(false)
+        .with_ansi(std::io::stderr().is_terminal())
         .without_time()
         .init();
     thinker::error::report(thinker::run(cli))

@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::answer;
 use crate::show::{age, clean, local};
+use crate::sources::SourceText;
 use crate::state::{Category, State};
 use crate::thread::ThreadName;
 use crate::timestamp;
@@ -35,15 +36,6 @@ pub struct PromptError {
     pub name: String,
     pub message: String,
     hint: String,
-}
-
-/// One source's text as the thread is shown it.
-#[derive(Debug, Clone, Copy)]
-pub struct SourceView<'a> {
-    pub name: &'a str,
-    pub kind: &'a str,
-    pub text: &'a str,
-    pub truncated: bool,
 }
 
 /// The templates: built in, or from an override directory file by file.
@@ -111,7 +103,13 @@ fn fence_id(parts: &[&str]) -> String {
 /// no `<<<` that could fake a marker.
 pub fn defang(text: &str) -> String {
     text.chars()
-        .map(|c| if c.is_control() && c != '\n' && c != '\t' { ' ' } else { c })
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect::<String>()
         .replace("<<<", "‹‹‹")
 }
@@ -181,10 +179,10 @@ impl Prompts {
 
     fn error(&self, name: &str, e: &minijinja::Error) -> PromptError {
         let mut message = e.to_string();
-        if let Some(detail) = e.detail() {
-            if !message.contains(detail) {
-                message = format!("{message}: {detail}");
-            }
+        if let Some(detail) = e.detail()
+            && !message.contains(detail)
+        {
+            message = format!("{message}: {detail}");
         }
         let hint = match &self.dir {
             Some(d) if d.join(name).exists() => format!(
@@ -201,7 +199,10 @@ impl Prompts {
     }
 
     fn render<S: Serialize>(&self, name: &str, ctx: &S) -> Result<String, PromptError> {
-        let template = self.env.get_template(name).map_err(|e| self.error(name, &e))?;
+        let template = self
+            .env
+            .get_template(name)
+            .map_err(|e| self.error(name, &e))?;
         template.render(ctx).map_err(|e| self.error(name, &e))
     }
 
@@ -210,7 +211,7 @@ impl Prompts {
         &self,
         thread: ThreadName,
         state: &State,
-        sources: &[SourceView<'_>],
+        sources: &[SourceText],
         now: DateTime<Utc>,
     ) -> Result<String, PromptError> {
         let own = state.thread_state.get(thread);
@@ -222,7 +223,10 @@ impl Prompts {
             role: format!("the {}", capitalized(thread.as_str())),
             now: timestamp::format(now),
             now_local: local(now),
-            reinforce_ids: state.all_entries().map(|(_, e)| defang(&clean(&e.id))).collect(),
+            reinforce_ids: state
+                .all_entries()
+                .map(|(_, e)| defang(&clean(&e.id)))
+                .collect(),
             subconscious,
             subconscious_empty,
             history: own
@@ -230,17 +234,21 @@ impl Prompts {
                 .iter()
                 .map(|tick| tick.iter().map(|s| defang(&clean(s))).collect())
                 .collect(),
-            last_findings: own.last_findings.iter().map(|s| defang(&clean(s))).collect(),
+            last_findings: own
+                .last_findings
+                .iter()
+                .map(|s| defang(&clean(s)))
+                .collect(),
             focus_hint: defang(&clean(&own.focus_hint)),
             novelty_pressure: own.novelty_pressure,
             sources: sources
                 .iter()
                 .map(|s| SourceContext {
-                    name: defang(&clean(s.name)),
+                    name: defang(&clean(&s.name)),
                     kind: defang(&clean(s.kind)),
                     text: defang(s.text.trim_end()),
                     truncated: s.truncated,
-                    fence: fence_id(&[thread.as_str(), s.name, s.text]),
+                    fence: fence_id(&[thread.as_str(), &s.name, &s.text]),
                 })
                 .collect(),
             kinds: thread.kinds().iter().map(|k| k.as_str()).collect(),
@@ -286,8 +294,15 @@ mod tests {
             .thread_prompt(ThreadName::Oracle, &State::default(), &[], Utc::now())
             .unwrap_err()
             .to_string();
-        assert!(err.contains("oracle.md") && err.contains("override"), "{err}");
+        assert!(
+            err.contains("oracle.md") && err.contains("override"),
+            "{err}"
+        );
         // The other threads still use the built-in templates.
-        assert!(prompts.thread_prompt(ThreadName::Watcher, &State::default(), &[], Utc::now()).is_ok());
+        assert!(
+            prompts
+                .thread_prompt(ThreadName::Watcher, &State::default(), &[], Utc::now())
+                .is_ok()
+        );
     }
 }

@@ -20,7 +20,6 @@ pub const BACKUP_FILE: &str = "subconscious.json.bak";
 pub const LOCK_FILE: &str = "subconscious.json.lock";
 pub const ARCHIVE_FILE: &str = "archive.jsonl";
 pub const JOURNAL_FILE: &str = "journal.jsonl";
-const TEMP_PREFIX: &str = ".subconscious.json.tmp";
 
 /// What went wrong with the state directory.
 #[derive(Debug, thiserror::Error)]
@@ -161,10 +160,9 @@ impl StateDir {
         })
     }
 
-    /// Writes `state` to a temp file in the state directory and syncs it; the first half
-    /// of [`StateDir::save`]. A crash after this leaves the old state in place.
-    pub fn write_temp(&self, state: &State) -> Result<PathBuf, StorageError> {
-        let tmp = self.file(&format!("{TEMP_PREFIX}-{}", std::process::id()));
+    /// Writes `bytes` to a temp file beside `name` in the state directory and syncs it.
+    fn write_temp_bytes(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, StorageError> {
+        let tmp = self.file(&format!(".{name}.tmp-{}", std::process::id()));
         let werr = |source| StorageError::Write {
             path: tmp.clone(),
             source,
@@ -180,22 +178,27 @@ impl StateDir {
             .mode(0o600)
             .open(&tmp)
             .map_err(werr)?;
-        file.write_all(state.to_json().as_bytes()).map_err(werr)?;
+        file.write_all(bytes).map_err(werr)?;
         file.sync_all().map_err(werr)?;
         Ok(tmp)
     }
 
-    /// Replaces the state with a synced temp file: the current state becomes the `.bak`,
-    /// the temp file is renamed over the state, the directory is synced.
-    pub fn commit_temp(&self, tmp: &Path) -> Result<(), StorageError> {
-        let path = self.file(STATE_FILE);
+    /// Renames a synced temp file over `name`, first keeping the current `name` as
+    /// `backup` (a hard link, so `name` exists at every instant), then syncs the directory.
+    fn commit(&self, tmp: &Path, name: &str, backup: Option<&str>) -> Result<(), StorageError> {
+        let path = self.file(name);
         let werr = |p: &Path| {
             let p = p.to_path_buf();
             move |source| StorageError::Write { path: p, source }
         };
-        if path.exists() {
-            let backup = self.file(BACKUP_FILE);
-            let backup_tmp = self.file(&format!("{BACKUP_FILE}.tmp"));
+        if let Some(backup) = backup.filter(|_| path.exists()) {
+            let backup = self.file(backup);
+            let backup_tmp = self.file(&format!(
+                ".{}.tmp",
+                backup
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            ));
             let _ = fs::remove_file(&backup_tmp);
             if fs::hard_link(&path, &backup_tmp).is_err() {
                 // File systems without hard links: copy, then sync the copy.
@@ -210,12 +213,38 @@ impl StateDir {
         sync_dir(&self.dir).map_err(werr(&self.dir))
     }
 
-    /// Writes the state atomically, keeping the previous version as `.bak`.
-    pub fn save(&self, state: &State) -> Result<(), StorageError> {
-        let tmp = self.write_temp(state)?;
-        self.commit_temp(&tmp).inspect_err(|_| {
+    fn write_atomic(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        backup: Option<&str>,
+    ) -> Result<(), StorageError> {
+        let tmp = self.write_temp_bytes(name, bytes)?;
+        self.commit(&tmp, name, backup).inspect_err(|_| {
             let _ = fs::remove_file(&tmp);
         })
+    }
+
+    /// Writes `state` to a temp file in the state directory and syncs it; the first half
+    /// of [`StateDir::save`]. A crash after this leaves the old state in place.
+    pub fn write_temp(&self, state: &State) -> Result<PathBuf, StorageError> {
+        self.write_temp_bytes(STATE_FILE, state.to_json().as_bytes())
+    }
+
+    /// Replaces the state with a synced temp file: the current state becomes the `.bak`,
+    /// the temp file is renamed over the state, the directory is synced.
+    pub fn commit_temp(&self, tmp: &Path) -> Result<(), StorageError> {
+        self.commit(tmp, STATE_FILE, Some(BACKUP_FILE))
+    }
+
+    /// Writes the state atomically, keeping the previous version as `.bak`.
+    pub fn save(&self, state: &State) -> Result<(), StorageError> {
+        self.write_atomic(STATE_FILE, state.to_json().as_bytes(), Some(BACKUP_FILE))
+    }
+
+    /// Writes another file of the state directory (e.g. the ledger) atomically, 0600.
+    pub fn write_file(&self, name: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        self.write_atomic(name, bytes, None)
     }
 
     /// Appends one JSON line per item to `name` (created 0600), synced.

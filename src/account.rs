@@ -1,0 +1,165 @@
+//! The readable account of a tick: what each thread did and what the aggregator changed
+//! (added, reinforced, decayed, removed, pressure and hints, escalations). Printed by
+//! `thinker tick --dry-run` ("would …") and by `thinker tick -v`. Pure rendering.
+
+use std::fmt::Write;
+
+use crate::aggregate::RemovalReason;
+use crate::journal::Status;
+use crate::show::clean;
+use crate::state::OUTCOME_PENDING;
+use crate::tick::TickReport;
+use crate::timestamp;
+
+/// Renders `tick` for a person; `dry_run` phrases changes as what would happen.
+pub fn render(tick: &TickReport) -> String {
+    let dry = tick.dry_run;
+    // Headings: "Would add" in a dry run, "Added" after a real tick.
+    let would = |verb: &str, done: &str| {
+        if dry {
+            format!("Would {verb}")
+        } else {
+            done.to_string()
+        }
+    };
+    let mut out = String::new();
+    let j = &tick.journal;
+    let _ = writeln!(
+        out,
+        "{} at {} (run {}){}",
+        if dry { "Dry run" } else { "Tick" },
+        timestamp::format(j.time),
+        j.run,
+        if dry {
+            ": nothing was written, no escalation was sent"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(out, "\nThreads");
+    for t in &j.threads {
+        let line = match t.status {
+            Status::Skipped => format!(
+                "skipped    {}",
+                t.skip
+                    .as_ref()
+                    .map_or_else(String::new, ToString::to_string)
+            ),
+            Status::Failed => format!(
+                "failed     {}",
+                clean(t.error.as_deref().unwrap_or("unknown error"))
+            ),
+            Status::Answered => format!(
+                "answered   {}/{}  {:.1} s  {}+{} tokens  ${:.4}  {} findings, {} reinforced",
+                t.provider.as_deref().unwrap_or("?"),
+                t.model.as_deref().unwrap_or("?"),
+                t.latency_ms as f64 / 1000.0,
+                t.tokens_in,
+                t.tokens_out,
+                t.cost,
+                t.findings,
+                t.reinforce
+            ),
+        };
+        let _ = writeln!(out, "  {:<10} {line}", t.thread.as_str());
+        for s in t.sources.iter().filter(|s| s.error.is_some()) {
+            let _ = writeln!(
+                out,
+                "             source {} failed: {}",
+                clean(&s.name),
+                clean(s.error.as_deref().unwrap_or(""))
+            );
+        }
+    }
+    let r = &tick.report;
+    if !r.applied {
+        let _ = writeln!(
+            out,
+            "\nNo thread answered: the subconscious {} unchanged (no decay, no tick count).",
+            if dry { "would stay" } else { "stays" }
+        );
+        return out;
+    }
+    if !r.added.is_empty() {
+        let _ = writeln!(out, "\n{}", would("add", "Added"));
+        for a in &r.added {
+            let _ = writeln!(
+                out,
+                "  + {} ({}, from {} {}, importance {}): {}",
+                a.id,
+                a.category,
+                a.thread,
+                a.kind,
+                a.importance,
+                clean(&a.summary)
+            );
+        }
+    }
+    if !r.reinforced.is_empty() {
+        let _ = writeln!(out, "\n{}", would("reinforce", "Reinforced"));
+        for c in &r.reinforced {
+            let _ = writeln!(out, "  ↑ {} {} → {}", c.id, c.from, c.to);
+        }
+    }
+    if !r.decayed.is_empty() {
+        let _ = writeln!(out, "\n{}", would("decay", "Decayed"));
+        for c in &r.decayed {
+            let _ = writeln!(out, "  ↓ {} {} → {}", c.id, c.from, c.to);
+        }
+    }
+    if !r.removed.is_empty() {
+        let _ = writeln!(out, "\n{}", would("archive", "Archived"));
+        for a in &r.removed {
+            let why = match a.reason {
+                RemovalReason::Decayed => "decayed to 0",
+                RemovalReason::Pruned => "over the category cap",
+                RemovalReason::Budget => "over the size budget",
+            };
+            let _ = writeln!(
+                out,
+                "  − {} ({why}): {}",
+                a.entry.id,
+                clean(&a.entry.summary)
+            );
+        }
+    }
+    for u in &r.unknown_reinforce {
+        let _ = writeln!(
+            out,
+            "\n  ({} asked to reinforce {}, which does not exist)",
+            u.thread,
+            clean(&u.id)
+        );
+    }
+    let _ = writeln!(out, "\nThread state");
+    for t in &r.threads {
+        let pressure = if t.pressure_from == t.pressure_to {
+            format!("pressure {}", t.pressure_to)
+        } else {
+            format!("pressure {} → {}", t.pressure_from, t.pressure_to)
+        };
+        let hint = if t.focus_hint.is_empty() {
+            String::new()
+        } else {
+            format!(", hint: {}", clean(&t.focus_hint))
+        };
+        let _ = writeln!(out, "  {:<10} {pressure}{hint}", t.thread.as_str());
+    }
+    if !r.escalations.is_empty() {
+        let _ = writeln!(out, "\n{}", would("record escalations", "Escalations"));
+        for e in &r.escalations {
+            let note = if e.outcome == OUTCOME_PENDING {
+                if dry { "would be escalated" } else { "pending" }
+            } else {
+                "suppressed: a recent duplicate"
+            };
+            let _ = writeln!(
+                out,
+                "  ! {}: {} ({note})",
+                clean(&e.thread),
+                clean(&e.reason)
+            );
+        }
+    }
+    out
+}

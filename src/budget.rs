@@ -1,0 +1,372 @@
+//! Cost control (SPEC §10): the ledger of what was spent today and how many ticks have
+//! run, the daily token and cost budgets per provider and in total, and the cadence and
+//! quiet hours that decide whether a thread runs at all.
+//!
+//! The ledger lives in `ledger.json` in the state directory, beside the subconscious
+//! (decision recorded in ARCHITECTURE.md: reading today's usage back from a growing
+//! journal would cost more every day). Budgets are checked before every call with a
+//! conservative estimate (prompt bytes / 4 + max_tokens), and concurrent calls reserve
+//! their estimate, so that four threads starting at once cannot overshoot together.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use chrono::{DateTime, Local, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::config::{Config, ProviderConfig, ThreadConfig};
+
+/// File name of the ledger in the state directory.
+pub const LEDGER_FILE: &str = "ledger.json";
+
+/// Tokens and money spent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spend {
+    #[serde(default)]
+    pub tokens: u64,
+    #[serde(default)]
+    pub cost: f64,
+    #[serde(default)]
+    pub calls: u64,
+}
+
+impl Spend {
+    fn add(&mut self, tokens: u64, cost: f64) {
+        self.tokens = self.tokens.saturating_add(tokens);
+        self.cost += cost;
+        self.calls += 1;
+    }
+}
+
+/// `ledger.json`: what the runner has done, as opposed to what it remembers.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ledger {
+    /// Ticks run (dry runs and locked-out runs excluded): the clock of `every = N`.
+    #[serde(default)]
+    pub runs: u64,
+    /// The local day `spent` and `escalations` count.
+    #[serde(default)]
+    pub day: Option<NaiveDate>,
+    /// Spent today, per provider.
+    #[serde(default)]
+    pub spent: BTreeMap<String, Spend>,
+    /// Escalation calls made today.
+    #[serde(default)]
+    pub escalations: u32,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Ledger {
+    /// The ledger as it stands on `today`: yesterday's spending is forgotten.
+    #[must_use]
+    pub fn for_day(mut self, today: NaiveDate) -> Ledger {
+        if self.day != Some(today) {
+            self.day = Some(today);
+            self.spent.clear();
+            self.escalations = 0;
+        }
+        self
+    }
+
+    /// Total spent today over all providers.
+    pub fn total(&self) -> Spend {
+        self.spent.values().fold(Spend::default(), |mut acc, s| {
+            acc.tokens = acc.tokens.saturating_add(s.tokens);
+            acc.cost += s.cost;
+            acc.calls += s.calls;
+            acc
+        })
+    }
+}
+
+/// The local calendar day of `now` (budgets are daily in the user's time zone).
+pub fn local_day(now: DateTime<Utc>) -> NaiveDate {
+    now.with_timezone(&Local).date_naive()
+}
+
+/// Why a thread does not run this tick.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "reason")]
+pub enum Skip {
+    /// Not configured, or `enabled = false`.
+    Disabled,
+    /// `every = N`: runs on every Nth tick.
+    Cadence { every: u32 },
+    /// Inside one of its quiet hours.
+    QuietHours { window: String },
+    /// Its budget (or the total) for today is spent.
+    Budget { detail: String },
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skip::Disabled => f.write_str("disabled"),
+            Skip::Cadence { every } => write!(f, "runs every {every} ticks"),
+            Skip::QuietHours { window } => write!(f, "quiet hours {window}"),
+            Skip::Budget { detail } => write!(f, "over budget: {detail}"),
+        }
+    }
+}
+
+/// Whether `thread` runs on run number `run` (1-based) at `now`, by configuration alone.
+pub fn schedule(thread: Option<&ThreadConfig>, run: u64, now: DateTime<Utc>) -> Result<(), Skip> {
+    let Some(t) = thread.filter(|t| t.enabled) else {
+        return Err(Skip::Disabled);
+    };
+    if !run.saturating_sub(1).is_multiple_of(u64::from(t.every)) {
+        return Err(Skip::Cadence { every: t.every });
+    }
+    let local = now.with_timezone(&Local).time();
+    if let Some(q) = t.quiet_hours.iter().find(|q| q.contains(local)) {
+        return Err(Skip::QuietHours {
+            window: format!("{}-{}", q.from.format("%H:%M"), q.to.format("%H:%M")),
+        });
+    }
+    Ok(())
+}
+
+/// Daily limits, checked before every call.
+#[derive(Debug)]
+pub struct Budget {
+    total_tokens: Option<u64>,
+    total_cost: Option<f64>,
+    limits: BTreeMap<String, (Option<u64>, Option<f64>)>,
+    inner: Mutex<BudgetState>,
+}
+
+#[derive(Debug, Default)]
+struct BudgetState {
+    spent: BTreeMap<String, Spend>,
+    /// Estimates of calls admitted and not yet recorded, per provider, oldest first.
+    reserved: BTreeMap<String, Vec<(u64, f64)>>,
+}
+
+impl BudgetState {
+    fn reserved(&self, provider: Option<&str>) -> (u64, f64) {
+        self.reserved
+            .iter()
+            .filter(|(p, _)| provider.is_none_or(|want| want == p.as_str()))
+            .flat_map(|(_, v)| v.iter())
+            .fold((0, 0.0), |(t, c), (et, ec)| (t + et, c + ec))
+    }
+}
+
+impl Budget {
+    pub fn new(config: &Config, ledger: &Ledger) -> Budget {
+        Budget {
+            total_tokens: config.daily_tokens,
+            total_cost: config.daily_cost,
+            limits: config
+                .providers
+                .iter()
+                .map(|(name, p)| (name.clone(), (p.daily_tokens, p.daily_cost)))
+                .collect(),
+            inner: Mutex::new(BudgetState {
+                spent: ledger.spent.clone(),
+                reserved: BTreeMap::new(),
+            }),
+        }
+    }
+
+    /// What was spent, per provider, including this run's calls.
+    pub fn spent(&self) -> BTreeMap<String, Spend> {
+        self.inner
+            .lock()
+            .map(|s| s.spent.clone())
+            .unwrap_or_default()
+    }
+
+    /// The worst-case cost of a call of `tokens` estimated tokens.
+    fn estimate_cost(provider: &ProviderConfig, tokens: u64) -> f64 {
+        tokens as f64 * provider.price_in.max(provider.price_out) / 1e6
+    }
+
+    /// Whether a call to `provider` estimated at `tokens` fits every budget, without
+    /// reserving it (for skipping a thread before its call is even assembled).
+    pub fn check(&self, provider: &ProviderConfig, tokens: u64) -> Result<(), String> {
+        let Ok(state) = self.inner.lock() else {
+            return Err("budget bookkeeping is unavailable".into());
+        };
+        self.fits(&state, provider, tokens)
+    }
+
+    fn fits(
+        &self,
+        state: &BudgetState,
+        provider: &ProviderConfig,
+        tokens: u64,
+    ) -> Result<(), String> {
+        let cost = Self::estimate_cost(provider, tokens);
+        let name = provider.name.as_str();
+        let (limit_tokens, limit_cost) = self.limits.get(name).copied().unwrap_or((None, None));
+        let mine = state.spent.get(name).copied().unwrap_or_default();
+        let (res_t, res_c) = state.reserved(Some(name));
+        if let Some(limit) = limit_tokens
+            && mine.tokens + res_t + tokens > limit
+        {
+            return Err(format!(
+                "provider {name}: {} of {limit} daily tokens used, this call may need {tokens}",
+                mine.tokens + res_t
+            ));
+        }
+        if let Some(limit) = limit_cost
+            && mine.cost + res_c + cost > limit
+        {
+            return Err(format!(
+                "provider {name}: ${:.4} of ${limit:.2} daily cost used, this call may cost ${cost:.4}",
+                mine.cost + res_c
+            ));
+        }
+        let total_tokens: u64 = state.spent.values().map(|s| s.tokens).sum();
+        let total_cost: f64 = state.spent.values().map(|s| s.cost).sum();
+        let (all_t, all_c) = state.reserved(None);
+        if let Some(limit) = self.total_tokens
+            && total_tokens + all_t + tokens > limit
+        {
+            return Err(format!(
+                "total: {} of {limit} daily tokens used, this call may need {tokens}",
+                total_tokens + all_t
+            ));
+        }
+        if let Some(limit) = self.total_cost
+            && total_cost + all_c + cost > limit
+        {
+            return Err(format!(
+                "total: ${:.4} of ${limit:.2} daily cost used, this call may cost ${cost:.4}",
+                total_cost + all_c
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl crate::provider::Gate for Budget {
+    fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), String> {
+        let Ok(mut state) = self.inner.lock() else {
+            return Err("budget bookkeeping is unavailable".into());
+        };
+        self.fits(&state, provider, estimated_tokens)?;
+        state
+            .reserved
+            .entry(provider.name.clone())
+            .or_default()
+            .push((
+                estimated_tokens,
+                Self::estimate_cost(provider, estimated_tokens),
+            ));
+        Ok(())
+    }
+
+    fn record(&self, provider: &ProviderConfig, tokens_in: u64, tokens_out: u64, cost: f64) {
+        if let Ok(mut state) = self.inner.lock() {
+            if let Some(list) = state.reserved.get_mut(&provider.name)
+                && !list.is_empty()
+            {
+                list.remove(0);
+            }
+            state
+                .spent
+                .entry(provider.name.clone())
+                .or_default()
+                .add(tokens_in.saturating_add(tokens_out), cost);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::Gate;
+
+    fn config(text: &str) -> Config {
+        Config::parse(text, None).unwrap()
+    }
+
+    const TWO: &str = "[budget]\ndaily_tokens = 1000\n[providers.a]\nkind = \"ollama\"\ndaily_tokens = 600\nprice_in = 1.0\nprice_out = 2.0\ndaily_cost = 0.0015\n[providers.b]\nkind = \"ollama\"\n";
+
+    #[test]
+    fn reservations_stop_concurrent_calls_from_overshooting() {
+        let c = config(TWO);
+        let budget = Budget::new(&c, &Ledger::default());
+        let a = &c.providers["a"];
+        let b = &c.providers["b"];
+        assert!(budget.admit(a, 400).is_ok());
+        // 400 reserved + 400 > 600: refused although nothing is spent yet.
+        let err = budget.admit(a, 400).unwrap_err();
+        assert!(err.contains("provider a"), "{err}");
+        assert!(budget.admit(b, 500).is_ok());
+        // Total: 400 + 500 reserved + 200 > 1000.
+        assert!(budget.admit(b, 200).unwrap_err().contains("total"));
+        budget.record(a, 100, 50, 0.0002);
+        assert_eq!(budget.spent()["a"].tokens, 150);
+        assert!(budget.admit(b, 300).is_ok(), "a's reservation was released");
+    }
+
+    #[test]
+    fn cost_limits_use_the_dearer_price() {
+        let c = config(TWO);
+        let budget = Budget::new(&c, &Ledger::default());
+        // 800 tokens at $2/M = $0.0016 > $0.0015 (under the token limit? no: 800 > 600).
+        assert!(budget.check(&c.providers["a"], 500).is_ok());
+        let mut ledger = Ledger::default();
+        ledger.spent.insert(
+            "a".into(),
+            Spend {
+                tokens: 10,
+                cost: 0.0010,
+                calls: 1,
+            },
+        );
+        let budget = Budget::new(&c, &ledger);
+        assert!(
+            budget
+                .check(&c.providers["a"], 300)
+                .unwrap_err()
+                .contains("daily cost")
+        );
+    }
+
+    #[test]
+    fn a_new_day_forgets_spending_but_not_runs() {
+        let mut ledger = Ledger {
+            runs: 9,
+            escalations: 2,
+            ..Ledger::default()
+        };
+        ledger.day = NaiveDate::from_ymd_opt(2026, 11, 21);
+        ledger.spent.insert(
+            "a".into(),
+            Spend {
+                tokens: 5,
+                cost: 0.1,
+                calls: 1,
+            },
+        );
+        let today = ledger
+            .clone()
+            .for_day(NaiveDate::from_ymd_opt(2026, 11, 22).unwrap());
+        assert_eq!(
+            (today.runs, today.escalations, today.spent.len()),
+            (9, 0, 0)
+        );
+        let same = ledger
+            .clone()
+            .for_day(NaiveDate::from_ymd_opt(2026, 11, 21).unwrap());
+        assert_eq!(same, ledger);
+    }
+
+    #[test]
+    fn cadence_counts_runs_from_the_first() {
+        let c = config(
+            "[providers.p]\nkind = \"ollama\"\n[threads.oracle]\nmodel = \"p/m\"\nevery = 3\n",
+        );
+        let t = c.thread(crate::thread::ThreadName::Oracle);
+        let now = Utc::now();
+        let ran: Vec<u64> = (1..=7).filter(|r| schedule(t, *r, now).is_ok()).collect();
+        assert_eq!(ran, vec![1, 4, 7]);
+        assert_eq!(schedule(None, 1, now), Err(Skip::Disabled));
+    }
+}

@@ -1,0 +1,341 @@
+//! `thinker tick` (SPEC §4): the one place where I/O, concurrency and time meet.
+//!
+//! Lock, load, schedule, gather, assemble, call the four threads concurrently (each with
+//! its timeout, the whole tick with a deadline), aggregate, then archive, write the state
+//! atomically, update the ledger and append the journal, and release the lock. A dry run
+//! does the same up to the aggregation and writes nothing at all.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use futures::future::join_all;
+use serde::Serialize;
+
+use crate::aggregate::{self, Report, ThreadResult};
+use crate::answer::{self, Answer};
+use crate::budget::{self, Budget, LEDGER_FILE, Ledger, Skip};
+use crate::config::{Config, ThreadConfig};
+use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
+use crate::journal::{
+    AggregateRecord, AttemptRecord, JournalLine, SourceRecord, Status, ThreadRecord, millis,
+};
+use crate::prompt::{Prompts, temperature};
+use crate::provider::{CallError, CallRequest, Providers};
+use crate::sources::{self, GatherContext};
+use crate::state::State;
+use crate::storage::{ARCHIVE_FILE, JOURNAL_FILE, StateDir, StorageError};
+use crate::thread::ThreadName;
+
+/// How the tick is run.
+#[derive(Clone, Debug)]
+pub struct TickOptions {
+    pub dry_run: bool,
+    pub now: DateTime<Utc>,
+}
+
+/// Everything a tick did: the journal line, plus the full aggregator report.
+#[derive(Debug, Serialize)]
+pub struct TickReport {
+    #[serde(flatten)]
+    pub journal: JournalLine,
+    pub dry_run: bool,
+    pub report: Report,
+}
+
+impl TickReport {
+    pub fn exit_code(&self) -> u8 {
+        self.journal.exit_code
+    }
+}
+
+/// One thread's part of the tick.
+struct ThreadRun {
+    result: ThreadResult,
+    record: ThreadRecord,
+}
+
+fn exit_code(threads: &[ThreadRecord]) -> u8 {
+    let answered = threads.iter().any(|t| t.status == Status::Answered);
+    let failed = threads.iter().any(|t| t.status == Status::Failed);
+    match (answered, failed) {
+        (false, true) => EXIT_FAILED,
+        (true, true) => EXIT_PARTIAL,
+        _ => EXIT_OK,
+    }
+}
+
+fn load_ledger(dir: &StateDir) -> Result<Ledger, Error> {
+    let path = dir.file(LEDGER_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| {
+            Error::Failed(format!(
+                "ledger {} is unusable ({e}); it only counts today's spending and the runs for `every = N`: fix it or delete it to start counting afresh",
+                path.display()
+            ))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Ledger::default()),
+        Err(source) => Err(StorageError::Read { path, source }.into()),
+    }
+}
+
+/// Runs a future to completion on a current-thread runtime (one tick needs no more),
+/// then gives blocking work (a source stuck on a hung mount) at most a second.
+pub fn block_on<F: Future>(future: F) -> Result<F::Output, Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Failed(format!("cannot start the async runtime: {e}")))?;
+    let output = runtime.block_on(future);
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(output)
+}
+
+/// Runs one tick.
+pub fn run(config: &Config, state_dir: &Path, options: &TickOptions) -> Result<TickReport, Error> {
+    block_on(tick(config, state_dir, options))?
+}
+
+async fn tick(
+    config: &Config,
+    state_dir: &Path,
+    options: &TickOptions,
+) -> Result<TickReport, Error> {
+    let started = Instant::now();
+    let deadline = started + config.tick_deadline;
+    let now = options.now;
+    // A dry run creates nothing, not even the directory or the lock file.
+    let (dir, _lock) = if options.dry_run {
+        (StateDir::at(state_dir), None)
+    } else {
+        let dir = StateDir::create(state_dir)?;
+        let lock = dir.lock()?;
+        (dir, Some(lock))
+    };
+    let state = dir.load()?;
+    let ledger = load_ledger(&dir)?.for_day(budget::local_day(now));
+    let run = ledger.runs + 1;
+    let budget = Budget::new(config, &ledger);
+    let providers =
+        Providers::new(config.providers.clone()).map_err(|e| Error::Failed(e.to_string()))?;
+    let prompts = Prompts::new(config.prompts_dir.as_deref());
+    let ctx = GatherContext {
+        state: &state,
+        state_dir: dir.path(),
+        last_tick: state.last_tick,
+        now,
+    };
+
+    let runs = ThreadName::ALL.map(|thread| {
+        let cfg = config.thread(thread);
+        let scheduled = budget::schedule(cfg, run, now).and_then(|()| cfg.ok_or(Skip::Disabled));
+        let (ctx, prompts, providers, budget, state) =
+            (&ctx, &prompts, &providers, &budget, &state);
+        async move {
+            match scheduled {
+                Ok(cfg) => {
+                    let job = ThreadJob {
+                        thread,
+                        cfg,
+                        state,
+                        ctx,
+                        prompts,
+                        providers,
+                        budget,
+                        run,
+                    };
+                    job.run(deadline).await
+                }
+                Err(skip) => {
+                    tracing::info!(thread = %thread, "skipped: {skip}");
+                    ThreadRun {
+                        result: ThreadResult::Skipped,
+                        record: ThreadRecord::skipped(thread, skip),
+                    }
+                }
+            }
+        }
+    });
+    let done: Vec<ThreadRun> = join_all(runs).await;
+    let mut results: [ThreadResult; 4] = std::array::from_fn(|_| ThreadResult::Skipped);
+    let mut records = Vec::with_capacity(4);
+    for (i, r) in done.into_iter().enumerate() {
+        results[i] = r.result;
+        records.push(r.record);
+    }
+
+    let (next, report) = aggregate::aggregate(&state, &results, now, &config.memory);
+    let code = exit_code(&records);
+    let journal = JournalLine {
+        time: now,
+        duration_ms: millis(started.elapsed()),
+        run,
+        exit_code: code,
+        tokens_in: records.iter().map(|r| r.tokens_in).sum(),
+        tokens_out: records.iter().map(|r| r.tokens_out).sum(),
+        cost: records.iter().map(|r| r.cost).sum(),
+        threads: records,
+        aggregate: AggregateRecord::from(&report),
+        escalations: report.escalations.clone(),
+    };
+
+    if !options.dry_run {
+        // Archive before the state: a crash in between leaves an entry archived and
+        // still remembered, never forgotten without a trace.
+        if report.applied {
+            dir.append_lines(ARCHIVE_FILE, &report.removed)?;
+            dir.save(&next)?;
+        }
+        let ledger = Ledger {
+            runs: run,
+            spent: budget.spent(),
+            ..ledger
+        };
+        dir.write_file(
+            LEDGER_FILE,
+            &serde_json::to_vec_pretty(&ledger).unwrap_or_default(),
+        )?;
+        dir.append_lines(JOURNAL_FILE, std::slice::from_ref(&journal))?;
+    }
+    Ok(TickReport {
+        journal,
+        dry_run: options.dry_run,
+        report,
+    })
+}
+
+/// One thread's work: gather, assemble, call, read.
+struct ThreadJob<'a> {
+    thread: ThreadName,
+    cfg: &'a ThreadConfig,
+    state: &'a State,
+    ctx: &'a GatherContext<'a>,
+    prompts: &'a Prompts,
+    providers: &'a Providers,
+    budget: &'a Budget,
+    run: u64,
+}
+
+impl ThreadJob<'_> {
+    async fn run(self, deadline: Instant) -> ThreadRun {
+        let thread = self.thread;
+        let started = Instant::now();
+        let limit = self
+            .cfg
+            .timeout
+            .min(deadline.saturating_duration_since(started));
+        let mut record = ThreadRecord::skipped(thread, Skip::Disabled);
+        record.skip = None;
+        record.status = Status::Failed;
+        let outcome = tokio::time::timeout(limit, self.work(&mut record)).await;
+        let result = match outcome {
+            Ok(Ok(answer)) => {
+                record.status = Status::Answered;
+                record.findings = answer.findings.len();
+                record.reinforce = answer.reinforce.len();
+                ThreadResult::Answered(answer)
+            }
+            Ok(Err(Failure::Skipped(skip))) => {
+                record.status = Status::Skipped;
+                record.skip = Some(skip);
+                ThreadResult::Skipped
+            }
+            Ok(Err(Failure::Failed(error))) => {
+                record.error = Some(error);
+                ThreadResult::Failed
+            }
+            Err(_) => {
+                record.error = Some(format!(
+                    "timed out after {:.1} s (the thread's timeout_seconds, or the tick's deadline_seconds)",
+                    limit.as_secs_f64()
+                ));
+                ThreadResult::Failed
+            }
+        };
+        record.latency_ms = millis(started.elapsed());
+        match (&record.status, &record.error) {
+            (Status::Failed, Some(e)) => tracing::warn!(thread = %thread, "failed: {e}"),
+            (Status::Answered, _) => tracing::info!(
+                thread = %thread,
+                "answered: {} findings, {} reinforced, {} ms",
+                record.findings,
+                record.reinforce,
+                record.latency_ms
+            ),
+            _ => {}
+        }
+        ThreadRun { result, record }
+    }
+
+    async fn work(&self, record: &mut ThreadRecord) -> Result<Answer, Failure> {
+        let thread = self.thread;
+        let gathered = sources::gather(&self.cfg.sources, self.ctx).await;
+        record.sources = gathered
+            .texts
+            .iter()
+            .map(|t| SourceRecord {
+                name: t.name.clone(),
+                kind: t.kind.to_string(),
+                bytes: t.text.len(),
+                truncated: t.truncated,
+                error: None,
+            })
+            .chain(gathered.failures.iter().map(|f| SourceRecord {
+                name: f.name.clone(),
+                kind: f.kind.to_string(),
+                bytes: 0,
+                truncated: false,
+                error: Some(f.error.clone()),
+            }))
+            .collect();
+        for f in &gathered.failures {
+            tracing::warn!(thread = %thread, source = %f.name, "source failed: {}", f.error);
+        }
+        let prompt = self
+            .prompts
+            .thread_prompt(thread, self.state, &gathered.texts, self.ctx.now)
+            .map_err(|e| Failure::Failed(e.to_string()))?;
+        let pressure = self.state.thread_state.get(thread).novelty_pressure;
+        let request = CallRequest {
+            system: String::new(),
+            prompt,
+            schema: answer::schema(thread),
+            schema_name: "thread_answer".into(),
+            max_tokens: self.cfg.max_tokens,
+            temperature: temperature(self.cfg.temperature, pressure),
+            sequence: self.run,
+        };
+        let outcome = self
+            .providers
+            .call_chain(&self.cfg.models, &request, self.budget, |c| {
+                answer::parse(thread, &c.text).map_err(|e| e.to_string())
+            })
+            .await;
+        record.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
+        record.tokens_in = outcome.attempts.iter().map(|a| a.tokens_in).sum();
+        record.tokens_out = outcome.attempts.iter().map(|a| a.tokens_out).sum();
+        record.cost = outcome.attempts.iter().map(|a| a.cost).sum();
+        if let Some(last) = outcome.attempts.iter().rev().find(|a| !a.skipped) {
+            record.provider = Some(last.model.provider.clone());
+            record.model = Some(last.model.model.clone());
+        }
+        match outcome.result {
+            Ok((answer, completion)) => {
+                record.provider = Some(completion.model.provider.clone());
+                record.model = Some(completion.model.model.clone());
+                Ok(answer)
+            }
+            Err(e @ CallError::OverBudget { .. }) if outcome.attempts.iter().all(|a| a.skipped) => {
+                Err(Failure::Skipped(Skip::Budget {
+                    detail: e.to_string(),
+                }))
+            }
+            Err(e) => Err(Failure::Failed(e.to_string())),
+        }
+    }
+}
+
+enum Failure {
+    Skipped(Skip),
+    Failed(String),
+}
