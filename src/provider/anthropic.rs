@@ -18,18 +18,12 @@ struct MessagesRequest<'a> {
     max_tokens: u32,
     #[serde(skip_serializing_if = "str::is_empty")]
     system: &'a str,
-    messages: [Message<'a>; 1],
+    messages: [http::Message<'a>; 1],
     temperature: f32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<Tool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<ToolChoice>,
-}
-
-#[derive(Serialize)]
-struct Message<'a> {
-    role: &'static str,
-    content: &'a str,
 }
 
 #[derive(Serialize)]
@@ -67,7 +61,7 @@ pub fn prepare(
         model,
         max_tokens: req.max_tokens,
         system: &req.system,
-        messages: [Message {
+        messages: [http::Message {
             role: "user",
             content: &req.prompt,
         }],
@@ -75,13 +69,7 @@ pub fn prepare(
         tools,
         tool_choice,
     })?;
-    let mut headers = reqwest::header::HeaderMap::new();
-    if let Some(key) = key {
-        let value = key
-            .header("")
-            .ok_or_else(|| super::openai::bad_key(config))?;
-        http::header(&mut headers, "x-api-key", value);
-    }
+    let mut headers = http::key_headers(config, key, "x-api-key", "")?;
     let version =
         reqwest::header::HeaderValue::from_str(&config.anthropic_version).map_err(|_| {
             format!(

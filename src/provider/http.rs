@@ -108,6 +108,49 @@ pub fn header(headers: &mut HeaderMap, name: &'static str, value: HeaderValue) {
     headers.insert(HeaderName::from_static(name), value);
 }
 
+/// A chat message, as the OpenAI, Ollama and Anthropic wire formats all write it.
+#[derive(serde::Serialize)]
+pub struct Message<'a> {
+    pub role: &'static str,
+    pub content: &'a str,
+}
+
+/// The system message (when there is one), then the user's prompt.
+pub fn chat_messages(req: &CallRequest) -> Vec<Message<'_>> {
+    let mut messages = Vec::with_capacity(2);
+    if !req.system.is_empty() {
+        messages.push(Message {
+            role: "system",
+            content: &req.system,
+        });
+    }
+    messages.push(Message {
+        role: "user",
+        content: &req.prompt,
+    });
+    messages
+}
+
+/// Headers carrying the key as `name: {prefix}{key}`; none without a key.
+pub fn key_headers(
+    config: &ProviderConfig,
+    key: Option<&ApiKey>,
+    name: &'static str,
+    prefix: &str,
+) -> Result<HeaderMap, String> {
+    let mut headers = HeaderMap::new();
+    if let Some(key) = key {
+        let value = key.header(prefix).ok_or_else(|| {
+            format!(
+                "the API key in `{}` has characters an HTTP header cannot carry",
+                config.api_key_env.as_deref().unwrap_or("?")
+            )
+        })?;
+        header(&mut headers, name, value);
+    }
+    Ok(headers)
+}
+
 /// Serializes a request body.
 pub fn body(value: &impl serde::Serialize) -> Result<Vec<u8>, String> {
     serde_json::to_vec(value).map_err(|e| format!("cannot serialize the request: {e}"))

@@ -11,17 +11,11 @@ use crate::config::{ProviderConfig, StructuredOutput};
 #[derive(Serialize)]
 struct ChatRequest<'a> {
     model: &'a str,
-    messages: Vec<Message<'a>>,
+    messages: Vec<http::Message<'a>>,
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     format: Option<Format<'a>>,
     options: Options,
-}
-
-#[derive(Serialize)]
-struct Message<'a> {
-    role: &'static str,
-    content: &'a str,
 }
 
 #[derive(Serialize)]
@@ -50,17 +44,7 @@ pub fn prepare(
         }
         StructuredOutput::Tool | StructuredOutput::None => None,
     };
-    let mut messages = Vec::with_capacity(2);
-    if !req.system.is_empty() {
-        messages.push(Message {
-            role: "system",
-            content: &req.system,
-        });
-    }
-    messages.push(Message {
-        role: "user",
-        content: &req.prompt,
-    });
+    let messages = http::chat_messages(req);
     let body = http::body(&ChatRequest {
         model,
         messages,
@@ -71,13 +55,7 @@ pub fn prepare(
             num_predict: req.max_tokens,
         },
     })?;
-    let mut headers = reqwest::header::HeaderMap::new();
-    if let Some(key) = key {
-        let value = key
-            .header("Bearer ")
-            .ok_or_else(|| super::openai::bad_key(config))?;
-        http::header(&mut headers, "authorization", value);
-    }
+    let headers = http::key_headers(config, key, "authorization", "Bearer ")?;
     Ok(Prepared {
         path: "/api/chat",
         headers,

@@ -11,18 +11,12 @@ use crate::config::{ProviderConfig, StructuredOutput};
 #[derive(Serialize)]
 struct ChatRequest<'a> {
     model: &'a str,
-    messages: Vec<Message<'a>>,
+    messages: Vec<http::Message<'a>>,
     max_tokens: u32,
     temperature: f32,
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<ResponseFormat<'a>>,
-}
-
-#[derive(Serialize)]
-struct Message<'a> {
-    role: &'static str,
-    content: &'a str,
 }
 
 #[derive(Serialize)]
@@ -65,17 +59,7 @@ pub fn prepare(
         StructuredOutput::JsonObject => Some(ResponseFormat::JsonObject { schema: None }),
         StructuredOutput::Tool | StructuredOutput::None => None,
     };
-    let mut messages = Vec::with_capacity(2);
-    if !req.system.is_empty() {
-        messages.push(Message {
-            role: "system",
-            content: &req.system,
-        });
-    }
-    messages.push(Message {
-        role: "user",
-        content: &req.prompt,
-    });
+    let messages = http::chat_messages(req);
     let body = http::body(&ChatRequest {
         model,
         messages,
@@ -84,23 +68,12 @@ pub fn prepare(
         stream: false,
         response_format,
     })?;
-    let mut headers = reqwest::header::HeaderMap::new();
-    if let Some(key) = key {
-        let value = key.header("Bearer ").ok_or_else(|| bad_key(config))?;
-        http::header(&mut headers, "authorization", value);
-    }
+    let headers = http::key_headers(config, key, "authorization", "Bearer ")?;
     Ok(Prepared {
         path: "/chat/completions",
         headers,
         body,
     })
-}
-
-pub(super) fn bad_key(config: &ProviderConfig) -> String {
-    format!(
-        "the API key in `{}` has characters an HTTP header cannot carry",
-        config.api_key_env.as_deref().unwrap_or("?")
-    )
 }
 
 #[derive(Deserialize)]
