@@ -305,6 +305,11 @@ impl ThreadJob<'_> {
             temperature: temperature(self.cfg.temperature, pressure),
             sequence: self.run,
         };
+        // Named before the call, so a thread that times out still says what it asked.
+        if let Some(first) = self.cfg.models.first() {
+            record.provider = Some(first.provider.clone());
+            record.model = Some(first.model.clone());
+        }
         let outcome = self
             .providers
             .call_chain(&self.cfg.models, &request, self.budget, |c| {

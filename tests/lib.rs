@@ -15,3 +15,4 @@ mod llama_e2e;
 mod prompts;
 mod providers;
 mod support;
+mod tick;
