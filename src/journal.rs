@@ -94,9 +94,17 @@ impl ThreadRecord {
     /// A thread that did not run.
     pub fn skipped(thread: ThreadName, skip: Skip) -> ThreadRecord {
         ThreadRecord {
-            thread,
-            status: Status::Skipped,
             skip: Some(skip),
+            ..ThreadRecord::new(thread, Status::Skipped)
+        }
+    }
+
+    /// A record with nothing filled in yet but the thread and its status.
+    pub fn new(thread: ThreadName, status: Status) -> ThreadRecord {
+        ThreadRecord {
+            thread,
+            status,
+            skip: None,
             provider: None,
             model: None,
             latency_ms: 0,

@@ -224,9 +224,8 @@ impl ThreadJob<'_> {
             .cfg
             .timeout
             .min(deadline.saturating_duration_since(started));
-        let mut record = ThreadRecord::skipped(thread, Skip::Disabled);
-        record.skip = None;
-        record.status = Status::Failed;
+        // Failed until the work says otherwise (a timeout drops it half-way).
+        let mut record = ThreadRecord::new(thread, Status::Failed);
         let outcome = tokio::time::timeout(limit, self.work(&mut record)).await;
         let result = match outcome {
             Ok(Ok(answer)) => {

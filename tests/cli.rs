@@ -195,3 +195,26 @@ fn a_wrong_config_key_is_a_usage_error_naming_the_key() {
         .code(2)
         .stderr(predicate::str::contains("match_treshold"));
 }
+
+#[test]
+fn tick_on_a_broken_state_file_exits_1_and_leaves_it_byte_for_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    fs::create_dir_all(&state).unwrap();
+    let file = state.join("subconscious.json");
+    let broken = SEED.replace("\"strength\": 7", "\"strength\": 7.5");
+    fs::write(&file, &broken).unwrap();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo/thinker.toml");
+    thinker(tmp.path())
+        .args(["tick", "--config"])
+        .arg(&demo)
+        .arg("--state")
+        .arg(&state)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("active_threads[0].strength"))
+        .stderr(predicate::str::contains("left untouched"));
+    assert_eq!(fs::read_to_string(&file).unwrap(), broken);
+    assert!(!state.join("subconscious.json.bak").exists());
+    assert!(!state.join("journal.jsonl").exists());
+}
