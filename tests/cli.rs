@@ -4,18 +4,10 @@
 use std::fs;
 use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use thinker::state::State;
 
-fn thinker(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("thinker").unwrap();
-    cmd.env_clear()
-        .env("HOME", home)
-        .env("TZ", "UTC")
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
-    cmd
-}
+use crate::support::thinker_cmd as thinker;
 
 const SEED: &str = r#"{
   "tick_count": 12,

@@ -1,5 +1,8 @@
 //! Builders shared by the tests: entries, answers, times, a thinker command in a temp dir.
 
+use std::path::Path;
+
+use assert_cmd::Command;
 use chrono::{DateTime, TimeDelta, Utc};
 use thinker::aggregate::{Settings, ThreadResult};
 use thinker::answer::{Answer, Finding};
@@ -70,4 +73,14 @@ pub fn state_with(active: Vec<Entry>, patterns: Vec<Entry>) -> State {
         patterns,
         ..State::default()
     }
+}
+
+/// The `thinker` binary with a clean environment: a temp HOME, UTC, PATH.
+pub fn thinker_cmd(home: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("thinker").unwrap();
+    cmd.env_clear()
+        .env("HOME", home)
+        .env("TZ", "UTC")
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    cmd
 }

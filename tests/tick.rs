@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use assert_cmd::Command;
+use crate::support::thinker_cmd;
 use serde_json::{Value, json};
 use thinker::thread::ThreadName::{self, Dreamer, Librarian, Oracle, Watcher};
 use wiremock::matchers::{body_partial_json, method, path};
@@ -319,16 +319,6 @@ impl Respond for Sequence {
         let n = self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.0[n.min(self.0.len() - 1)].clone()
     }
-}
-
-/// `thinker` with a clean environment: a temp HOME, UTC, PATH.
-fn thinker_cmd(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("thinker").unwrap();
-    cmd.env_clear()
-        .env("HOME", home)
-        .env("TZ", "UTC")
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
-    cmd
 }
 
 /// What a run did.
