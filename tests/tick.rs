@@ -21,10 +21,10 @@ use thinker::thread::ThreadName::{self, Dreamer, Librarian, Oracle, Watcher};
 use wiremock::matchers::{body_partial_json, method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-const NOW: &str = "2026-11-22T10:05:00Z";
+pub(crate) const NOW: &str = "2026-11-22T10:05:00Z";
 
 /// A state with one active thread and one pattern, four ticks old.
-const SEED: &str = r#"{
+pub(crate) const SEED: &str = r#"{
   "version": 1,
   "tick_count": 4,
   "last_tick": "2026-11-22T10:00:00Z",
@@ -43,18 +43,18 @@ const SEED: &str = r#"{
 "#;
 
 /// A thread answer with one finding.
-fn found(summary: &str, importance: u8) -> Value {
+pub(crate) fn found(summary: &str, importance: u8) -> Value {
     json!({"findings": [{"summary": summary, "importance": importance}], "reinforce": [],
            "suggest": "", "escalate": false})
 }
 
 /// A thread answer with nothing to report.
-fn nothing() -> Value {
+pub(crate) fn nothing() -> Value {
     json!({"findings": [], "reinforce": [], "suggest": "", "escalate": false})
 }
 
 /// A chat-completions body whose content is `answer`, with this usage.
-fn completion(model: &str, answer: &Value, tokens_in: u64, tokens_out: u64) -> Value {
+pub(crate) fn completion(model: &str, answer: &Value, tokens_in: u64, tokens_out: u64) -> Value {
     json!({
         "id": "chatcmpl-1", "object": "chat.completion", "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.to_string()},
@@ -64,14 +64,14 @@ fn completion(model: &str, answer: &Value, tokens_in: u64, tokens_out: u64) -> V
     })
 }
 
-fn ok(thread: ThreadName, answer: &Value) -> ResponseTemplate {
+pub(crate) fn ok(thread: ThreadName, answer: &Value) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_json(completion(thread.as_str(), answer, 100, 10))
 }
 
 /// One `thinker` setup: a temp home with a state directory, a config, and a mock server
 /// answering each thread (by default with nothing to report). `run` may be called again
 /// on the same state.
-struct Tick {
+pub(crate) struct Tick {
     mocks: [Option<Mock>; 4],
     mounted: bool,
     server: MockServer,
@@ -90,7 +90,7 @@ struct Tick {
 }
 
 impl Tick {
-    fn new() -> Tick {
+    pub(crate) fn new() -> Tick {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -118,26 +118,26 @@ impl Tick {
     }
 
     /// Seeds `subconscious.json` with exactly these bytes.
-    fn state(self, json: &str) -> Tick {
+    pub(crate) fn state(self, json: &str) -> Tick {
         fs::create_dir_all(&self.state).unwrap();
         fs::write(self.state.join("subconscious.json"), json).unwrap();
         self
     }
 
     /// `thread` answers `answer` (100 tokens in, 10 out).
-    fn answer(self, thread: ThreadName, answer: &Value) -> Tick {
+    pub(crate) fn answer(self, thread: ThreadName, answer: &Value) -> Tick {
         self.respond(thread, ok(thread, answer))
     }
 
     /// `thread`'s requests get this response.
-    fn respond(mut self, thread: ThreadName, response: impl Respond + 'static) -> Tick {
+    pub(crate) fn respond(mut self, thread: ThreadName, response: impl Respond + 'static) -> Tick {
         self.mocks[thread.index()] = Some(route(thread).respond_with(response));
         self
     }
 
     /// The server checks, when the test ends, that `thread` was asked exactly `n` times
     /// (call it after `answer`/`respond`, which replace the mock).
-    fn expect(mut self, thread: ThreadName, n: u64) -> Tick {
+    pub(crate) fn expect(mut self, thread: ThreadName, n: u64) -> Tick {
         if self.mocks[thread.index()].is_none() {
             self = self.answer(thread, &nothing());
         }
@@ -146,54 +146,54 @@ impl Tick {
     }
 
     /// A line in `[providers.local]`.
-    fn local(mut self, line: &str) -> Tick {
+    pub(crate) fn local(mut self, line: &str) -> Tick {
         self.local.push(line.into());
         self
     }
 
     /// Another `openai` provider on the same server, with these extra lines.
-    fn provider(mut self, name: &str, lines: &str) -> Tick {
+    pub(crate) fn provider(mut self, name: &str, lines: &str) -> Tick {
         self.providers.push((name.into(), lines.into()));
         self
     }
 
     /// `thread`'s model (default `local/<thread>`).
-    fn model(mut self, thread: ThreadName, model: &str) -> Tick {
+    pub(crate) fn model(mut self, thread: ThreadName, model: &str) -> Tick {
         self.models[thread.index()] = Some(model.into());
         self
     }
 
     /// Lines in `[threads.<thread>]` (keys, then `[[threads.<thread>.sources]]` tables).
-    fn thread(mut self, thread: ThreadName, lines: &str) -> Tick {
+    pub(crate) fn thread(mut self, thread: ThreadName, lines: &str) -> Tick {
         self.threads[thread.index()].push(lines.into());
         self
     }
 
     /// TOML appended to the config (e.g. a `[budget]` table).
-    fn config_extra(mut self, toml: &str) -> Tick {
+    pub(crate) fn config_extra(mut self, toml: &str) -> Tick {
         self.extra.push_str(toml);
         self.extra.push('\n');
         self
     }
 
     /// Sends the threads to this base URL instead of the mock server.
-    fn base_url(mut self, url: &str) -> Tick {
+    pub(crate) fn base_url(mut self, url: &str) -> Tick {
         self.base_url = Some(url.into());
         self
     }
 
-    fn env(mut self, var: &str, value: &str) -> Tick {
+    pub(crate) fn env(mut self, var: &str, value: &str) -> Tick {
         self.env.push((var.into(), value.into()));
         self
     }
 
     /// The `[tick]` table's lines (default: deadline 60 s, thread timeout 30 s).
-    fn tick_table(mut self, lines: &str) -> Tick {
+    pub(crate) fn tick_table(mut self, lines: &str) -> Tick {
         self.timing = lines.into();
         self
     }
 
-    fn config_text(&self) -> String {
+    pub(crate) fn config_text(&self) -> String {
         let base = self
             .base_url
             .clone()
@@ -221,11 +221,11 @@ impl Tick {
         text + "\n" + &self.extra
     }
 
-    fn config_path(&self) -> PathBuf {
+    pub(crate) fn config_path(&self) -> PathBuf {
         self.home.path().join("thinker.toml")
     }
 
-    fn mount(&mut self) {
+    pub(crate) fn mount(&mut self) {
         for thread in ThreadName::ALL {
             let mock = match self.mocks[thread.index()].take() {
                 Some(mock) => mock,
@@ -238,18 +238,18 @@ impl Tick {
     }
 
     /// `thinker tick` with `args`, `--now`, `--config` and `--state`.
-    fn run_with(&mut self, args: &[&str]) -> Outcome {
+    pub(crate) fn run_with(&mut self, args: &[&str]) -> Outcome {
         let mut all = vec!["tick"];
         all.extend_from_slice(args);
         self.thinker(&all)
     }
 
-    fn run(&mut self) -> Outcome {
+    pub(crate) fn run(&mut self) -> Outcome {
         self.run_with(&[])
     }
 
     /// Any `thinker` command (its first arg) with `--now`, `--config` and `--state`.
-    fn thinker(&mut self, args: &[&str]) -> Outcome {
+    pub(crate) fn thinker(&mut self, args: &[&str]) -> Outcome {
         self.mount();
         fs::write(self.config_path(), self.config_text()).unwrap();
         let mut cmd = thinker_cmd(self.home.path());
@@ -273,7 +273,7 @@ impl Tick {
     }
 
     /// The requests the server received for `thread`'s model.
-    fn requests(&self, thread: ThreadName) -> Vec<Request> {
+    pub(crate) fn requests(&self, thread: ThreadName) -> Vec<Request> {
         self.rt
             .block_on(self.server.received_requests())
             .unwrap_or_default()
@@ -285,7 +285,7 @@ impl Tick {
             .collect()
     }
 
-    fn all_requests(&self) -> usize {
+    pub(crate) fn all_requests(&self) -> usize {
         self.rt
             .block_on(self.server.received_requests())
             .unwrap_or_default()
@@ -293,23 +293,23 @@ impl Tick {
     }
 
     /// Checks the `expect` counts now (they are also checked when the server drops).
-    fn verify(&self) {
+    pub(crate) fn verify(&self) {
         self.rt.block_on(self.server.verify());
     }
 }
 
 /// A mock for `thread`'s requests (routed by the body's `model`).
-fn route(thread: ThreadName) -> wiremock::MockBuilder {
+pub(crate) fn route(thread: ThreadName) -> wiremock::MockBuilder {
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .and(body_partial_json(json!({"model": thread.as_str()})))
 }
 
 /// Answers its nth request with its nth response (the last one from then on).
-struct Sequence(Vec<ResponseTemplate>, std::sync::atomic::AtomicUsize);
+pub(crate) struct Sequence(Vec<ResponseTemplate>, std::sync::atomic::AtomicUsize);
 
 impl Sequence {
-    fn new(responses: Vec<ResponseTemplate>) -> Sequence {
+    pub(crate) fn new(responses: Vec<ResponseTemplate>) -> Sequence {
         Sequence(responses, std::sync::atomic::AtomicUsize::new(0))
     }
 }
@@ -323,16 +323,16 @@ impl Respond for Sequence {
 
 /// What a run did.
 #[derive(Debug)]
-struct Outcome {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    dir: PathBuf,
+pub(crate) struct Outcome {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) dir: PathBuf,
 }
 
 impl Outcome {
     #[track_caller]
-    fn expect_exit(&self, code: i32) -> &Outcome {
+    pub(crate) fn expect_exit(&self, code: i32) -> &Outcome {
         assert_eq!(
             self.code,
             Some(code),
@@ -343,12 +343,12 @@ impl Outcome {
         self
     }
 
-    fn state(&self) -> Value {
+    pub(crate) fn state(&self) -> Value {
         serde_json::from_str(&fs::read_to_string(self.dir.join("subconscious.json")).unwrap())
             .unwrap()
     }
 
-    fn lines(&self, name: &str) -> Vec<Value> {
+    pub(crate) fn lines(&self, name: &str) -> Vec<Value> {
         fs::read_to_string(self.dir.join(name))
             .unwrap_or_default()
             .lines()
@@ -356,16 +356,16 @@ impl Outcome {
             .collect()
     }
 
-    fn journal(&self) -> Vec<Value> {
+    pub(crate) fn journal(&self) -> Vec<Value> {
         self.lines("journal.jsonl")
     }
 
-    fn archive(&self) -> Vec<Value> {
+    pub(crate) fn archive(&self) -> Vec<Value> {
         self.lines("archive.jsonl")
     }
 
     /// `thread`'s record in the last journal line.
-    fn thread(&self, thread: ThreadName) -> Value {
+    pub(crate) fn thread(&self, thread: ThreadName) -> Value {
         let journal = self.journal();
         let last = journal.last().expect("a journal line");
         last["threads"]
@@ -379,7 +379,7 @@ impl Outcome {
 }
 
 /// Every file under `dir` (relative name → bytes); `None` when `dir` does not exist.
-fn snapshot(dir: &Path) -> Option<BTreeMap<String, Vec<u8>>> {
+pub(crate) fn snapshot(dir: &Path) -> Option<BTreeMap<String, Vec<u8>>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
         for e in fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
@@ -398,7 +398,7 @@ fn snapshot(dir: &Path) -> Option<BTreeMap<String, Vec<u8>>> {
     })
 }
 
-fn ids(state: &Value, category: &str) -> Vec<String> {
+pub(crate) fn ids(state: &Value, category: &str) -> Vec<String> {
     state[category]
         .as_array()
         .unwrap()
@@ -411,20 +411,20 @@ fn ids(state: &Value, category: &str) -> Vec<String> {
 // A loopback HTTP/1.1 server that holds every request until `want` have arrived.
 
 #[derive(Debug, Clone, PartialEq)]
-enum Event {
+pub(crate) enum Event {
     Arrived(String),
     Answered(String),
 }
 
 #[derive(Default)]
-struct Log {
+pub(crate) struct Log {
     arrived: usize,
     events: Vec<Event>,
 }
 
 /// Starts the server; returns its base URL and its record of arrivals and answers. A
 /// request still waiting after 30 s is answered 500, so a regression fails, not hangs.
-fn rendezvous(want: usize) -> (String, Arc<(Mutex<Log>, Condvar)>) {
+pub(crate) fn rendezvous(want: usize) -> (String, Arc<(Mutex<Log>, Condvar)>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let shared = Arc::new((Mutex::new(Log::default()), Condvar::new()));
@@ -439,7 +439,11 @@ fn rendezvous(want: usize) -> (String, Arc<(Mutex<Log>, Condvar)>) {
     (url, shared)
 }
 
-fn hold_and_answer(stream: std::net::TcpStream, shared: &(Mutex<Log>, Condvar), want: usize) {
+pub(crate) fn hold_and_answer(
+    stream: std::net::TcpStream,
+    shared: &(Mutex<Log>, Condvar),
+    want: usize,
+) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut length = 0;
     loop {
