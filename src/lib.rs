@@ -24,6 +24,7 @@ pub mod storage;
 pub mod thread;
 pub mod tick;
 pub mod timestamp;
+pub mod untrusted;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
