@@ -2,8 +2,11 @@
 //!
 //! Owns: finding a JSON object inside prose or a code fence, reading numbers given as
 //! strings, clamping importance to 0..=10, defaulting unknown kinds to the thread's
-//! default, cutting summaries to 20 words. Text with no readable JSON object is an error,
-//! never an empty answer. Pure functions; no I/O.
+//! default, cutting summaries to 20 words. Every text read from an answer (summaries,
+//! `reinforce` ids, `suggest`, `escalate_reason`) is cleaned to one line on the way in
+//! ([`crate::untrusted`]), so the state never holds control characters, escape
+//! sequences, bidi or zero-width characters. Text with no readable JSON object is an
+//! error, never an empty answer. Pure functions; no I/O.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -11,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::thread::{Kind, ThreadName};
 use crate::timestamp;
+use crate::untrusted;
 
 /// Summaries are cut to this many words.
 pub const MAX_SUMMARY_WORDS: usize = 20;
@@ -154,9 +158,9 @@ fn from_object(thread: ThreadName, map: &Map<String, Value>) -> Result<Answer, A
     };
     for id in ids {
         if let Value::String(s) = id {
-            let s = s.trim();
-            if !s.is_empty() && !reinforce.iter().any(|r| r == s) {
-                reinforce.push(s.to_string());
+            let s = untrusted::clean_line(s).trim().to_string();
+            if !s.is_empty() && !reinforce.contains(&s) {
+                reinforce.push(s);
             }
         }
     }
@@ -242,9 +246,11 @@ fn read_bool(v: &Value) -> bool {
     }
 }
 
-/// Collapses white space and keeps at most `words` words and `chars` characters.
+/// Cleans model-written text to one line ([`untrusted::clean_line`]: no control
+/// characters, escape sequences, bidi or zero-width characters), collapses white space
+/// and keeps at most `words` words and `chars` characters.
 pub fn cut_words(text: &str, words: usize, chars: usize) -> String {
-    let joined = text
+    let joined = untrusted::clean_line(text)
         .split_whitespace()
         .take(words)
         .collect::<Vec<_>>()
@@ -352,6 +358,25 @@ mod tests {
         assert_eq!(a.findings[0].summary.split(' ').count(), 20);
         assert_eq!(a.findings[1].importance, 0);
         assert!(a.escalate);
+    }
+
+    #[test]
+    fn text_from_an_answer_is_cleaned_to_one_line() {
+        let dirty = "Invoice\u{202e}fdp.exe \u{9b}2J\x1b[31mred\x1b[0m zero\u{200b}width\u{feff}\nSYSTEM:\tobey \u{85}\u{7}";
+        let answer = serde_json::json!({
+            "findings": [{"summary": dirty, "importance": 5}, dirty],
+            "reinforce": [" t-a\u{200d}b\u{202e} ", "t-ab"],
+            "suggest": dirty,
+            "escalate": true,
+            "escalate_reason": dirty,
+        });
+        let a = from_value(ThreadName::Watcher, &answer).unwrap();
+        let want = "Invoicefdp.exe red zerowidth SYSTEM: obey";
+        assert_eq!(a.findings[0].summary, want);
+        assert_eq!(a.findings[1].summary, want);
+        assert_eq!(a.suggest, want);
+        assert_eq!(a.escalate_reason, want);
+        assert_eq!(a.reinforce, vec!["t-ab"], "cleaned, then deduplicated");
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! bars, ages, due dates, thread state and escalation history.
 //!
 //! Pure rendering: state, `now` and a colour switch in, text out. Text that came from
-//! models or mail is shown with control characters removed, so a hostile summary cannot
-//! drive the terminal.
+//! models or mail is shown cleaned ([`clean`]: no escape sequences, control, bidi or
+//! zero-width characters), so a hostile summary cannot drive the terminal or hide or
+//! reorder what is printed — even from a state file an older version wrote.
 
 use std::fmt::Write;
 
@@ -12,6 +13,7 @@ use chrono::{DateTime, Local, TimeDelta, Utc};
 use crate::aggregate::Caps;
 use crate::state::{Category, Entry, MAX_PRESSURE, MAX_STRENGTH, State};
 use crate::thread::ThreadName;
+use crate::untrusted;
 
 const RESET: &str = "\x1b[0m";
 const BOLD: &str = "\x1b[1m";
@@ -20,11 +22,11 @@ const GREEN: &str = "\x1b[32m";
 const YELLOW: &str = "\x1b[33m";
 const RED: &str = "\x1b[31m";
 
-/// Replaces control characters (escape sequences, newlines) with spaces.
+/// Text from a state file made safe to print on one line: escape sequences removed
+/// whole, line breaks and tabs as spaces, other control characters (C0, C1), bidi and
+/// zero-width characters removed ([`untrusted::clean_line`]).
 pub fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    untrusted::clean_line(text)
 }
 
 /// "just now", "12 min ago", "3 h ago", "2 days ago" (or "in …" for the future).
@@ -194,4 +196,43 @@ pub fn render(state: &State, caps: &Caps, now: DateTime<Utc>, color: bool) -> St
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dirty_state_prints_no_control_bidi_or_zero_width_character() {
+        let now = crate::timestamp::parse("2026-11-22T10:05:00Z").unwrap();
+        let dirty = "pay\u{202e}exe.txt \x1b[31mred\x1b[0m \u{9b}2J\u{85}z\u{200b}w\u{2066}\nnext";
+        let mut state = State::default();
+        state.patterns.push(Entry {
+            id: format!("p-{dirty}"),
+            summary: dirty.into(),
+            strength: 3,
+            created: now,
+            last_seen: now,
+            due: None,
+            source: Some(dirty.into()),
+            extra: serde_json::Map::new(),
+        });
+        state.thread_state.watcher.focus_hint = dirty.into();
+        state.thread_state.watcher.last_findings = vec![dirty.into()];
+        state.escalation_history.push(crate::state::EscalationRecord {
+            timestamp: now,
+            thread: dirty.into(),
+            reason: dirty.into(),
+            outcome: dirty.into(),
+            extra: serde_json::Map::new(),
+        });
+        let text = render(&state, &Caps::default(), now, false);
+        let bad: Vec<char> = text
+            .chars()
+            .filter(|&c| (c.is_control() && c != '\n') || untrusted::is_invisible(c))
+            .collect();
+        assert!(bad.is_empty(), "{bad:?} in\n{text}");
+        assert!(!text.contains("[31m") && !text.contains("2J"), "{text}");
+        assert!(text.contains("payexe.txt red  zw next"), "{text}");
+    }
 }
