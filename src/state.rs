@@ -3,7 +3,9 @@
 //! Owns the serde shape of `subconscious.json` (version 1), reading a version-less file
 //! written by the original prompt-driven aggregator as version 1, keeping unknown fields
 //! through a load and save, and naming the field and the problem when a file does not
-//! validate. It does no I/O: `storage` reads and writes the bytes.
+//! validate. Text written by models is cleaned when a state is read (an older version may
+//! have stored control, escape, bidi or zero-width characters); unknown fields are not
+//! touched. It does no I/O: `storage` reads and writes the bytes.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -14,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::thread::ThreadName;
 use crate::timestamp::{serde_utc, serde_utc_opt};
+use crate::untrusted;
 
 /// The state format this binary reads and writes.
 pub const STATE_VERSION: u64 = 1;
@@ -256,7 +259,7 @@ impl State {
                 _ => {}
             }
         }
-        let state: State = serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut state: State = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             StateProblem::Field {
                 path: if path == "." {
@@ -268,7 +271,42 @@ impl State {
             }
         })?;
         state.validate()?;
+        state.clean_text();
         Ok(state)
+    }
+
+    /// Cleans every text a model wrote ([`untrusted::clean_line`]), so a file written by
+    /// an older version is written back clean and never feeds control, escape, bidi or
+    /// zero-width characters to the aggregator, a prompt or a terminal. An id is cleaned
+    /// only when its clean form is non-empty and not taken. Unknown fields stay as
+    /// they are.
+    fn clean_text(&mut self) {
+        let clean = |s: &mut String| *s = untrusted::clean_line(s);
+        let mut ids: HashSet<String> = self.all_entries().map(|(_, e)| e.id.clone()).collect();
+        for cat in Category::ALL {
+            for e in self.entries_mut(cat) {
+                let id = untrusted::clean_line(&e.id).trim().to_string();
+                if id != e.id && !id.is_empty() && !ids.contains(&id) {
+                    ids.insert(id.clone());
+                    e.id = id;
+                }
+                clean(&mut e.summary);
+                if let Some(source) = &mut e.source {
+                    clean(source);
+                }
+            }
+        }
+        for thread in ThreadName::ALL {
+            let ts = self.thread_state.get_mut(thread);
+            ts.last_findings.iter_mut().for_each(clean);
+            ts.history.iter_mut().flatten().for_each(clean);
+            clean(&mut ts.focus_hint);
+        }
+        for r in &mut self.escalation_history {
+            clean(&mut r.thread);
+            clean(&mut r.reason);
+            clean(&mut r.outcome);
+        }
     }
 
     /// Serializes the state the way it is written to disk (pretty, newline-terminated).
@@ -392,6 +430,37 @@ mod tests {
         assert_eq!(back["active_threads"][0]["mood"], "tense");
         assert_eq!(back["version"], 1);
         assert_eq!(State::from_json(&s.to_json()).unwrap(), s);
+    }
+
+    #[test]
+    fn text_models_wrote_is_cleaned_on_load_and_unknown_fields_are_not() {
+        let dirty = r#"a\u202eb\u001b[31mc\u200bd\u0085e\nf"#;
+        let text = SEED
+            .replace("\"Invoice overdue\"", &format!("\"{dirty}\""))
+            .replace("\"mood\": \"tense\"", &format!("\"mood\": \"{dirty}\""))
+            .replace("\"focus_hint\": \"\"", &format!("\"focus_hint\": \"{dirty}\""))
+            .replace("[\"x\"]", &format!("[\"{dirty}\"]"))
+            .replace(
+                "\"id\": \"t-invoice-overdue\"",
+                "\"id\": \"t-invoice\\u200b-overdue\"",
+            );
+        let s = State::from_json(&text).unwrap();
+        let e = &s.active_threads[0];
+        assert_eq!(e.summary, "abcd e f");
+        assert_eq!(e.id, "t-invoice-overdue");
+        let w = &s.thread_state.watcher;
+        assert_eq!(w.focus_hint, "abcd e f");
+        assert_eq!(w.last_findings, ["abcd e f"]);
+        assert_eq!(w.history, [["abcd e f"]]);
+        assert_eq!(e.extra["mood"], "a\u{202e}b\u{1b}[31mc\u{200b}d\u{85}e\nf");
+    }
+
+    #[test]
+    fn an_id_whose_clean_form_is_taken_stays_as_it_was() {
+        let text = SEED.replace("\"patterns\": []", r#""patterns": [{"id": "t-invoice-overdue\u200b", "summary": "s", "strength": 1, "created": "2026-11-20T08:00:00Z", "last_seen": "2026-11-20T08:00:00Z"}]"#);
+        let s = State::from_json(&text).unwrap();
+        assert_eq!(s.active_threads[0].id, "t-invoice-overdue");
+        assert_eq!(s.patterns[0].id, "t-invoice-overdue\u{200b}");
     }
 
     #[test]
