@@ -219,13 +219,15 @@ mod tests {
         });
         state.thread_state.watcher.focus_hint = dirty.into();
         state.thread_state.watcher.last_findings = vec![dirty.into()];
-        state.escalation_history.push(crate::state::EscalationRecord {
-            timestamp: now,
-            thread: dirty.into(),
-            reason: dirty.into(),
-            outcome: dirty.into(),
-            extra: serde_json::Map::new(),
-        });
+        state
+            .escalation_history
+            .push(crate::state::EscalationRecord {
+                timestamp: now,
+                thread: dirty.into(),
+                reason: dirty.into(),
+                outcome: dirty.into(),
+                extra: serde_json::Map::new(),
+            });
         let text = render(&state, &Caps::default(), now, false);
         let bad: Vec<char> = text
             .chars()

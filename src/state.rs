@@ -438,7 +438,10 @@ mod tests {
         let text = SEED
             .replace("\"Invoice overdue\"", &format!("\"{dirty}\""))
             .replace("\"mood\": \"tense\"", &format!("\"mood\": \"{dirty}\""))
-            .replace("\"focus_hint\": \"\"", &format!("\"focus_hint\": \"{dirty}\""))
+            .replace(
+                "\"focus_hint\": \"\"",
+                &format!("\"focus_hint\": \"{dirty}\""),
+            )
             .replace("[\"x\"]", &format!("[\"{dirty}\"]"))
             .replace(
                 "\"id\": \"t-invoice-overdue\"",

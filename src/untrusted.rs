@@ -107,7 +107,10 @@ pub fn fence_id(parts: &[&str]) -> String {
 /// A short excerpt of untrusted text for an error message: one [clean](clean_line)
 /// line, white space collapsed, at most `max_chars` characters (an `…` marks a cut).
 pub fn excerpt(text: &str, max_chars: usize) -> String {
-    let line = clean_line(text).split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = clean_line(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     if line.chars().count() <= max_chars {
         return line;
     }
