@@ -434,7 +434,7 @@ mod tests {
 
     #[test]
     fn text_models_wrote_is_cleaned_on_load_and_unknown_fields_are_not() {
-        let dirty = r#"a\u202eb\u001b[31mc\u200bd\u0085e\nf"#;
+        let dirty = r"a\u202eb\u001b[31mc\u200bd\u0085e\nf";
         let text = SEED
             .replace("\"Invoice overdue\"", &format!("\"{dirty}\""))
             .replace("\"mood\": \"tense\"", &format!("\"mood\": \"{dirty}\""))
