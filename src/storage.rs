@@ -329,8 +329,11 @@ impl StateDir {
         self.dir.join(name)
     }
 
-    /// Takes the exclusive tick lock, or reports that another tick holds it.
+    /// Takes the exclusive tick lock, or reports that another tick holds it. A linked
+    /// state or `.bak` is refused first, so that such a tick creates nothing at all.
     pub fn lock(&self) -> Result<Lock, StorageError> {
+        self.refuse_link(STATE_FILE)?;
+        self.refuse_link(BACKUP_FILE)?;
         let path = self.file(LOCK_FILE);
         let file = OpenOptions::new()
             .create(true)
@@ -735,5 +738,207 @@ mod tests {
         assert!(matches!(dir.lock(), Err(StorageError::Locked { .. })));
         drop(held);
         assert!(dir.lock().is_ok());
+    }
+
+    #[test]
+    fn permission_denied_names_owner_mode_and_the_way_out() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let lock = tmp.path().join(LOCK_FILE);
+        let denied = io::Error::from(io::ErrorKind::PermissionDenied);
+        let e = access_error("take the lock", &lock, denied, |path, source| {
+            StorageError::Lock { path, source }
+        });
+        let text = e.to_string();
+        assert!(matches!(e, StorageError::Denied { .. }), "{text}");
+        for needle in [
+            "cannot take the lock",
+            "permission denied",
+            "is owned by uid",
+            "with mode 0755",
+            "run thinker as its owner",
+            "chown",
+            "chmod 700",
+            "--state DIR",
+        ] {
+            assert!(text.contains(needle), "{needle:?} not in {text}");
+        }
+        // Any other error keeps its own variant.
+        let other = access_error(
+            "take the lock",
+            &lock,
+            io::Error::other("x"),
+            |path, source| StorageError::Lock { path, source },
+        );
+        assert!(matches!(other, StorageError::Lock { .. }));
+    }
+
+    #[test]
+    fn a_state_directory_that_is_a_file_or_under_one_says_so() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("state");
+        fs::write(&file, "x").unwrap();
+        for path in [file.clone(), file.join("deeper")] {
+            let text = StateDir::create(&path).unwrap_err().to_string();
+            assert!(
+                text.contains(&format!("{} is a file, not a directory", file.display())),
+                "{text}"
+            );
+            assert!(text.contains("pass --state DIR or move it"), "{text}");
+        }
+        assert_eq!(fs::read(&file).unwrap(), b"x");
+    }
+
+    #[test]
+    fn stale_temp_names_are_only_the_ones_storage_makes() {
+        for stale in [
+            ".subconscious.json.tmp-123",
+            ".subconscious.json.bak.tmp",
+            ".ledger.json.tmp-9",
+        ] {
+            assert!(is_stale_temp(stale), "{stale}");
+        }
+        for kept in [
+            "subconscious.json",
+            "notes.tmp",
+            ".tmp",
+            ".tmp-1",
+            ".x.tmp-",
+            ".x.tmp-12a",
+            ".hidden",
+            "journal.jsonl",
+        ] {
+            assert!(!is_stale_temp(kept), "{kept}");
+        }
+    }
+
+    #[test]
+    fn tidy_removes_stale_temps_and_tightens_modes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        dir.save(&State::default()).unwrap();
+        dir.save(&State::default()).unwrap(); // a .bak
+        for name in [".subconscious.json.tmp-77", ".subconscious.json.bak.tmp"] {
+            fs::write(dir.file(name), "stale").unwrap();
+        }
+        fs::write(dir.file("notes.txt"), "mine").unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let set = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+        set(dir.path(), 0o777);
+        set(&dir.file(STATE_FILE), 0o666);
+        set(&dir.file("notes.txt"), 0o644);
+        let lock = dir.lock().unwrap();
+        let done = dir.tidy(&lock);
+        assert_eq!(done.removed.len(), 2, "{done:?}");
+        assert!(done.warnings.is_empty(), "{done:?}");
+        assert!(!dir.file(".subconscious.json.tmp-77").exists());
+        assert!(dir.file("notes.txt").exists());
+        assert_eq!(mode(dir.path()), 0o700);
+        assert_eq!(mode(&dir.file(STATE_FILE)), 0o600);
+        assert_eq!(mode(&dir.file(BACKUP_FILE)), 0o600);
+        assert_eq!(mode(&dir.file("notes.txt")), 0o644, "not thinker's file");
+        assert_eq!(dir.tidy(&lock), Tidied::default(), "nothing left to do");
+    }
+
+    #[test]
+    fn an_append_after_a_torn_line_starts_on_a_new_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        fs::write(dir.file(JOURNAL_FILE), "{\"a\":1}\n{\"torn").unwrap();
+        dir.append_lines(JOURNAL_FILE, &[serde_json::json!({"b": 2})])
+            .unwrap();
+        let text = fs::read_to_string(dir.file(JOURNAL_FILE)).unwrap();
+        assert_eq!(text, "{\"a\":1}\n{\"torn\n{\"b\":2}\n");
+        dir.append_lines(JOURNAL_FILE, &[serde_json::json!({"c": 3})])
+            .unwrap();
+        assert!(
+            fs::read_to_string(dir.file(JOURNAL_FILE))
+                .unwrap()
+                .ends_with("}\n{\"c\":3}\n")
+        );
+    }
+
+    #[test]
+    fn symlinked_state_or_backup_is_refused_and_never_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(&tmp.path().join("state")).unwrap();
+        let real = tmp.path().join("real.json");
+        fs::write(&real, State::default().to_json()).unwrap();
+        for name in [STATE_FILE, BACKUP_FILE] {
+            for target in [real.clone(), tmp.path().join("gone.json")] {
+                let link = dir.file(name);
+                std::os::unix::fs::symlink(&target, &link).unwrap();
+                let load = dir.load().unwrap_err().to_string();
+                assert!(load.contains(&link.display().to_string()), "{load}");
+                assert!(load.contains(&target.display().to_string()), "{load}");
+                assert!(load.contains("touched nothing"), "{load}");
+                let save = dir.save(&State::default()).unwrap_err();
+                assert!(matches!(save, StorageError::Symlink { .. }), "{save}");
+                assert!(
+                    fs::symlink_metadata(&link)
+                        .unwrap()
+                        .file_type()
+                        .is_symlink()
+                );
+                fs::remove_file(&link).unwrap();
+            }
+        }
+        assert_eq!(
+            fs::read_to_string(&real).unwrap(),
+            State::default().to_json()
+        );
+    }
+
+    #[test]
+    fn the_backup_is_offered_only_when_it_validates() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        fs::write(dir.file(STATE_FILE), "{broken").unwrap();
+        fs::write(dir.file(BACKUP_FILE), State::default().to_json()).unwrap();
+        assert!(dir.load().unwrap_err().to_string().contains("`cp "));
+        fs::write(dir.file(BACKUP_FILE), "{also broken").unwrap();
+        let text = dir.load().unwrap_err().to_string();
+        assert!(!text.contains("`cp "), "{text}");
+        assert!(
+            text.contains("backup") && text.contains("unusable too"),
+            "{text}"
+        );
+        fs::remove_file(dir.file(STATE_FILE)).unwrap();
+        let text = dir.load().unwrap_err().to_string();
+        assert!(!text.contains("`cp "), "{text}");
+        assert!(text.contains("unusable too"), "{text}");
+    }
+
+    #[test]
+    fn a_write_error_says_what_it_leaves_behind() {
+        let e = write_error(Path::new("/s/journal.jsonl"), io::Error::other("disk full"));
+        assert!(e.to_string().ends_with("; the state is unchanged"), "{e}");
+        let e = e.after(Aftermath::SpendingRecorded).to_string();
+        assert!(e.contains("spending is counted in ledger.json"), "{e}");
+        let durable = StorageError::Write {
+            path: PathBuf::from("/s"),
+            source: io::Error::other("EIO"),
+            aftermath: Aftermath::NotDurable,
+        };
+        let kept = durable.after(Aftermath::Journaled).to_string();
+        assert!(kept.contains("the new state is in place"), "{kept}");
+    }
+
+    #[test]
+    fn a_failed_commit_drops_its_staged_temp_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        dir.save(&State::default()).unwrap();
+        fs::create_dir_all(dir.file(BACKUP_FILE).join("in-the-way")).unwrap();
+        let staged = dir.stage(&State::default()).unwrap();
+        let tmp_path = staged.path().to_path_buf();
+        assert!(tmp_path.exists());
+        assert!(dir.commit_staged(staged).is_err());
+        assert!(!tmp_path.exists());
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "state and .bak only"
+        );
     }
 }
