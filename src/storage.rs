@@ -50,7 +50,8 @@ pub enum StorageError {
     #[error("cannot create state directory {path}: {source}; pass --state DIR")]
     CreateDir { path: PathBuf, source: io::Error },
     #[error(
-        "state directory {path} cannot be used: {blocker} is {what}, not a directory; pass --state DIR or move it"
+        "state directory {path}{blocker} is {what}, not a directory; pass --state DIR or move it",
+        blocker = if blocker == path { String::new() } else { format!(" cannot be used: {}", blocker.display()) }
     )]
     NotADirectory {
         path: PathBuf,
@@ -455,6 +456,11 @@ impl StateDir {
                     });
                 }
                 return Ok(State::default());
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
+                return Err(
+                    not_a_directory(&self.dir).unwrap_or(StorageError::Read { path, source: e })
+                );
             }
             Err(source) => {
                 return Err(access_error(
