@@ -584,7 +584,9 @@ impl StateDir {
     /// Puts a staged state in place: the current state becomes the `.bak`, the temp file
     /// is renamed over the state, the directory is synced.
     pub fn commit_staged(&self, staged: Staged) -> Result<(), StorageError> {
-        self.commit(&staged.tmp, STATE_FILE, Some(BACKUP_FILE))
+        let committed = self.commit(&staged.tmp, STATE_FILE, Some(BACKUP_FILE));
+        drop(staged); // after a failure, removes the temp file
+        committed
     }
 
     /// Writes the state atomically, keeping the previous version as `.bak`.
@@ -678,7 +680,8 @@ fn tighten(path: &Path, mode: u32, done: &mut Tidied) {
     let Ok(meta) = fs::metadata(path) else {
         return;
     };
-    if meta.mode() & 0o077 == 0 {
+    let open_to_others = meta.mode() & 0o077;
+    if open_to_others == 0 {
         return;
     }
     match fs::set_permissions(path, fs::Permissions::from_mode(mode)) {

@@ -1,9 +1,10 @@
 //! `thinker tick` (SPEC §4): the one place where I/O, concurrency and time meet.
 //!
-//! Lock, load, schedule, gather, assemble, call the four threads concurrently (each with
-//! its timeout, the whole tick with a deadline), aggregate, then archive, write the state
-//! atomically, update the ledger and append the journal, and release the lock. A dry run
-//! does the same up to the aggregation and writes nothing at all.
+//! Lock (and tidy the directory), load, schedule, gather, assemble, call the four threads
+//! concurrently (each with its timeout, the whole tick with a deadline), aggregate, then
+//! update the ledger, stage the state, archive, append the journal, commit the state
+//! (spending and journal before the state: crash windows in ARCHITECTURE.md), and release
+//! the lock. A dry run does the same up to the aggregation and writes nothing at all.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
