@@ -12,7 +12,9 @@
 //! `subconscious.json` and `subconscious.json.bak` are never symbolic links: a link, live
 //! or dangling, is refused by every command that reads or writes the state, with the way
 //! out, and is never followed or replaced (a rename over it would replace the link and
-//! leave its target stale forever). A linked state *directory* is fine.
+//! leave its target stale forever); the same holds for any file written by rename, such
+//! as `ledger.json`. Appends (journal, archive) follow a link. A linked state *directory*
+//! is fine.
 //!
 //! Appends start on a new line when a killed process left the file without a final
 //! newline, so one torn line never swallows the next.
@@ -66,7 +68,7 @@ pub enum StorageError {
         access: Access,
     },
     #[error(
-        "{path} is a symbolic link to {target}{dangling}; thinker never follows or replaces a link in place of its state (a write would replace the link and leave its target stale), so it stopped and touched nothing. {way_out}",
+        "{path} is a symbolic link to {target}{dangling}; thinker never follows or replaces a link in place of a file it writes by renaming (the write would replace the link and leave its target stale), so it stopped and touched nothing. {way_out}",
         target = target.display(),
         dangling = if *dangling { ", which does not exist" } else { "" }
     )]
@@ -288,6 +290,24 @@ pub struct Tidied {
     pub warnings: Vec<String>,
 }
 
+impl Tidied {
+    /// Logs what was done (`info`, shown with `-v`) and what could not be (`warn`).
+    pub fn log(&self) {
+        for path in &self.removed {
+            tracing::info!("removed {}, a temp file a killed tick left", path.display());
+        }
+        for path in &self.tightened {
+            tracing::info!(
+                "tightened the mode of {} (it was open to others)",
+                path.display()
+            );
+        }
+        for warning in &self.warnings {
+            tracing::warn!("{warning}");
+        }
+    }
+}
+
 impl StateDir {
     /// Opens `dir`, creating it (mode 0700) if it does not exist.
     pub fn create(dir: &Path) -> Result<StateDir, StorageError> {
@@ -331,10 +351,12 @@ impl StateDir {
     }
 
     /// Takes the exclusive tick lock, or reports that another tick holds it. A linked
-    /// state or `.bak` is refused first, so that such a tick creates nothing at all.
+    /// state, `.bak` or ledger is refused first, so that such a tick creates nothing and
+    /// calls no model whose spending it could not record.
     pub fn lock(&self) -> Result<Lock, StorageError> {
-        self.refuse_link(STATE_FILE)?;
-        self.refuse_link(BACKUP_FILE)?;
+        for name in [STATE_FILE, BACKUP_FILE, LEDGER_FILE] {
+            self.refuse_link(name)?;
+        }
         let path = self.file(LOCK_FILE);
         let file = OpenOptions::new()
             .create(true)

@@ -111,9 +111,7 @@ async fn tick(
     } else {
         let dir = StateDir::create(state_dir)?;
         let lock = dir.lock()?;
-        for warning in dir.tidy(&lock).warnings {
-            tracing::warn!("{warning}");
-        }
+        dir.tidy(&lock).log();
         (dir, Some(lock))
     };
     let state = dir.load()?;

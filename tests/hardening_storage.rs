@@ -321,3 +321,21 @@ fn a_broken_backup_is_not_offered_as_the_way_back() {
     after.remove("subconscious.json.lock");
     assert_eq!(after, before);
 }
+
+/// A linked ledger would be replaced by its first write: refused before any model is
+/// called, so no spending goes unrecorded.
+#[test]
+fn a_symlinked_ledger_is_refused_before_any_call() {
+    let mut tick = Tick::new().state(SEED);
+    let dir = tick.dir().to_path_buf();
+    let target = dir.parent().unwrap().join("ledger-elsewhere.json");
+    fs::write(&target, "{\"runs\": 3}").unwrap();
+    symlink(&target, dir.join("ledger.json")).unwrap();
+    let before = files(&dir);
+    let out = tick.run();
+    out.expect_exit(1);
+    assert!(out.stderr.contains("symbolic link"), "{}", out.stderr);
+    assert_eq!(tick.all_requests(), 0);
+    assert_eq!(files(&dir), before);
+    assert_eq!(fs::read_to_string(&target).unwrap(), "{\"runs\": 3}");
+}
