@@ -405,7 +405,15 @@ impl StateDir {
             )),
         }
         let dir = self.dir.clone();
-        tighten(&dir, 0o700, &mut done);
+        match fs::metadata(&dir) {
+            // A shared directory such as /tmp: making it private would break others.
+            Ok(meta) if meta.mode() & 0o1000 != 0 => done.warnings.push(format!(
+                "the state directory {} is a shared directory (mode {:04o}), so anyone on this machine may see or replace thinker's files; keep the state in a directory of its own (--state DIR)",
+                dir.display(),
+                meta.mode() & 0o7777
+            )),
+            _ => tighten(&dir, 0o700, &mut done),
+        }
         for name in PRIVATE_FILES {
             let path = self.file(name);
             // Links are refused by `load`; never change the mode of what one points to.
@@ -869,6 +877,20 @@ mod tests {
         assert_eq!(mode(&dir.file(BACKUP_FILE)), 0o600);
         assert_eq!(mode(&dir.file("notes.txt")), 0o644, "not thinker's file");
         assert_eq!(dir.tidy(&lock), Tidied::default(), "nothing left to do");
+    }
+
+    #[test]
+    fn a_shared_sticky_directory_is_warned_about_not_tightened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o1777)).unwrap();
+        let lock = dir.lock().unwrap();
+        let done = dir.tidy(&lock);
+        assert_eq!(done.warnings.len(), 1, "{done:?}");
+        assert!(done.warnings[0].contains("shared directory"), "{done:?}");
+        let mode = fs::metadata(dir.path()).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o1777);
+        assert!(done.tightened.is_empty(), "{done:?}");
     }
 
     #[test]
