@@ -160,6 +160,10 @@ pub struct JournalLine {
     pub duration_ms: u64,
     /// The run number (`every = N` counts these).
     pub run: u64,
+    /// The state's `tick_count` once this tick is written (unchanged when nothing was
+    /// applied). The line is written before the state: a state whose `tick_count` is
+    /// lower was killed or failed before it landed, and the line was not applied.
+    pub tick_count: u64,
     pub exit_code: u8,
     pub threads: Vec<ThreadRecord>,
     pub aggregate: AggregateRecord,

@@ -2,17 +2,32 @@
 //! `subconscious.json` with its `.bak`, and the append-only `archive.jsonl` and
 //! `journal.jsonl`.
 //!
-//! Owns every byte thinker writes to the state directory. A state file that does not
-//! read or validate is never overwritten; the error names the file, the problem and the
-//! way back (`.bak`). Directories are created 0700, files 0600.
+//! Owns every byte thinker writes to the state directory, and decides nothing about what
+//! is written. A state file that does not read or validate is never overwritten; the
+//! error names the file, the problem and the way back (`.bak`, only when the `.bak`
+//! itself validates). Directories are created 0700, files 0600; under the tick lock,
+//! [`StateDir::tidy`] tightens an existing directory and its files to those modes and
+//! removes the temp files a killed process left.
+//!
+//! `subconscious.json` and `subconscious.json.bak` are never symbolic links: a link, live
+//! or dangling, is refused by every command that reads or writes the state, with the way
+//! out, and is never followed or replaced (a rename over it would replace the link and
+//! leave its target stale forever); the same holds for any file written by rename, such
+//! as `ledger.json`. Appends (journal, archive) follow a link. A linked state *directory*
+//! is fine.
+//!
+//! Appends start on a new line when a killed process left the file without a final
+//! newline, so one torn line never swallows the next.
 
+use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::budget::LEDGER_FILE;
 use crate::state::{State, StateProblem};
 
 pub const STATE_FILE: &str = "subconscious.json";
@@ -21,13 +36,48 @@ pub const LOCK_FILE: &str = "subconscious.json.lock";
 pub const ARCHIVE_FILE: &str = "archive.jsonl";
 pub const JOURNAL_FILE: &str = "journal.jsonl";
 
+/// The files of the state directory that [`StateDir::tidy`] keeps at mode 0600.
+const PRIVATE_FILES: [&str; 6] = [
+    STATE_FILE,
+    BACKUP_FILE,
+    LOCK_FILE,
+    ARCHIVE_FILE,
+    JOURNAL_FILE,
+    LEDGER_FILE,
+];
+
 /// What went wrong with the state directory.
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
-    #[error(
-        "cannot create state directory {path}: {source}; check the permissions of its parent or pass --state DIR"
-    )]
+    #[error("cannot create state directory {path}: {source}; pass --state DIR")]
     CreateDir { path: PathBuf, source: io::Error },
+    #[error(
+        "state directory {path}{blocker} is {what}, not a directory; pass --state DIR or move it",
+        blocker = if blocker == path { String::new() } else { format!(" cannot be used: {}", blocker.display()) }
+    )]
+    NotADirectory {
+        path: PathBuf,
+        /// The path itself, or the ancestor that is in the way.
+        blocker: PathBuf,
+        what: &'static str,
+    },
+    #[error("cannot {action} {path}: permission denied. {access}")]
+    Denied {
+        action: &'static str,
+        path: PathBuf,
+        access: Access,
+    },
+    #[error(
+        "{path} is a symbolic link to {target}{dangling}; thinker never follows or replaces a link in place of a file it writes by renaming (the write would replace the link and leave its target stale), so it stopped and touched nothing. {way_out}",
+        target = target.display(),
+        dangling = if *dangling { ", which does not exist" } else { "" }
+    )]
+    Symlink {
+        path: PathBuf,
+        target: PathBuf,
+        dangling: bool,
+        way_out: String,
+    },
     #[error("another thinker tick holds the lock {path}; this run was skipped and touched nothing")]
     Locked { path: PathBuf },
     #[error("cannot take the lock {path}: {source}")]
@@ -40,12 +90,162 @@ pub enum StorageError {
         problem: StateProblem,
         way_out: String,
     },
-    #[error(
-        "state file {path} is missing but its backup {backup} exists; restore it with `cp {backup} {path}` (or remove the backup to start empty)"
-    )]
-    MissingWithBackup { path: PathBuf, backup: PathBuf },
-    #[error("cannot write {path}: {source}; the previous state is unchanged")]
-    Write { path: PathBuf, source: io::Error },
+    #[error("state file {path} is missing but its backup {backup} exists; {way_out}")]
+    MissingWithBackup {
+        path: PathBuf,
+        backup: PathBuf,
+        way_out: String,
+    },
+    #[error("cannot write {path}: {source}; {aftermath}")]
+    Write {
+        path: PathBuf,
+        source: io::Error,
+        aftermath: Aftermath,
+    },
+}
+
+/// What a failed write leaves behind. Storage knows only its own step
+/// ([`Aftermath::Unchanged`], [`Aftermath::NotDurable`]); the tick, which knows what it
+/// wrote before, says more with [`StorageError::after`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aftermath {
+    /// The state was not touched.
+    Unchanged,
+    /// The state was not touched; the tick's spending is already in `ledger.json`, but
+    /// the tick has no journal line.
+    SpendingRecorded,
+    /// The state was not touched; the tick's journal line (whose `tick_count` the state
+    /// never reached) and its spending were recorded.
+    Journaled,
+    /// The new state was renamed into place, but the directory could not be synced.
+    NotDurable,
+}
+
+impl fmt::Display for Aftermath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Aftermath::Unchanged => "the state is unchanged",
+            Aftermath::SpendingRecorded => {
+                "the state is unchanged; this tick's spending is counted in ledger.json, but the tick has no journal line"
+            }
+            Aftermath::Journaled => {
+                "the state is unchanged; this tick's journal line and spending were recorded (its tick_count says what the state would have become)"
+            }
+            Aftermath::NotDurable => {
+                "the new state is in place, but the directory could not be synced: a crash now may bring back the previous state"
+            }
+        })
+    }
+}
+
+impl StorageError {
+    /// Says what else a failed write leaves behind (for a write that left the state
+    /// unchanged); other errors pass through.
+    #[must_use]
+    pub fn after(self, then: Aftermath) -> StorageError {
+        match self {
+            StorageError::Write {
+                path,
+                source,
+                aftermath: Aftermath::Unchanged,
+            } => StorageError::Write {
+                path,
+                source,
+                aftermath: then,
+            },
+            other => other,
+        }
+    }
+}
+
+/// Who owns a path thinker may not touch, and the way out.
+#[derive(Debug)]
+pub struct Access {
+    path: PathBuf,
+    is_dir: bool,
+    /// Owner and mode of `path`, when they can be read.
+    owner: Option<(u32, u32)>,
+    /// The uid thinker runs as, when it can be read.
+    me: Option<u32>,
+}
+
+impl Access {
+    fn of(path: &Path) -> Access {
+        let meta = fs::metadata(path).ok();
+        Access {
+            path: path.to_path_buf(),
+            is_dir: meta.as_ref().is_none_or(fs::Metadata::is_dir),
+            owner: meta.map(|m| (m.uid(), m.mode() & 0o7777)),
+            me: fs::metadata("/proc/self").ok().map(|m| m.uid()),
+        }
+    }
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match self.owner {
+            Some((uid, mode)) => write!(f, "{path} is owned by uid {uid} with mode {mode:04o}")?,
+            None => write!(f, "{path} is not accessible")?,
+        }
+        if let Some(me) = self.me {
+            write!(f, " and thinker runs as uid {me}")?;
+        }
+        let mode = if self.is_dir { "700" } else { "600" };
+        write!(
+            f,
+            "; run thinker as its owner, fix it with `chown -R \"$(id -u)\" {path}` and `chmod {mode} {path}`, or pass --state DIR"
+        )
+    }
+}
+
+/// Maps a failed access to `path` to an error that says what is in the way.
+fn access_error(
+    action: &'static str,
+    path: &Path,
+    source: io::Error,
+    otherwise: impl FnOnce(PathBuf, io::Error) -> StorageError,
+) -> StorageError {
+    match source.kind() {
+        io::ErrorKind::PermissionDenied => StorageError::Denied {
+            action,
+            path: path.to_path_buf(),
+            access: Access::of(nearest_existing(path)),
+        },
+        io::ErrorKind::NotADirectory | io::ErrorKind::AlreadyExists => {
+            match not_a_directory(path) {
+                Some(e) => e,
+                None => otherwise(path.to_path_buf(), source),
+            }
+        }
+        _ => otherwise(path.to_path_buf(), source),
+    }
+}
+
+/// The closest ancestor of `path` (or `path`) that exists.
+fn nearest_existing(path: &Path) -> &Path {
+    path.ancestors()
+        .find(|p| fs::symlink_metadata(p).is_ok())
+        .unwrap_or(path)
+}
+
+/// The error for a `path` that cannot be a directory because it, or an ancestor, is a
+/// file or a dangling link; `None` if nothing is in the way.
+fn not_a_directory(path: &Path) -> Option<StorageError> {
+    let blocker = path
+        .ancestors()
+        .filter(|p| !p.as_os_str().is_empty())
+        .find(|p| fs::symlink_metadata(p).is_ok() && !fs::metadata(p).is_ok_and(|m| m.is_dir()))?;
+    let what = match fs::symlink_metadata(blocker) {
+        Ok(m) if m.file_type().is_symlink() => "a symbolic link to nothing",
+        Ok(m) if m.is_file() => "a file",
+        _ => "something else",
+    };
+    Some(StorageError::NotADirectory {
+        path: path.to_path_buf(),
+        blocker: blocker.to_path_buf(),
+        what,
+    })
 }
 
 /// An open state directory.
@@ -60,18 +260,75 @@ pub struct Lock {
     _file: File,
 }
 
+/// A new state written to a synced temp file, not yet in place
+/// ([`StateDir::commit_staged`]). Dropped uncommitted, it removes its temp file.
+#[derive(Debug)]
+pub struct Staged {
+    tmp: PathBuf,
+}
+
+impl Staged {
+    pub fn path(&self) -> &Path {
+        &self.tmp
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.tmp);
+    }
+}
+
+/// What [`StateDir::tidy`] did, and what it could not do.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Tidied {
+    /// Temp files left by killed processes, removed.
+    pub removed: Vec<PathBuf>,
+    /// Paths whose group/other permission bits were removed.
+    pub tightened: Vec<PathBuf>,
+    /// What could not be tightened or removed, and why.
+    pub warnings: Vec<String>,
+}
+
+impl Tidied {
+    /// Logs what was done (`info`, shown with `-v`) and what could not be (`warn`).
+    pub fn log(&self) {
+        for path in &self.removed {
+            tracing::info!("removed {}, a temp file a killed tick left", path.display());
+        }
+        for path in &self.tightened {
+            tracing::info!(
+                "tightened the mode of {} (it was open to others)",
+                path.display()
+            );
+        }
+        for warning in &self.warnings {
+            tracing::warn!("{warning}");
+        }
+    }
+}
+
 impl StateDir {
     /// Opens `dir`, creating it (mode 0700) if it does not exist.
     pub fn create(dir: &Path) -> Result<StateDir, StorageError> {
-        if !dir.is_dir() {
-            fs::DirBuilder::new()
+        match fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(not_a_directory(dir).unwrap_or(StorageError::NotADirectory {
+                    path: dir.to_path_buf(),
+                    blocker: dir.to_path_buf(),
+                    what: "a file",
+                }));
+            }
+            Err(_) => fs::DirBuilder::new()
                 .recursive(true)
                 .mode(0o700)
                 .create(dir)
-                .map_err(|source| StorageError::CreateDir {
-                    path: dir.to_path_buf(),
-                    source,
-                })?;
+                .map_err(|source| {
+                    access_error("create the state directory", dir, source, |path, source| {
+                        StorageError::CreateDir { path, source }
+                    })
+                })?,
         }
         Ok(StateDir {
             dir: dir.to_path_buf(),
@@ -93,8 +350,13 @@ impl StateDir {
         self.dir.join(name)
     }
 
-    /// Takes the exclusive tick lock, or reports that another tick holds it.
+    /// Takes the exclusive tick lock, or reports that another tick holds it. A linked
+    /// state, `.bak` or ledger is refused first, so that such a tick creates nothing and
+    /// calls no model whose spending it could not record.
     pub fn lock(&self) -> Result<Lock, StorageError> {
+        for name in [STATE_FILE, BACKUP_FILE, LEDGER_FILE] {
+            self.refuse_link(name)?;
+        }
         let path = self.file(LOCK_FILE);
         let file = OpenOptions::new()
             .create(true)
@@ -102,9 +364,10 @@ impl StateDir {
             .write(true)
             .mode(0o600)
             .open(&path)
-            .map_err(|source| StorageError::Lock {
-                path: path.clone(),
-                source,
+            .map_err(|source| {
+                access_error("take the lock", &path, source, |path, source| {
+                    StorageError::Lock { path, source }
+                })
             })?;
         match file.try_lock() {
             Ok(()) => Ok(Lock { _file: file }),
@@ -113,42 +376,147 @@ impl StateDir {
         }
     }
 
-    /// Whether a state file exists.
+    /// Housekeeping only the lock holder may do: removes the temp files that killed
+    /// processes left (`.<name>.tmp` and `.<name>.tmp-<pid>`, regular files only), and
+    /// tightens the directory to 0700 and its files to 0600 where group or others had
+    /// any access. Never fails: what it cannot do is returned as warnings.
+    pub fn tidy(&self, _lock: &Lock) -> Tidied {
+        let mut done = Tidied::default();
+        match fs::read_dir(&self.dir) {
+            Ok(entries) => {
+                for entry in entries.flatten() {
+                    let name = entry.file_name();
+                    let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+                    if is_file && is_stale_temp(&name.to_string_lossy()) {
+                        let path = entry.path();
+                        match fs::remove_file(&path) {
+                            Ok(()) => done.removed.push(path),
+                            Err(e) => done.warnings.push(format!(
+                                "cannot remove the stale temp file {}: {e}",
+                                path.display()
+                            )),
+                        }
+                    }
+                }
+            }
+            Err(e) => done.warnings.push(format!(
+                "cannot list {} to remove stale temp files: {e}",
+                self.dir.display()
+            )),
+        }
+        let dir = self.dir.clone();
+        match fs::metadata(&dir) {
+            // A shared directory such as /tmp: making it private would break others.
+            Ok(meta) if meta.mode() & 0o1000 != 0 => done.warnings.push(format!(
+                "the state directory {} is a shared directory (mode {:04o}), so anyone on this machine may see or replace thinker's files; keep the state in a directory of its own (--state DIR)",
+                dir.display(),
+                meta.mode() & 0o7777
+            )),
+            _ => tighten(&dir, 0o700, &mut done),
+        }
+        for name in PRIVATE_FILES {
+            let path = self.file(name);
+            // Links are refused by `load`; never change the mode of what one points to.
+            if fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+                tighten(&path, 0o600, &mut done);
+            }
+        }
+        done
+    }
+
+    /// Whether a state file exists (a link counts, dangling or not).
     pub fn has_state(&self) -> bool {
-        self.file(STATE_FILE).exists()
+        fs::symlink_metadata(self.file(STATE_FILE)).is_ok()
+    }
+
+    /// Refuses `name` if it is a symbolic link, live or dangling.
+    fn refuse_link(&self, name: &str) -> Result<(), StorageError> {
+        let path = self.file(name);
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            return Ok(());
+        };
+        if !meta.file_type().is_symlink() {
+            return Ok(());
+        }
+        let target = fs::read_link(&path).unwrap_or_default();
+        let dangling = fs::metadata(&path).is_err();
+        let shown = path.display();
+        let way_out = if dangling {
+            format!(
+                "Restore the file it points to, or remove the link (`rm {shown}`); to keep the state elsewhere, link the whole directory or pass --state DIR."
+            )
+        } else {
+            format!(
+                "Put the file itself in the link's place with `cp --remove-destination \"$(readlink -f {shown})\" {shown}`, or pass --state the directory that holds the real file (a linked state directory is fine)."
+            )
+        };
+        Err(StorageError::Symlink {
+            path,
+            target,
+            dangling,
+            way_out,
+        })
     }
 
     /// Loads and validates the state; an absent file is an empty state (first tick).
     pub fn load(&self) -> Result<State, StorageError> {
+        self.refuse_link(STATE_FILE)?;
+        self.refuse_link(BACKUP_FILE)?;
         let path = self.file(STATE_FILE);
         let backup = self.file(BACKUP_FILE);
         let text = match fs::read(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if backup.exists() {
-                    return Err(StorageError::MissingWithBackup { path, backup });
+                    let way_out = match read_state(&backup) {
+                        Ok(_) => format!(
+                            "restore it with `cp {0} {1}` (or remove the backup to start empty)",
+                            backup.display(),
+                            path.display()
+                        ),
+                        Err(problem) => format!(
+                            "the backup is unusable too ({problem}); move it aside (`mv {0} {0}.broken`) to start with an empty state",
+                            backup.display()
+                        ),
+                    };
+                    return Err(StorageError::MissingWithBackup {
+                        path,
+                        backup,
+                        way_out,
+                    });
                 }
                 return Ok(State::default());
             }
-            Err(source) => return Err(StorageError::Read { path, source }),
+            Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
+                return Err(
+                    not_a_directory(&self.dir).unwrap_or(StorageError::Read { path, source: e })
+                );
+            }
+            Err(source) => {
+                return Err(access_error(
+                    "read the state file",
+                    &path,
+                    source,
+                    |path, source| StorageError::Read { path, source },
+                ));
+            }
         };
-        let parsed = match String::from_utf8(text) {
-            Ok(text) => State::from_json(&text),
-            Err(e) => Err(StateProblem::Syntax(format!(
-                "it is not UTF-8 text (bad byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ))),
-        };
-        parsed.map_err(|problem| {
-            let way_out = if backup.exists() {
+        parse_state(text).map_err(|problem| {
+            let way_out = if !backup.exists() {
                 format!(
-                    "To go back to the previous version: `cp {} {}`; or fix the file by hand.",
-                    backup.display(),
+                    "There is no backup; fix the file by hand, or move it aside (`mv {0} {0}.broken`) to start with an empty state.",
                     path.display()
+                )
+            } else if let Err(bad) = read_state(&backup) {
+                format!(
+                    "The backup {1} is unusable too ({bad}); fix either file by hand, or move both aside (`mv {0} {0}.broken && mv {1} {1}.broken`) to start with an empty state.",
+                    path.display(),
+                    backup.display()
                 )
             } else {
                 format!(
-                    "There is no backup; fix the file by hand, or move it aside (`mv {0} {0}.broken`) to start with an empty state.",
+                    "To go back to the previous version: `cp {} {}`; or fix the file by hand.",
+                    backup.display(),
                     path.display()
                 )
             };
@@ -163,10 +531,7 @@ impl StateDir {
     /// Writes `bytes` to a temp file beside `name` in the state directory and syncs it.
     fn write_temp_bytes(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, StorageError> {
         let tmp = self.file(&format!(".{name}.tmp-{}", std::process::id()));
-        let werr = |source| StorageError::Write {
-            path: tmp.clone(),
-            source,
-        };
+        let werr = |source| write_error(&tmp, source);
         match fs::remove_file(&tmp) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -185,11 +550,16 @@ impl StateDir {
 
     /// Renames a synced temp file over `name`, first keeping the current `name` as
     /// `backup` (a hard link, so `name` exists at every instant), then syncs the directory.
+    /// Refuses to replace a symbolic link.
     fn commit(&self, tmp: &Path, name: &str, backup: Option<&str>) -> Result<(), StorageError> {
+        self.refuse_link(name)?;
+        if let Some(backup) = backup {
+            self.refuse_link(backup)?;
+        }
         let path = self.file(name);
         let werr = |p: &Path| {
             let p = p.to_path_buf();
-            move |source| StorageError::Write { path: p, source }
+            move |source| write_error(&p, source)
         };
         if let Some(backup) = backup.filter(|_| path.exists()) {
             let backup = self.file(backup);
@@ -207,10 +577,18 @@ impl StateDir {
                     .and_then(|f| f.sync_all())
                     .map_err(werr(&backup_tmp))?;
             }
-            fs::rename(&backup_tmp, &backup).map_err(werr(&backup))?;
+            fs::rename(&backup_tmp, &backup)
+                .inspect_err(|_| {
+                    let _ = fs::remove_file(&backup_tmp);
+                })
+                .map_err(werr(&backup))?;
         }
         fs::rename(tmp, &path).map_err(werr(&path))?;
-        sync_dir(&self.dir).map_err(werr(&self.dir))
+        sync_dir(&self.dir).map_err(|source| StorageError::Write {
+            path: self.dir.clone(),
+            source,
+            aftermath: Aftermath::NotDurable,
+        })
     }
 
     fn write_atomic(
@@ -225,16 +603,20 @@ impl StateDir {
         })
     }
 
-    /// Writes `state` to a temp file in the state directory and syncs it; the first half
-    /// of [`StateDir::save`]. A crash after this leaves the old state in place.
-    pub fn write_temp(&self, state: &State) -> Result<PathBuf, StorageError> {
+    /// Writes `state` to a synced temp file in the state directory; the first half of
+    /// [`StateDir::save`]. A crash after this leaves the old state in place (and a temp
+    /// file that the next tick's [`StateDir::tidy`] removes).
+    pub fn stage(&self, state: &State) -> Result<Staged, StorageError> {
         self.write_temp_bytes(STATE_FILE, state.to_json().as_bytes())
+            .map(|tmp| Staged { tmp })
     }
 
-    /// Replaces the state with a synced temp file: the current state becomes the `.bak`,
-    /// the temp file is renamed over the state, the directory is synced.
-    pub fn commit_temp(&self, tmp: &Path) -> Result<(), StorageError> {
-        self.commit(tmp, STATE_FILE, Some(BACKUP_FILE))
+    /// Puts a staged state in place: the current state becomes the `.bak`, the temp file
+    /// is renamed over the state, the directory is synced.
+    pub fn commit_staged(&self, staged: Staged) -> Result<(), StorageError> {
+        let committed = self.commit(&staged.tmp, STATE_FILE, Some(BACKUP_FILE));
+        drop(staged); // after a failure, removes the temp file
+        committed
     }
 
     /// Writes the state atomically, keeping the previous version as `.bak`.
@@ -247,16 +629,15 @@ impl StateDir {
         self.write_atomic(name, bytes, None)
     }
 
-    /// Appends one JSON line per item to `name` (created 0600), synced.
+    /// Appends one JSON line per item to `name` (created 0600), synced. If the file does
+    /// not end in a newline (a process was killed mid-line), the first line starts on a
+    /// new line.
     pub fn append_lines<T: Serialize>(&self, name: &str, items: &[T]) -> Result<(), StorageError> {
         if items.is_empty() {
             return Ok(());
         }
         let path = self.file(name);
-        let werr = |source| StorageError::Write {
-            path: path.clone(),
-            source,
-        };
+        let werr = |source| write_error(&path, source);
         let mut buf = Vec::new();
         for item in items {
             serde_json::to_writer(&mut buf, item).map_err(|e| werr(io::Error::other(e)))?;
@@ -264,12 +645,83 @@ impl StateDir {
         }
         let mut file = OpenOptions::new()
             .create(true)
+            .read(true)
             .append(true)
             .mode(0o600)
             .open(&path)
             .map_err(werr)?;
+        let len = file.metadata().map_err(werr)?.len();
+        if len > 0 {
+            let mut last = [0u8; 1];
+            file.read_exact_at(&mut last, len - 1).map_err(werr)?;
+            if last[0] != b'\n' {
+                buf.insert(0, b'\n');
+            }
+        }
         file.write_all(&buf).map_err(werr)?;
         file.sync_data().map_err(werr)
+    }
+}
+
+fn write_error(path: &Path, source: io::Error) -> StorageError {
+    StorageError::Write {
+        path: path.to_path_buf(),
+        source,
+        aftermath: Aftermath::Unchanged,
+    }
+}
+
+/// Reads and validates a state file.
+fn read_state(path: &Path) -> Result<State, StateProblem> {
+    match fs::read(path) {
+        Ok(bytes) => parse_state(bytes),
+        Err(e) => Err(StateProblem::Syntax(format!("it cannot be read: {e}"))),
+    }
+}
+
+fn parse_state(bytes: Vec<u8>) -> Result<State, StateProblem> {
+    match String::from_utf8(bytes) {
+        Ok(text) => State::from_json(&text),
+        Err(e) => Err(StateProblem::Syntax(format!(
+            "it is not UTF-8 text (bad byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))),
+    }
+}
+
+/// Whether `name` is a temp file this module creates: `.<file>.tmp` (the `.bak` in the
+/// making) or `.<file>.tmp-<pid>`.
+fn is_stale_temp(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.') else {
+        return false;
+    };
+    let base = match rest.rsplit_once(".tmp-") {
+        Some((base, pid)) if !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => match rest.strip_suffix(".tmp") {
+            Some(base) => base,
+            None => return false,
+        },
+    };
+    !base.is_empty()
+}
+
+/// Removes the group and other bits of `path` (to `mode`) if it has any.
+fn tighten(path: &Path, mode: u32, done: &mut Tidied) {
+    let Ok(meta) = fs::metadata(path) else {
+        return;
+    };
+    let open_to_others = meta.mode() & 0o077;
+    if open_to_others == 0 {
+        return;
+    }
+    match fs::set_permissions(path, fs::Permissions::from_mode(mode)) {
+        Ok(()) => done.tightened.push(path.to_path_buf()),
+        Err(e) => done.warnings.push(format!(
+            "{} is open to group or others (mode {:04o}) and cannot be tightened to {mode:04o}: {e}; run `chmod {mode:o} {}` as its owner",
+            path.display(),
+            meta.mode() & 0o7777,
+            path.display()
+        )),
     }
 }
 
@@ -309,7 +761,8 @@ mod tests {
             tick_count: 9,
             ..State::default()
         };
-        let _temp = dir.write_temp(&s).unwrap(); // the process dies here, before the rename
+        // The process dies here, before the rename (a kill runs no destructor).
+        std::mem::forget(dir.stage(&s).unwrap());
         assert_eq!(fs::read(dir.file(STATE_FILE)).unwrap(), before);
         assert_eq!(dir.load().unwrap().tick_count, 0);
         dir.save(&s).unwrap(); // the next save takes over the stale temp file
@@ -324,5 +777,221 @@ mod tests {
         assert!(matches!(dir.lock(), Err(StorageError::Locked { .. })));
         drop(held);
         assert!(dir.lock().is_ok());
+    }
+
+    #[test]
+    fn permission_denied_names_owner_mode_and_the_way_out() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let lock = tmp.path().join(LOCK_FILE);
+        let denied = io::Error::from(io::ErrorKind::PermissionDenied);
+        let e = access_error("take the lock", &lock, denied, |path, source| {
+            StorageError::Lock { path, source }
+        });
+        let text = e.to_string();
+        assert!(matches!(e, StorageError::Denied { .. }), "{text}");
+        for needle in [
+            "cannot take the lock",
+            "permission denied",
+            "is owned by uid",
+            "with mode 0755",
+            "run thinker as its owner",
+            "chown",
+            "chmod 700",
+            "--state DIR",
+        ] {
+            assert!(text.contains(needle), "{needle:?} not in {text}");
+        }
+        // Any other error keeps its own variant.
+        let other = access_error(
+            "take the lock",
+            &lock,
+            io::Error::other("x"),
+            |path, source| StorageError::Lock { path, source },
+        );
+        assert!(matches!(other, StorageError::Lock { .. }));
+    }
+
+    #[test]
+    fn a_state_directory_that_is_a_file_or_under_one_says_so() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("state");
+        fs::write(&file, "x").unwrap();
+        for path in [file.clone(), file.join("deeper")] {
+            let text = StateDir::create(&path).unwrap_err().to_string();
+            assert!(
+                text.contains(&format!("{} is a file, not a directory", file.display())),
+                "{text}"
+            );
+            assert!(text.contains("pass --state DIR or move it"), "{text}");
+        }
+        assert_eq!(fs::read(&file).unwrap(), b"x");
+    }
+
+    #[test]
+    fn stale_temp_names_are_only_the_ones_storage_makes() {
+        for stale in [
+            ".subconscious.json.tmp-123",
+            ".subconscious.json.bak.tmp",
+            ".ledger.json.tmp-9",
+        ] {
+            assert!(is_stale_temp(stale), "{stale}");
+        }
+        for kept in [
+            "subconscious.json",
+            "notes.tmp",
+            ".tmp",
+            ".tmp-1",
+            ".x.tmp-",
+            ".x.tmp-12a",
+            ".hidden",
+            "journal.jsonl",
+        ] {
+            assert!(!is_stale_temp(kept), "{kept}");
+        }
+    }
+
+    #[test]
+    fn tidy_removes_stale_temps_and_tightens_modes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        dir.save(&State::default()).unwrap();
+        dir.save(&State::default()).unwrap(); // a .bak
+        for name in [".subconscious.json.tmp-77", ".subconscious.json.bak.tmp"] {
+            fs::write(dir.file(name), "stale").unwrap();
+        }
+        fs::write(dir.file("notes.txt"), "mine").unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let set = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+        set(dir.path(), 0o777);
+        set(&dir.file(STATE_FILE), 0o666);
+        set(&dir.file("notes.txt"), 0o644);
+        let lock = dir.lock().unwrap();
+        let done = dir.tidy(&lock);
+        assert_eq!(done.removed.len(), 2, "{done:?}");
+        assert!(done.warnings.is_empty(), "{done:?}");
+        assert!(!dir.file(".subconscious.json.tmp-77").exists());
+        assert!(dir.file("notes.txt").exists());
+        assert_eq!(mode(dir.path()), 0o700);
+        assert_eq!(mode(&dir.file(STATE_FILE)), 0o600);
+        assert_eq!(mode(&dir.file(BACKUP_FILE)), 0o600);
+        assert_eq!(mode(&dir.file("notes.txt")), 0o644, "not thinker's file");
+        assert_eq!(dir.tidy(&lock), Tidied::default(), "nothing left to do");
+    }
+
+    #[test]
+    fn a_shared_sticky_directory_is_warned_about_not_tightened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o1777)).unwrap();
+        let lock = dir.lock().unwrap();
+        let done = dir.tidy(&lock);
+        assert_eq!(done.warnings.len(), 1, "{done:?}");
+        assert!(done.warnings[0].contains("shared directory"), "{done:?}");
+        let mode = fs::metadata(dir.path()).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o1777);
+        assert!(done.tightened.is_empty(), "{done:?}");
+    }
+
+    #[test]
+    fn an_append_after_a_torn_line_starts_on_a_new_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        fs::write(dir.file(JOURNAL_FILE), "{\"a\":1}\n{\"torn").unwrap();
+        dir.append_lines(JOURNAL_FILE, &[serde_json::json!({"b": 2})])
+            .unwrap();
+        let text = fs::read_to_string(dir.file(JOURNAL_FILE)).unwrap();
+        assert_eq!(text, "{\"a\":1}\n{\"torn\n{\"b\":2}\n");
+        dir.append_lines(JOURNAL_FILE, &[serde_json::json!({"c": 3})])
+            .unwrap();
+        assert!(
+            fs::read_to_string(dir.file(JOURNAL_FILE))
+                .unwrap()
+                .ends_with("}\n{\"c\":3}\n")
+        );
+    }
+
+    #[test]
+    fn symlinked_state_or_backup_is_refused_and_never_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(&tmp.path().join("state")).unwrap();
+        let real = tmp.path().join("real.json");
+        fs::write(&real, State::default().to_json()).unwrap();
+        for name in [STATE_FILE, BACKUP_FILE] {
+            for target in [real.clone(), tmp.path().join("gone.json")] {
+                let link = dir.file(name);
+                std::os::unix::fs::symlink(&target, &link).unwrap();
+                let load = dir.load().unwrap_err().to_string();
+                assert!(load.contains(&link.display().to_string()), "{load}");
+                assert!(load.contains(&target.display().to_string()), "{load}");
+                assert!(load.contains("touched nothing"), "{load}");
+                let save = dir.save(&State::default()).unwrap_err();
+                assert!(matches!(save, StorageError::Symlink { .. }), "{save}");
+                assert!(
+                    fs::symlink_metadata(&link)
+                        .unwrap()
+                        .file_type()
+                        .is_symlink()
+                );
+                fs::remove_file(&link).unwrap();
+            }
+        }
+        assert_eq!(
+            fs::read_to_string(&real).unwrap(),
+            State::default().to_json()
+        );
+    }
+
+    #[test]
+    fn the_backup_is_offered_only_when_it_validates() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        fs::write(dir.file(STATE_FILE), "{broken").unwrap();
+        fs::write(dir.file(BACKUP_FILE), State::default().to_json()).unwrap();
+        assert!(dir.load().unwrap_err().to_string().contains("`cp "));
+        fs::write(dir.file(BACKUP_FILE), "{also broken").unwrap();
+        let text = dir.load().unwrap_err().to_string();
+        assert!(!text.contains("`cp "), "{text}");
+        assert!(
+            text.contains("backup") && text.contains("unusable too"),
+            "{text}"
+        );
+        fs::remove_file(dir.file(STATE_FILE)).unwrap();
+        let text = dir.load().unwrap_err().to_string();
+        assert!(!text.contains("`cp "), "{text}");
+        assert!(text.contains("unusable too"), "{text}");
+    }
+
+    #[test]
+    fn a_write_error_says_what_it_leaves_behind() {
+        let e = write_error(Path::new("/s/journal.jsonl"), io::Error::other("disk full"));
+        assert!(e.to_string().ends_with("; the state is unchanged"), "{e}");
+        let e = e.after(Aftermath::SpendingRecorded).to_string();
+        assert!(e.contains("spending is counted in ledger.json"), "{e}");
+        let durable = StorageError::Write {
+            path: PathBuf::from("/s"),
+            source: io::Error::other("EIO"),
+            aftermath: Aftermath::NotDurable,
+        };
+        let kept = durable.after(Aftermath::Journaled).to_string();
+        assert!(kept.contains("the new state is in place"), "{kept}");
+    }
+
+    #[test]
+    fn a_failed_commit_drops_its_staged_temp_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        dir.save(&State::default()).unwrap();
+        fs::create_dir_all(dir.file(BACKUP_FILE).join("in-the-way")).unwrap();
+        let staged = dir.stage(&State::default()).unwrap();
+        let tmp_path = staged.path().to_path_buf();
+        assert!(tmp_path.exists());
+        assert!(dir.commit_staged(staged).is_err());
+        assert!(!tmp_path.exists());
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "state and .bak only"
+        );
     }
 }

@@ -1,9 +1,10 @@
 //! `thinker tick` (SPEC §4): the one place where I/O, concurrency and time meet.
 //!
-//! Lock, load, schedule, gather, assemble, call the four threads concurrently (each with
-//! its timeout, the whole tick with a deadline), aggregate, then archive, write the state
-//! atomically, update the ledger and append the journal, and release the lock. A dry run
-//! does the same up to the aggregation and writes nothing at all.
+//! Lock (and tidy the directory), load, schedule, gather, assemble, call the four threads
+//! concurrently (each with its timeout, the whole tick with a deadline), aggregate, then
+//! update the ledger, stage the state, archive, append the journal, commit the state
+//! (spending and journal before the state: crash windows in ARCHITECTURE.md), and release
+//! the lock. A dry run does the same up to the aggregation and writes nothing at all.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -24,7 +25,7 @@ use crate::prompt::{Prompts, temperature};
 use crate::provider::{CallError, CallRequest, Providers};
 use crate::sources::{self, GatherContext};
 use crate::state::State;
-use crate::storage::{ARCHIVE_FILE, JOURNAL_FILE, StateDir, StorageError};
+use crate::storage::{ARCHIVE_FILE, Aftermath, JOURNAL_FILE, StateDir, StorageError};
 use crate::thread::ThreadName;
 
 /// How the tick is run.
@@ -110,6 +111,7 @@ async fn tick(
     } else {
         let dir = StateDir::create(state_dir)?;
         let lock = dir.lock()?;
+        dir.tidy(&lock).log();
         (dir, Some(lock))
     };
     let state = dir.load()?;
@@ -170,6 +172,7 @@ async fn tick(
         time: now,
         duration_ms: millis(started.elapsed()),
         run,
+        tick_count: next.tick_count,
         exit_code: code,
         tokens_in: records.iter().map(|r| r.tokens_in).sum(),
         tokens_out: records.iter().map(|r| r.tokens_out).sum(),
@@ -180,12 +183,9 @@ async fn tick(
     };
 
     if !options.dry_run {
-        // Archive before the state: a crash in between leaves an entry archived and
-        // still remembered, never forgotten without a trace.
-        if report.applied {
-            dir.append_lines(ARCHIVE_FILE, &report.removed)?;
-            dir.save(&next)?;
-        }
+        // Spending first, the state last (crash windows in ARCHITECTURE.md): a kill or
+        // a failed write never leaves an applied tick without its ledger spending and
+        // journal line. Archive before the state: an entry is never forgotten untraced.
         let ledger = Ledger {
             runs: run,
             spent: budget.spent(),
@@ -195,7 +195,21 @@ async fn tick(
             LEDGER_FILE,
             &serde_json::to_vec_pretty(&ledger).unwrap_or_default(),
         )?;
-        dir.append_lines(JOURNAL_FILE, std::slice::from_ref(&journal))?;
+        let recorded = |e: StorageError| e.after(Aftermath::SpendingRecorded);
+        let staged = if report.applied {
+            let staged = dir.stage(&next).map_err(recorded)?;
+            dir.append_lines(ARCHIVE_FILE, &report.removed)
+                .map_err(recorded)?;
+            Some(staged)
+        } else {
+            None
+        };
+        dir.append_lines(JOURNAL_FILE, std::slice::from_ref(&journal))
+            .map_err(recorded)?;
+        if let Some(staged) = staged {
+            dir.commit_staged(staged)
+                .map_err(|e| e.after(Aftermath::Journaled))?;
+        }
     }
     Ok(TickReport {
         journal,

@@ -12,6 +12,7 @@ mod aggregate_props;
 mod aggregate_rules;
 mod cli;
 mod hardening_untrusted;
+mod hardening_storage;
 mod llama_e2e;
 mod prompts;
 mod providers;

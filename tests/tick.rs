@@ -296,6 +296,11 @@ impl Tick {
     pub(crate) fn verify(&self) {
         self.rt.block_on(self.server.verify());
     }
+
+    /// The state directory `--state` points at (it may not exist yet).
+    pub(crate) fn dir(&self) -> &Path {
+        &self.state
+    }
 }
 
 /// A mock for `thread`'s requests (routed by the body's `model`).
