@@ -32,14 +32,28 @@ pub enum ConfigError {
     },
     #[error("config {path}: {message}")]
     Parse { path: PathBuf, message: String },
-    #[error("config {path}: `{key}`: {message}")]
+    #[error("config {path}{}: `{key}`: {message}", at_line(*.line))]
     Invalid {
         path: PathBuf,
+        /// The line the key is written on (or its table, when the key is left out).
+        line: Option<usize>,
         key: String,
         message: String,
     },
     #[error("cannot find a home directory: set $HOME, or pass --config and --state")]
     NoHome,
+    #[error(
+        "config {path} defines no threads: a tick would do nothing; run `thinker init` for a commented example, or add a [threads.watcher] table with model = \"provider/model\""
+    )]
+    NoThreads { path: PathBuf },
+    #[error(
+        "config {path}: every thread is disabled (enabled = false): a tick would do nothing; enable one, or stop running `thinker tick`"
+    )]
+    AllThreadsDisabled { path: PathBuf },
+}
+
+fn at_line(line: Option<usize>) -> String {
+    line.map_or_else(String::new, |n| format!(", line {n}"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -366,6 +380,23 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 pub const DEFAULT_TEMPERATURE: f32 = 0.4;
 pub const DEFAULT_ESCALATIONS_PER_DAY: u32 = 5;
 
+// Bounds of the numeric keys: generous, but far from where arithmetic on them could
+// overflow or a conversion (`Duration`, `TimeDelta`) could panic.
+/// Any duration in seconds: at most a day.
+const MAX_SECONDS: f64 = 86_400.0;
+/// `escalation_cooldown_minutes`: at most a year.
+const MAX_COOLDOWN_MINUTES: i64 = 525_600;
+/// `price_in` / `price_out`, USD per million tokens.
+const MAX_PRICE: f64 = 1_000_000.0;
+/// `daily_cost`, USD.
+const MAX_DAILY_COST: f64 = 1_000_000_000.0;
+/// `max_tokens` (at least 16: a shorter answer cannot hold the schema).
+const MAX_TOKENS_RANGE: std::ops::RangeInclusive<u32> = 16..=1_000_000;
+/// A source's `max_bytes`.
+const MAX_BYTES_RANGE: std::ops::RangeInclusive<usize> = 1..=10_000_000;
+/// Caps, histories, entries, escalations per day: counts of small things.
+const MAX_COUNT: usize = 1000;
+
 impl Config {
     /// Reads and validates the config file at `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -395,7 +426,29 @@ impl Config {
             .and_then(Path::parent)
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        Validator { path: shown, base }.config(raw, path)
+        Validator {
+            path: shown,
+            base,
+            text,
+        }
+        .config(raw, path)
+    }
+
+    /// Refuses a config under which a tick would do nothing (no thread configured, or
+    /// every one disabled): under cron, a silent no-op would never be noticed.
+    pub fn check_threads(&self) -> Result<(), ConfigError> {
+        if self.threads.iter().flatten().any(|t| t.enabled) {
+            return Ok(());
+        }
+        let path = self
+            .path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("(built-in)"));
+        Err(if self.threads.iter().any(Option::is_some) {
+            ConfigError::AllThreadsDisabled { path }
+        } else {
+            ConfigError::NoThreads { path }
+        })
     }
 
     /// The thread's configuration, if it is configured.
@@ -404,46 +457,81 @@ impl Config {
     }
 }
 
-struct Validator {
+struct Validator<'a> {
     path: PathBuf,
     base: PathBuf,
+    /// The file's text, to find the line of a key an error names.
+    text: &'a str,
 }
 
-impl Validator {
+impl Validator<'_> {
     fn err(&self, key: impl Into<String>, message: impl Into<String>) -> ConfigError {
+        let key = key.into();
         ConfigError::Invalid {
             path: self.path.clone(),
-            key: key.into(),
+            line: key_line(self.text, &key),
+            key,
             message: message.into(),
         }
     }
 
-    fn resolve(&self, p: &str) -> PathBuf {
-        let expanded = expand_home(p);
-        if expanded.is_absolute() {
+    /// A path from the file: `~` expanded, relative to the file's directory.
+    fn resolve(&self, key: &str, p: &str) -> Result<PathBuf, ConfigError> {
+        let expanded = expand_home(p).map_err(|message| self.err(key, message))?;
+        Ok(if expanded.is_absolute() {
             expanded
         } else {
             self.base.join(expanded)
-        }
+        })
     }
 
     fn seconds(&self, key: &str, v: Option<f64>, default: f64) -> Result<Duration, ConfigError> {
         let s = v.unwrap_or(default);
-        if !(s.is_finite() && s > 0.0 && s <= 86_400.0) {
-            return Err(self.err(
+        let d = Some(s)
+            .filter(|s| s.is_finite() && *s > 0.0 && *s <= MAX_SECONDS)
+            .and_then(|s| Duration::try_from_secs_f64(s).ok());
+        d.ok_or_else(|| {
+            self.err(
                 key,
-                format!("{s} is not a number of seconds between 0 and 86400"),
-            ));
-        }
-        Ok(Duration::from_secs_f64(s))
+                format!("{s} is not a number of seconds above 0 and at most {MAX_SECONDS} (a day)"),
+            )
+        })
     }
 
-    fn non_negative(&self, key: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
+    /// A money amount (USD): finite, from 0 to `max`.
+    fn money(&self, key: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {
         match v {
-            Some(x) if !(x.is_finite() && x >= 0.0) => {
-                Err(self.err(key, format!("{x} must be a number of 0 or more")))
-            }
+            Some(x) if !(x.is_finite() && (0.0..=max).contains(&x)) => Err(self.err(
+                key,
+                format!("{x} is out of range: must be a number from 0 to {max}"),
+            )),
             other => Ok(other),
+        }
+    }
+
+    /// An integer key within `range` (inclusive), `default` when left out.
+    fn int<T>(
+        &self,
+        key: &str,
+        v: Option<T>,
+        default: T,
+        range: std::ops::RangeInclusive<T>,
+    ) -> Result<T, ConfigError>
+    where
+        T: Copy + PartialOrd + fmt::Display,
+    {
+        let x = v.unwrap_or(default);
+        if range.contains(&x) {
+            Ok(x)
+        } else {
+            Err(self.err(
+                key,
+                format!(
+                    "{x} is out of range: must be from {} to {}",
+                    range.start(),
+                    range.end()
+                ),
+            ))
         }
     }
 
@@ -461,6 +549,11 @@ impl Validator {
             dreamer,
         } = raw.threads;
         let thread_timeout = raw.tick.thread_timeout_seconds;
+        self.seconds(
+            "tick.thread_timeout_seconds",
+            thread_timeout,
+            DEFAULT_THREAD_TIMEOUT,
+        )?;
         let mut threads: [Option<ThreadConfig>; 4] = [None, None, None, None];
         for (thread, rt) in ThreadName::ALL
             .into_iter()
@@ -477,7 +570,12 @@ impl Validator {
         };
         Ok(Config {
             path: path.map(Path::to_path_buf),
-            state_dir: raw.state.dir.as_deref().map(|d| self.resolve(d)),
+            state_dir: raw
+                .state
+                .dir
+                .as_deref()
+                .map(|d| self.resolve("state.dir", d))
+                .transpose()?,
             memory,
             tick_deadline: self.seconds(
                 "tick.deadline_seconds",
@@ -485,8 +583,13 @@ impl Validator {
                 DEFAULT_TICK_DEADLINE,
             )?,
             daily_tokens: raw.budget.daily_tokens,
-            daily_cost: self.non_negative("budget.daily_cost", raw.budget.daily_cost)?,
-            prompts_dir: raw.prompts.dir.as_deref().map(|d| self.resolve(d)),
+            daily_cost: self.money("budget.daily_cost", raw.budget.daily_cost, MAX_DAILY_COST)?,
+            prompts_dir: raw
+                .prompts
+                .dir
+                .as_deref()
+                .map(|d| self.resolve("prompts.dir", d))
+                .transpose()?,
             providers,
             threads,
             escalation,
@@ -502,28 +605,46 @@ impl Validator {
                 format!("{threshold} must be above 0 and at most 1 (default 0.6)"),
             ));
         }
-        let importance = m.min_importance.unwrap_or(d.min_importance);
-        if importance > 10 {
-            return Err(self.err("memory.min_importance", "must be from 0 to 10 (default 3)"));
-        }
-        let cooldown = m
-            .escalation_cooldown_minutes
-            .unwrap_or(d.escalation_cooldown.num_minutes());
-        if cooldown < 0 {
-            return Err(self.err("memory.escalation_cooldown_minutes", "must be 0 or more"));
-        }
+        let importance = self.int(
+            "memory.min_importance",
+            m.min_importance,
+            d.min_importance,
+            0..=10,
+        )?;
+        let cooldown_key = "memory.escalation_cooldown_minutes";
+        let cooldown = self.int(
+            cooldown_key,
+            m.escalation_cooldown_minutes,
+            d.escalation_cooldown.num_minutes(),
+            0..=MAX_COOLDOWN_MINUTES,
+        )?;
+        let escalation_cooldown = chrono::TimeDelta::try_minutes(cooldown)
+            .ok_or_else(|| self.err(cooldown_key, format!("{cooldown} minutes is too long")))?;
         let dc = d.caps;
+        let cap = |name: &str, v: Option<usize>, default: usize| {
+            self.int(&format!("memory.caps.{name}"), v, default, 0..=MAX_COUNT)
+        };
         Ok(Settings {
             match_threshold: threshold,
             caps: Caps {
-                active_threads: m.caps.active_threads.unwrap_or(dc.active_threads),
-                patterns: m.caps.patterns.unwrap_or(dc.patterns),
-                hunches: m.caps.hunches.unwrap_or(dc.hunches),
-                insights: m.caps.insights.unwrap_or(dc.insights),
+                active_threads: cap("active_threads", m.caps.active_threads, dc.active_threads)?,
+                patterns: cap("patterns", m.caps.patterns, dc.patterns)?,
+                hunches: cap("hunches", m.caps.hunches, dc.hunches)?,
+                insights: cap("insights", m.caps.insights, dc.insights)?,
             },
-            token_budget: m.token_budget.unwrap_or(d.token_budget),
-            escalation_cooldown: chrono::TimeDelta::minutes(cooldown),
-            escalation_history: m.escalation_history.unwrap_or(d.escalation_history),
+            token_budget: self.int(
+                "memory.token_budget",
+                m.token_budget,
+                d.token_budget,
+                100..=10_000_000,
+            )?,
+            escalation_cooldown,
+            escalation_history: self.int(
+                "memory.escalation_history",
+                m.escalation_history,
+                d.escalation_history,
+                1..=MAX_COUNT,
+            )?,
             min_importance: importance,
         })
     }
@@ -598,7 +719,7 @@ impl Validator {
             ));
         }
         let replay_dir = match (p.kind, p.dir) {
-            (ProviderKind::Replay, Some(d)) => Some(self.resolve(&d)),
+            (ProviderKind::Replay, Some(d)) => Some(self.resolve(&key("dir"), &d)?),
             (ProviderKind::Replay, None) => {
                 return Err(self.err(
                     key("dir"),
@@ -618,7 +739,7 @@ impl Validator {
                 p.timeout_seconds,
                 DEFAULT_PROVIDER_TIMEOUT,
             )?,
-            retries: p.retries.unwrap_or(2).min(10),
+            retries: self.int(&key("retries"), p.retries, 2, 0..=10)?,
             retry_max_wait: self.seconds(
                 &key("retry_max_wait_seconds"),
                 p.retry_max_wait_seconds,
@@ -631,17 +752,18 @@ impl Validator {
                         "must be 1 or more (leave it out for no limit)",
                     ));
                 }
-                other => other,
+                Some(n) => Some(self.int(&key("requests_per_minute"), Some(n), n, 1..=60_000)?),
+                None => None,
             },
             structured_output,
             price_in: self
-                .non_negative(&key("price_in"), p.price_in)?
+                .money(&key("price_in"), p.price_in, MAX_PRICE)?
                 .unwrap_or(0.0),
             price_out: self
-                .non_negative(&key("price_out"), p.price_out)?
+                .money(&key("price_out"), p.price_out, MAX_PRICE)?
                 .unwrap_or(0.0),
             daily_tokens: p.daily_tokens,
-            daily_cost: self.non_negative(&key("daily_cost"), p.daily_cost)?,
+            daily_cost: self.money(&key("daily_cost"), p.daily_cost, MAX_DAILY_COST)?,
             replay_dir,
             anthropic_version: p.anthropic_version.unwrap_or_else(|| "2023-06-01".into()),
         })
@@ -694,6 +816,7 @@ impl Validator {
         if every == 0 {
             return Err(self.err(key("every"), "must be 1 or more (1 = every tick)"));
         }
+        self.int(&key("every"), Some(every), 1, 1..=1_000_000)?;
         let quiet_hours = t
             .quiet_hours
             .iter()
@@ -709,13 +832,17 @@ impl Validator {
             .collect::<Result<_, _>>()?;
         let temperature = t.temperature.unwrap_or(DEFAULT_TEMPERATURE);
         if !(0.0..=2.0).contains(&temperature) {
-            return Err(self.err(key("temperature"), "must be from 0 to 2"));
+            return Err(self.err(
+                key("temperature"),
+                format!("{temperature} is out of range: must be from 0 to 2"),
+            ));
         }
         let sources = t
             .sources
             .into_iter()
-            .map(|s| self.source(s))
-            .collect::<Vec<_>>();
+            .enumerate()
+            .map(|(i, s)| self.source(&format!("{}[{i}]", key("sources")), s))
+            .collect::<Result<Vec<_>, _>>()?;
         for (i, s) in sources.iter().enumerate() {
             if let SourceConfig::Command { command, .. } = s
                 && command.is_empty()
@@ -739,38 +866,81 @@ impl Validator {
                 t.timeout_seconds.or(default_timeout),
                 DEFAULT_THREAD_TIMEOUT,
             )?,
-            max_tokens: t.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).max(16),
+            max_tokens: self.int(
+                &key("max_tokens"),
+                t.max_tokens,
+                DEFAULT_MAX_TOKENS,
+                MAX_TOKENS_RANGE,
+            )?,
             temperature,
             sources,
         })
     }
 
-    /// Resolves the paths inside a source relative to the config file.
-    fn source(&self, s: SourceConfig) -> SourceConfig {
-        match s {
+    /// Checks a source's numbers and resolves its paths relative to the config file;
+    /// `key` is its place, e.g. `threads.watcher.sources[0]`.
+    fn source(&self, key: &str, s: SourceConfig) -> Result<SourceConfig, ConfigError> {
+        let key = |k: &str| format!("{key}.{k}");
+        let max_bytes = |v: Option<usize>| match v {
+            Some(n) => self
+                .int(&key("max_bytes"), Some(n), n, MAX_BYTES_RANGE)
+                .map(Some),
+            None => Ok(None),
+        };
+        Ok(match s {
+            SourceConfig::Command {
+                name,
+                command,
+                timeout_seconds,
+                max_bytes: max,
+            } => {
+                if let Some(t) = timeout_seconds {
+                    self.seconds(&key("timeout_seconds"), Some(t), t)?;
+                }
+                SourceConfig::Command {
+                    name,
+                    command,
+                    timeout_seconds,
+                    max_bytes: max_bytes(max)?,
+                }
+            }
             SourceConfig::Files {
                 name,
                 paths,
-                max_bytes,
+                max_bytes: max,
             } => SourceConfig::Files {
                 name,
                 paths: paths
                     .iter()
-                    .map(|p| self.resolve(p).to_string_lossy().into_owned())
-                    .collect(),
-                max_bytes,
+                    .enumerate()
+                    .map(|(i, p)| {
+                        self.resolve(&format!("{}[{i}]", key("paths")), p)
+                            .map(|p| p.to_string_lossy().into_owned())
+                    })
+                    .collect::<Result<_, _>>()?,
+                max_bytes: max_bytes(max)?,
             },
             SourceConfig::Transcript {
                 name,
                 path,
-                max_bytes,
+                max_bytes: max,
             } => SourceConfig::Transcript {
                 name,
-                path: self.resolve(&path).to_string_lossy().into_owned(),
-                max_bytes,
+                path: self
+                    .resolve(&key("path"), &path)?
+                    .to_string_lossy()
+                    .into_owned(),
+                max_bytes: max_bytes(max)?,
             },
-            other => other,
-        }
+            SourceConfig::Archive { name, max_entries } => SourceConfig::Archive {
+                name,
+                max_entries: match max_entries {
+                    Some(n) => Some(self.int(&key("max_entries"), Some(n), n, 1..=MAX_COUNT)?),
+                    None => None,
+                },
+            },
+            other @ SourceConfig::System { .. } => other,
+        })
     }
 
     fn escalation(
@@ -778,6 +948,25 @@ impl Validator {
         e: RawEscalation,
         providers: &BTreeMap<String, ProviderConfig>,
     ) -> Result<Option<EscalationConfig>, ConfigError> {
+        // The numbers are checked even without a model: a wrong value is never silent.
+        let memory_dir = e
+            .memory_dir
+            .as_deref()
+            .map(|d| self.resolve("escalation.memory_dir", d))
+            .transpose()?;
+        let daily_cap = self.int(
+            "escalation.daily_cap",
+            e.daily_cap,
+            DEFAULT_ESCALATIONS_PER_DAY,
+            0..=MAX_COUNT as u32,
+        )?;
+        let max_tokens = self.int(
+            "escalation.max_tokens",
+            e.max_tokens,
+            DEFAULT_MAX_TOKENS,
+            MAX_TOKENS_RANGE,
+        )?;
+        let timeout = self.seconds("escalation.timeout_seconds", e.timeout_seconds, 120.0)?;
         let Some(model) = e.model else {
             return Ok(None);
         };
@@ -788,10 +977,10 @@ impl Validator {
         Ok(Some(EscalationConfig {
             models,
             notify_command: e.notify_command,
-            memory_dir: e.memory_dir.as_deref().map(|d| self.resolve(d)),
-            daily_cap: e.daily_cap.unwrap_or(DEFAULT_ESCALATIONS_PER_DAY),
-            max_tokens: e.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-            timeout: self.seconds("escalation.timeout_seconds", e.timeout_seconds, 120.0)?,
+            memory_dir,
+            daily_cap,
+            max_tokens,
+            timeout,
         }))
     }
 }
@@ -809,12 +998,98 @@ fn home() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// Expands a leading `~/`.
-pub fn expand_home(p: &str) -> PathBuf {
-    match (p.strip_prefix("~/"), home()) {
-        (Some(rest), Some(h)) => h.join(rest),
-        _ if p == "~" => home().unwrap_or_else(|| PathBuf::from(p)),
-        _ => PathBuf::from(p),
+/// Expands a leading `~`: `~` and `~/x` with `$HOME`, `~user` and `~user/x` with that
+/// user's home directory from `/etc/passwd`. Never yields a path starting with a literal
+/// `~` directory: when the home cannot be found, the message says what to do.
+pub fn expand_home(p: &str) -> Result<PathBuf, String> {
+    let Some(rest) = p.strip_prefix('~') else {
+        return Ok(PathBuf::from(p));
+    };
+    let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
+    let home = if user.is_empty() {
+        home().ok_or_else(|| {
+            format!("`{p}` needs a home directory, but $HOME is not set: set HOME, or write an absolute path")
+        })?
+    } else {
+        let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+        user_home(&passwd, user).ok_or_else(|| {
+            format!("`~{user}`: no such user in /etc/passwd; write the full path instead")
+        })?
+    };
+    Ok(if tail.is_empty() {
+        home
+    } else {
+        home.join(tail)
+    })
+}
+
+/// `user`'s home directory in the text of an `/etc/passwd` file.
+fn user_home(passwd: &str, user: &str) -> Option<PathBuf> {
+    passwd
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(':').collect::<Vec<_>>())
+        .find(|f| f.len() >= 7 && f[0] == user)
+        .map(|f| PathBuf::from(f[5]))
+        .filter(|h| h.is_absolute())
+}
+
+/// The line (1-based) of the key an error names, e.g. `providers.g.retries`,
+/// `threads.watcher.sources[1].max_bytes` or `memory.caps.patterns`. When the key is not
+/// in the file (a default, or an inherited value), the line of the nearest table that is.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut segments = Vec::new();
+    for part in key.split('.') {
+        let (name, indices) = part.split_once('[').unwrap_or((part, ""));
+        segments.push(Segment::Key(name));
+        for i in indices.split('[') {
+            if let Ok(n) = i.trim_end_matches(']').parse::<usize>() {
+                segments.push(Segment::Index(n));
+            }
+        }
+    }
+    let span = find_span(doc.get_ref(), &segments)?;
+    Some(text.get(..span.start)?.matches('\n').count() + 1)
+}
+
+#[derive(Clone, Copy)]
+enum Segment<'k> {
+    Key(&'k str),
+    Index(usize),
+}
+
+/// The span of the deepest part of `path` found under `table`.
+fn find_span(table: &toml::de::DeTable<'_>, path: &[Segment<'_>]) -> Option<std::ops::Range<usize>> {
+    let keys: Vec<&str> = path
+        .iter()
+        .map_while(|s| match s {
+            Segment::Key(k) => Some(*k),
+            Segment::Index(_) => None,
+        })
+        .collect();
+    // A name may itself contain dots (`[providers."a.b"]`): the longest one first.
+    for n in (1..=keys.len()).rev() {
+        let name = keys[..n].join(".");
+        if let Some((k, v)) = table.iter().find(|(k, _)| k.get_ref().as_ref() == name) {
+            return Some(find_value(v, &path[n..]).unwrap_or_else(|| k.span()));
+        }
+    }
+    None
+}
+
+fn find_value(
+    value: &toml::Spanned<toml::de::DeValue<'_>>,
+    path: &[Segment<'_>],
+) -> Option<std::ops::Range<usize>> {
+    match (value.get_ref(), path.first()) {
+        (_, None) => None,
+        (toml::de::DeValue::Table(t), Some(Segment::Key(_))) => find_span(t, path),
+        (toml::de::DeValue::Array(a), Some(Segment::Index(i))) => {
+            let item = a.get(*i)?;
+            Some(find_value(item, &path[1..]).unwrap_or_else(|| item.span()))
+        }
+        _ => None,
     }
 }
 
