@@ -169,7 +169,9 @@ struct RawThread {
     max_tokens: Option<u32>,
     temperature: Option<f32>,
     #[serde(default)]
-    sources: Vec<SourceConfig>,
+    /// Read as tables and checked by [`Validator::source`]: serde's internally tagged
+    /// enums lose the span of a wrong value, so its key and line could not be named.
+    sources: Vec<toml::Table>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -877,69 +879,84 @@ impl Validator<'_> {
         })
     }
 
-    /// Checks a source's numbers and resolves its paths relative to the config file;
-    /// `key` is its place, e.g. `threads.watcher.sources[0]`.
-    fn source(&self, key: &str, s: SourceConfig) -> Result<SourceConfig, ConfigError> {
-        let key = |k: &str| format!("{key}.{k}");
-        let max_bytes = |v: Option<usize>| match v {
-            Some(n) => self
-                .int(&key("max_bytes"), Some(n), n, MAX_BYTES_RANGE)
-                .map(Some),
-            None => Ok(None),
-        };
-        Ok(match s {
-            SourceConfig::Command {
-                name,
-                command,
-                timeout_seconds,
-                max_bytes: max,
-            } => {
-                if let Some(t) = timeout_seconds {
-                    self.seconds(&key("timeout_seconds"), Some(t), t)?;
+    /// Reads one source, `key` its place (e.g. `threads.watcher.sources[0]`): its numbers
+    /// are checked on the TOML value first, so that a wrong type or sign is named with its
+    /// key and line; its paths are resolved relative to the config file.
+    fn source(&self, key: &str, table: toml::Table) -> Result<SourceConfig, ConfigError> {
+        let field = |k: &str| format!("{key}.{k}");
+        for (name, range) in [
+            ("max_bytes", MAX_BYTES_RANGE),
+            ("max_entries", 1..=MAX_COUNT),
+        ] {
+            match table.get(name) {
+                None => {}
+                Some(toml::Value::Integer(n)) => {
+                    let wide = i64::try_from(*range.start()).unwrap_or(i64::MAX)
+                        ..=i64::try_from(*range.end()).unwrap_or(i64::MAX);
+                    self.int(&field(name), Some(*n), *n, wide)?;
                 }
-                SourceConfig::Command {
-                    name,
-                    command,
-                    timeout_seconds,
-                    max_bytes: max_bytes(max)?,
+                Some(other) => {
+                    return Err(self.err(field(name), format!("{other} must be a whole number")));
                 }
             }
+        }
+        let seconds = match table.get("timeout_seconds") {
+            None => None,
+            Some(toml::Value::Integer(n)) => Some(*n as f64),
+            Some(toml::Value::Float(x)) => Some(*x),
+            Some(other) => {
+                return Err(self.err(
+                    field("timeout_seconds"),
+                    format!("{other} must be a number of seconds"),
+                ));
+            }
+        };
+        if let Some(s) = seconds {
+            self.seconds(&field("timeout_seconds"), Some(s), s)?;
+        }
+        let source: SourceConfig =
+            toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    let message = e.message().trim_end();
+                    // Point at the field the message is about, when it names one.
+                    let at = match message.strip_prefix("unknown field `") {
+                        Some(rest) => field(rest.split('`').next().unwrap_or_default()),
+                        None if message.starts_with("unknown variant") => field("kind"),
+                        None => key.to_string(),
+                    };
+                    self.err(at, message)
+                })?;
+        Ok(match source {
             SourceConfig::Files {
                 name,
                 paths,
-                max_bytes: max,
+                max_bytes,
             } => SourceConfig::Files {
                 name,
                 paths: paths
                     .iter()
                     .enumerate()
                     .map(|(i, p)| {
-                        self.resolve(&format!("{}[{i}]", key("paths")), p)
+                        self.resolve(&format!("{}[{i}]", field("paths")), p)
                             .map(|p| p.to_string_lossy().into_owned())
                     })
                     .collect::<Result<_, _>>()?,
-                max_bytes: max_bytes(max)?,
+                max_bytes,
             },
             SourceConfig::Transcript {
                 name,
                 path,
-                max_bytes: max,
+                max_bytes,
             } => SourceConfig::Transcript {
                 name,
                 path: self
-                    .resolve(&key("path"), &path)?
+                    .resolve(&field("path"), &path)?
                     .to_string_lossy()
                     .into_owned(),
-                max_bytes: max_bytes(max)?,
+                max_bytes,
             },
-            SourceConfig::Archive { name, max_entries } => SourceConfig::Archive {
-                name,
-                max_entries: match max_entries {
-                    Some(n) => Some(self.int(&key("max_entries"), Some(n), n, 1..=MAX_COUNT)?),
-                    None => None,
-                },
-            },
-            other @ SourceConfig::System { .. } => other,
+            other => other,
         })
     }
 
@@ -1060,7 +1077,10 @@ enum Segment<'k> {
 }
 
 /// The span of the deepest part of `path` found under `table`.
-fn find_span(table: &toml::de::DeTable<'_>, path: &[Segment<'_>]) -> Option<std::ops::Range<usize>> {
+fn find_span(
+    table: &toml::de::DeTable<'_>,
+    path: &[Segment<'_>],
+) -> Option<std::ops::Range<usize>> {
     let keys: Vec<&str> = path
         .iter()
         .map_while(|s| match s {
@@ -1182,6 +1202,295 @@ mod tests {
         assert!(q.contains(t("23:00")) && q.contains(t("06:59")));
         assert!(!q.contains(t("07:00")) && !q.contains(t("12:00")));
         assert!(parse("[providers.p]\nkind=\"ollama\"\n[threads.dreamer]\nmodel=\"p/m\"\nquiet_hours=[\"late\"]\n").is_err());
+    }
+
+    /// Every numeric key, as (key, kind, TOML with `{v}` where the value goes). Kind `i`:
+    /// an integer; `u64`: an integer of the whole u64 range (cannot be too large in
+    /// TOML); `f`: a float.
+    const NUMERIC_KEYS: &[(&str, &str, &str)] = &[
+        (
+            "memory.match_threshold",
+            "f",
+            "[memory]\nmatch_threshold = {v}\n",
+        ),
+        ("memory.token_budget", "i", "[memory]\ntoken_budget = {v}\n"),
+        (
+            "memory.min_importance",
+            "i",
+            "[memory]\nmin_importance = {v}\n",
+        ),
+        (
+            "memory.escalation_cooldown_minutes",
+            "i",
+            "[memory]\nescalation_cooldown_minutes = {v}\n",
+        ),
+        (
+            "memory.escalation_history",
+            "i",
+            "[memory]\nescalation_history = {v}\n",
+        ),
+        (
+            "memory.caps.active_threads",
+            "i",
+            "[memory]\ncaps = { active_threads = {v} }\n",
+        ),
+        (
+            "memory.caps.patterns",
+            "i",
+            "[memory]\ncaps = { patterns = {v} }\n",
+        ),
+        ("memory.caps.hunches", "i", "[memory.caps]\nhunches = {v}\n"),
+        (
+            "memory.caps.insights",
+            "i",
+            "[memory]\ncaps.insights = {v}\n",
+        ),
+        (
+            "tick.deadline_seconds",
+            "f",
+            "[tick]\ndeadline_seconds = {v}\n",
+        ),
+        (
+            "tick.thread_timeout_seconds",
+            "f",
+            "[tick]\nthread_timeout_seconds = {v}\n",
+        ),
+        (
+            "budget.daily_tokens",
+            "u64",
+            "[budget]\ndaily_tokens = {v}\n",
+        ),
+        ("budget.daily_cost", "f", "[budget]\ndaily_cost = {v}\n"),
+        (
+            "providers.q.timeout_seconds",
+            "f",
+            "[providers.q]\nkind = \"ollama\"\ntimeout_seconds = {v}\n",
+        ),
+        (
+            "providers.q.retries",
+            "i",
+            "[providers.q]\nkind = \"ollama\"\nretries = {v}\n",
+        ),
+        (
+            "providers.q.retry_max_wait_seconds",
+            "f",
+            "[providers.q]\nkind = \"ollama\"\nretry_max_wait_seconds = {v}\n",
+        ),
+        (
+            "providers.q.requests_per_minute",
+            "i",
+            "[providers.q]\nkind = \"ollama\"\nrequests_per_minute = {v}\n",
+        ),
+        (
+            "providers.q.price_in",
+            "f",
+            "[providers.q]\nkind = \"ollama\"\nprice_in = {v}\n",
+        ),
+        (
+            "providers.q.price_out",
+            "f",
+            "[providers.q]\nkind = \"ollama\"\nprice_out = {v}\n",
+        ),
+        (
+            "providers.q.daily_tokens",
+            "u64",
+            "[providers.q]\nkind = \"ollama\"\ndaily_tokens = {v}\n",
+        ),
+        (
+            "providers.q.daily_cost",
+            "f",
+            "[providers.q]\nkind = \"ollama\"\ndaily_cost = {v}\n",
+        ),
+        (
+            "threads.watcher.every",
+            "i",
+            "[threads.watcher]\nmodel = \"p/m\"\nevery = {v}\n",
+        ),
+        (
+            "threads.watcher.timeout_seconds",
+            "f",
+            "[threads.watcher]\nmodel = \"p/m\"\ntimeout_seconds = {v}\n",
+        ),
+        (
+            "threads.watcher.max_tokens",
+            "i",
+            "[threads.watcher]\nmodel = \"p/m\"\nmax_tokens = {v}\n",
+        ),
+        (
+            "threads.watcher.temperature",
+            "f",
+            "[threads.watcher]\nmodel = \"p/m\"\ntemperature = {v}\n",
+        ),
+        (
+            "threads.oracle.sources[1].timeout_seconds",
+            "f",
+            "[threads.oracle]\nmodel = \"p/m\"\n[[threads.oracle.sources]]\nkind = \"system\"\n[[threads.oracle.sources]]\nkind = \"command\"\ncommand = [\"df\"]\ntimeout_seconds = {v}\n",
+        ),
+        (
+            "threads.oracle.sources[0].max_bytes",
+            "i",
+            "[threads.oracle]\nmodel = \"p/m\"\n[[threads.oracle.sources]]\nkind = \"command\"\ncommand = [\"df\"]\nmax_bytes = {v}\n",
+        ),
+        (
+            "threads.oracle.sources[0].max_bytes",
+            "i",
+            "[threads.oracle]\nmodel = \"p/m\"\n[[threads.oracle.sources]]\nkind = \"files\"\npaths = [\"/x\"]\nmax_bytes = {v}\n",
+        ),
+        (
+            "threads.oracle.sources[0].max_bytes",
+            "i",
+            "[threads.oracle]\nmodel = \"p/m\"\n[[threads.oracle.sources]]\nkind = \"transcript\"\npath = \"/x\"\nmax_bytes = {v}\n",
+        ),
+        (
+            "threads.oracle.sources[0].max_entries",
+            "i",
+            "[threads.oracle]\nmodel = \"p/m\"\nsources = [{ kind = \"archive\", max_entries = {v} }]\n",
+        ),
+        (
+            "escalation.daily_cap",
+            "i",
+            "[escalation]\nmodel = \"p/m\"\ndaily_cap = {v}\n",
+        ),
+        (
+            "escalation.max_tokens",
+            "i",
+            "[escalation]\nmodel = \"p/m\"\nmax_tokens = {v}\n",
+        ),
+        (
+            "escalation.timeout_seconds",
+            "f",
+            "[escalation]\nmodel = \"p/m\"\ntimeout_seconds = {v}\n",
+        ),
+    ];
+
+    #[test]
+    fn every_numeric_key_refuses_out_of_range_values_naming_the_key_and_its_line() {
+        // Regression: `escalation_cooldown_minutes = 153722867280912930` panicked, NaN
+        // source timeouts were taken, and range errors named no line.
+        let head = "# a comment\n[providers.p]\nkind = \"ollama\"\n\n";
+        for (key, kind, template) in NUMERIC_KEYS {
+            let bad: &[&str] = match *kind {
+                "f" => &["1e300", "-1.0", "nan", "inf", "-inf"],
+                "u64" => &["-1"],
+                _ => &["153722867280912930", "-1", "5000000000"],
+            };
+            for v in bad {
+                let text = format!("{head}{}", template.replace("{v}", v));
+                let last = key.rsplit('.').next().unwrap();
+                let line = text
+                    .lines()
+                    .position(|l| l.contains(&format!("{last} = {v}")))
+                    .unwrap()
+                    + 1;
+                let err = parse(&text).expect_err(&format!("{key} = {v} must be refused"));
+                let msg = err.to_string();
+                assert!(
+                    msg.contains(&format!("line {line}")),
+                    "{key} = {v}: no `line {line}` in: {msg}"
+                );
+                match err {
+                    ConfigError::Invalid { key: named, .. } => assert_eq!(&named, key, "{msg}"),
+                    ConfigError::Parse { .. } => assert!(msg.contains(last), "{msg}"),
+                    other => panic!("{key} = {v}: {other}"),
+                }
+            }
+            // And the key's place in the table is right: a sane value is accepted.
+            let sane: &[&str] = if *kind == "f" {
+                &["1.0"]
+            } else {
+                &["5", "500"]
+            };
+            assert!(
+                sane.iter()
+                    .any(|v| parse(&format!("{head}{}", template.replace("{v}", v))).is_ok()),
+                "{key}: no sane value accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn every_numeric_key_is_in_the_table() {
+        // A key added to a Raw type without a range check would be missed by the table
+        // test above: the default config names every key, so compare against it.
+        for key in [
+            "match_threshold",
+            "token_budget",
+            "min_importance",
+            "escalation_cooldown_minutes",
+            "escalation_history",
+            "deadline_seconds",
+            "thread_timeout_seconds",
+            "daily_cost",
+            "daily_cap",
+        ] {
+            assert!(
+                NUMERIC_KEYS.iter().any(|(k, _, _)| k.ends_with(key)),
+                "{key}"
+            );
+            assert!(DEFAULT_CONFIG.contains(key), "{key} is not documented");
+        }
+    }
+
+    #[test]
+    fn a_key_left_out_points_at_its_table() {
+        let text = "[providers.p]\nkind = \"ollama\"\n[tick]\ndeadline_seconds = 60\n";
+        assert_eq!(key_line(text, "providers.p.retries"), Some(1));
+        assert_eq!(key_line(text, "tick.deadline_seconds"), Some(4));
+        assert_eq!(key_line(text, "escalation.model"), None);
+        let dotted = "[providers.\"a.b\"]\nkind = \"ollama\"\nretries = 3\n";
+        assert_eq!(key_line(dotted, "providers.a.b.retries"), Some(3));
+    }
+
+    #[test]
+    fn home_paths_expand_or_fail_with_the_way_out() {
+        let passwd = "# comment\nroot:x:0:0:root:/root:/bin/sh\nann:x:1000:1000::/home/ann:/bin/bash\nbad:x:1:1::relative:/bin/sh\n";
+        assert_eq!(user_home(passwd, "ann"), Some(PathBuf::from("/home/ann")));
+        assert_eq!(user_home(passwd, "bob"), None);
+        assert_eq!(user_home(passwd, "bad"), None);
+        assert_eq!(expand_home("/a/~b").unwrap(), PathBuf::from("/a/~b"));
+        assert_eq!(expand_home("rel/x").unwrap(), PathBuf::from("rel/x"));
+        let err = expand_home("~no-such-user-here/x").unwrap_err();
+        assert!(err.contains("full path"), "{err}");
+        // `~` itself depends on $HOME, which tests must not change: see
+        // tests/hardening_config.rs for it through the binary.
+    }
+
+    #[test]
+    fn a_tilde_path_that_cannot_expand_names_its_key() {
+        let err = parse("[providers.p]\nkind = \"ollama\"\n[threads.watcher]\nmodel = \"p/m\"\n[[threads.watcher.sources]]\nkind = \"files\"\npaths = [\"/a\", \"~no-such-user-here/*.md\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("threads.watcher.sources[0].paths[1]") && err.contains("line 7"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_wrong_source_field_is_named_with_its_line() {
+        let text = "[providers.p]\nkind = \"ollama\"\n[threads.watcher]\nmodel = \"p/m\"\n[[threads.watcher.sources]]\nkind = \"command\"\ncommand = [\"df\"]\nmax_bytez = 3\n";
+        let err = parse(text).unwrap_err().to_string();
+        assert!(
+            err.contains("threads.watcher.sources[0].max_bytez") && err.contains("line 8"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_config_without_a_running_thread_is_refused() {
+        let err = parse("").unwrap().check_threads().unwrap_err().to_string();
+        assert!(
+            err.contains("defines no threads") && err.contains("thinker init"),
+            "{err}"
+        );
+        let off = parse("[providers.p]\nkind = \"ollama\"\n[threads.dreamer]\nmodel = \"p/m\"\nenabled = false\n").unwrap();
+        assert!(
+            off.check_threads()
+                .unwrap_err()
+                .to_string()
+                .contains("every thread is disabled")
+        );
+        assert!(parse(DEFAULT_CONFIG).unwrap().check_threads().is_ok());
     }
 
     #[test]
