@@ -370,6 +370,87 @@ mod tests {
     }
 
     #[test]
+    fn a_huge_recorded_usage_cannot_wrap_the_token_budget() {
+        // Regression: u64::MAX reported tokens overflowed the sums (a panic in debug; in
+        // release a wrap after which `daily_tokens` stopped nothing).
+        let c = config(TWO);
+        let budget = Budget::new(&c, &Ledger::default());
+        let (a, b) = (&c.providers["a"], &c.providers["b"]);
+        budget.admit(b, 10).unwrap();
+        budget.record(b, u64::MAX, u64::MAX, 0.0);
+        assert_eq!(budget.spent()["b"].tokens, u64::MAX);
+        let err = budget.admit(b, 10).unwrap_err();
+        assert!(err.contains("total"), "{err}");
+        assert!(budget.admit(a, 1).unwrap_err().contains("total"));
+        budget.record(b, 5, 5, 0.0);
+        assert_eq!(budget.spent()["b"].tokens, u64::MAX, "saturates");
+        assert_eq!(budget.spent()["b"].calls, 2);
+    }
+
+    #[test]
+    fn a_huge_ledger_cannot_wrap_the_sums() {
+        let c = config(TWO);
+        let mut ledger = Ledger::default();
+        for name in ["a", "b", "c"] {
+            ledger.spent.insert(
+                name.into(),
+                Spend {
+                    tokens: u64::MAX,
+                    cost: f64::MAX,
+                    calls: u64::MAX,
+                },
+            );
+        }
+        let total = ledger.total();
+        assert_eq!(
+            (total.tokens, total.cost, total.calls),
+            (u64::MAX, f64::MAX, u64::MAX)
+        );
+        let budget = Budget::new(&c, &ledger);
+        assert!(budget.check(&c.providers["b"], 1).is_err());
+        ledger.runs = u64::MAX;
+        assert_eq!(ledger.next_run(), u64::MAX);
+    }
+
+    #[test]
+    fn a_cost_that_is_not_a_number_fails_closed() {
+        let c = config(TWO);
+        let budget = Budget::new(&c, &Ledger::default());
+        let a = &c.providers["a"];
+        budget.record(a, 1, 1, f64::NAN);
+        let err = budget.check(a, 1).unwrap_err();
+        assert!(err.contains("daily cost"), "{err}");
+        // A negative cost does not hand spent budget back.
+        let budget = Budget::new(&c, &Ledger::default());
+        budget.record(a, 1, 1, 0.0014);
+        budget.record(a, 1, 1, -1.0);
+        assert!(budget.check(a, 100).unwrap_err().contains("daily cost"));
+        assert_eq!(sum_cost([f64::INFINITY, 1.0]), f64::MAX);
+        assert_eq!(sum_cost([f64::NAN]), f64::MAX);
+        assert_eq!(sum_tokens([u64::MAX, 100]), u64::MAX);
+    }
+
+    #[test]
+    fn a_ledger_with_a_negative_cost_is_refused() {
+        let err =
+            serde_json::from_str::<Ledger>(r#"{"spent": {"a": {"tokens": 1, "cost": -1e300}}}"#)
+                .unwrap_err()
+                .to_string();
+        assert!(err.contains("cost"), "{err}");
+        for bad in [
+            r#"{"spent": {"a": {"tokens": -1}}}"#,
+            r#"{"spent": {"a": {"tokens": 1e400}}}"#,
+            r#"{"spent": {"a": {"tokens": 18446744073709551616}}}"#,
+            r#"{"spent": {"a": {"cost": "free"}}}"#,
+            r#"{"runs": -3}"#,
+            r#"{"escalations": 4294967296}"#,
+            r#"{"day": "yesterday"}"#,
+        ] {
+            assert!(serde_json::from_str::<Ledger>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn a_new_day_forgets_spending_but_not_runs() {
         let mut ledger = Ledger {
             runs: 9,
