@@ -275,8 +275,8 @@ fn check_tokens(who: &str, used: u64, tokens: u64, limit: Option<u64>) -> Result
 
 fn check_cost(who: &str, used: f64, cost: f64, limit: Option<f64>) -> Result<(), String> {
     match limit {
-        // Written as "not within" so that NaN fails closed.
-        Some(limit) if !(add_cost(used, cost) <= limit) => Err(format!(
+        // `add_cost` is never NaN (it counts as over any budget), so this fails closed.
+        Some(limit) if add_cost(used, cost) > limit => Err(format!(
             "{who}: ${used:.4} of ${limit:.2} daily cost used, this call may cost ${cost:.4}"
         )),
         _ => Ok(()),
@@ -425,8 +425,8 @@ mod tests {
         budget.record(a, 1, 1, 0.0014);
         budget.record(a, 1, 1, -1.0);
         assert!(budget.check(a, 100).unwrap_err().contains("daily cost"));
-        assert_eq!(sum_cost([f64::INFINITY, 1.0]), f64::MAX);
-        assert_eq!(sum_cost([f64::NAN]), f64::MAX);
+        assert_eq!(sum_cost([f64::INFINITY, 1.0]).to_bits(), f64::MAX.to_bits());
+        assert_eq!(sum_cost([f64::NAN]).to_bits(), f64::MAX.to_bits());
         assert_eq!(sum_tokens([u64::MAX, 100]), u64::MAX);
     }
 

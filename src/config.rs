@@ -1102,10 +1102,9 @@ fn find_value(
     value: &toml::Spanned<toml::de::DeValue<'_>>,
     path: &[Segment<'_>],
 ) -> Option<std::ops::Range<usize>> {
-    match (value.get_ref(), path.first()) {
-        (_, None) => None,
-        (toml::de::DeValue::Table(t), Some(Segment::Key(_))) => find_span(t, path),
-        (toml::de::DeValue::Array(a), Some(Segment::Index(i))) => {
+    match (value.get_ref(), path.first()?) {
+        (toml::de::DeValue::Table(t), Segment::Key(_)) => find_span(t, path),
+        (toml::de::DeValue::Array(a), Segment::Index(i)) => {
             let item = a.get(*i)?;
             Some(find_value(item, &path[1..]).unwrap_or_else(|| item.span()))
         }

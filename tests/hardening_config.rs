@@ -274,7 +274,7 @@ fn a_hostile_ledger_is_exit_1_naming_it_and_the_way_out() {
         r#"{"day": "2026-11-22", "spent": {"local": {"tokens": "many"}}}"#,
         r#"{"runs": 1.5}"#,
         r#"{"escalations": -2}"#,
-        r#"[1, 2]"#,
+        "[1, 2]",
     ] {
         let mut tick = with_ledger(ledger).config_extra("[budget]\ndaily_cost = 0.01");
         for thread in ThreadName::ALL {
