@@ -7,6 +7,11 @@
 //! journal would cost more every day). Budgets are checked before every call with a
 //! conservative estimate (prompt bytes / 4 + max_tokens), and concurrent calls reserve
 //! their estimate, so that four threads starting at once cannot overshoot together.
+//!
+//! Nothing here trusts a number: token sums saturate at `u64::MAX`, costs at `f64::MAX`
+//! (NaN and infinity count as `f64::MAX`, over any budget: fail closed), and a ledger
+//! with a negative cost is refused, so neither a provider's usage nor `ledger.json` can
+//! wrap a sum back under a limit or panic.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
