@@ -504,10 +504,20 @@ impl Validator<'_> {
         })
     }
 
+    /// A finite number of 0 or more.
+    fn non_negative(&self, key: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
+        match v {
+            Some(x) if !(x.is_finite() && x >= 0.0) => {
+                Err(self.err(key, format!("{x} must be a number of 0 or more")))
+            }
+            other => Ok(other),
+        }
+    }
+
     /// A money amount (USD): finite, from 0 to `max`.
     fn money(&self, key: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {
-        match v {
-            Some(x) if !(x.is_finite() && (0.0..=max).contains(&x)) => Err(self.err(
+        match self.non_negative(key, v)? {
+            Some(x) if x > max => Err(self.err(
                 key,
                 format!("{x} is out of range: must be a number from 0 to {max}"),
             )),
