@@ -7,6 +7,11 @@
 //! journal would cost more every day). Budgets are checked before every call with a
 //! conservative estimate (prompt bytes / 4 + max_tokens), and concurrent calls reserve
 //! their estimate, so that four threads starting at once cannot overshoot together.
+//!
+//! Nothing here trusts a number: token sums saturate at `u64::MAX`, costs at `f64::MAX`
+//! (NaN and infinity count as `f64::MAX`, over any budget: fail closed), and a ledger
+//! with a negative cost is refused, so neither a provider's usage nor `ledger.json` can
+//! wrap a sum back under a limit or panic.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -25,7 +30,7 @@ pub const LEDGER_FILE: &str = "ledger.json";
 pub struct Spend {
     #[serde(default)]
     pub tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "cost_from_ledger")]
     pub cost: f64,
     #[serde(default)]
     pub calls: u64,
@@ -34,8 +39,47 @@ pub struct Spend {
 impl Spend {
     fn add(&mut self, tokens: u64, cost: f64) {
         self.tokens = self.tokens.saturating_add(tokens);
-        self.cost += cost;
-        self.calls += 1;
+        self.cost = add_cost(self.cost, cost);
+        self.calls = self.calls.saturating_add(1);
+    }
+}
+
+/// A cost as it may be added up and written: negative counts as 0 (spending cannot be
+/// undone); NaN and infinity count as `f64::MAX`, over any budget (fail closed), and
+/// unlike them it survives a round trip through JSON.
+pub fn clean_cost(cost: f64) -> f64 {
+    if cost.is_nan() {
+        f64::MAX
+    } else {
+        cost.clamp(0.0, f64::MAX)
+    }
+}
+
+/// `a + b` of two costs, saturating at `f64::MAX` (see [`clean_cost`]).
+pub fn add_cost(a: f64, b: f64) -> f64 {
+    clean_cost(clean_cost(a) + clean_cost(b))
+}
+
+/// The sum of token counts, saturating at `u64::MAX` instead of wrapping.
+pub fn sum_tokens(counts: impl IntoIterator<Item = u64>) -> u64 {
+    counts.into_iter().fold(0, u64::saturating_add)
+}
+
+/// The sum of costs, saturating at `f64::MAX` (see [`clean_cost`]).
+pub fn sum_cost(costs: impl IntoIterator<Item = f64>) -> f64 {
+    costs.into_iter().fold(0.0, add_cost)
+}
+
+/// A cost read from `ledger.json` must be a number of 0 or more: a negative one would
+/// hand back budget that was spent.
+fn cost_from_ledger<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let cost = f64::deserialize(d)?;
+    if cost.is_finite() && cost >= 0.0 {
+        Ok(cost)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "cost {cost} is not an amount of 0 or more"
+        )))
     }
 }
 
@@ -74,10 +118,15 @@ impl Ledger {
     pub fn total(&self) -> Spend {
         self.spent.values().fold(Spend::default(), |mut acc, s| {
             acc.tokens = acc.tokens.saturating_add(s.tokens);
-            acc.cost += s.cost;
-            acc.calls += s.calls;
+            acc.cost = add_cost(acc.cost, s.cost);
+            acc.calls = acc.calls.saturating_add(s.calls);
             acc
         })
+    }
+
+    /// The number of the run about to start (saturating: a hostile ledger cannot wrap it).
+    pub fn next_run(&self) -> u64 {
+        self.runs.saturating_add(1)
     }
 }
 
@@ -150,7 +199,9 @@ impl BudgetState {
             .iter()
             .filter(|(p, _)| provider.is_none_or(|want| want == p.as_str()))
             .flat_map(|(_, v)| v.iter())
-            .fold((0, 0.0), |(t, c), (et, ec)| (t + et, c + ec))
+            .fold((0, 0.0), |(t, c), (et, ec)| {
+                (u64::saturating_add(t, *et), add_cost(c, *ec))
+            })
     }
 }
 
@@ -193,6 +244,8 @@ impl Budget {
         self.fits(&state, provider, tokens)
     }
 
+    /// Every sum saturates, and a cost that is not a number counts as over budget, so no
+    /// recorded usage (however large) can wrap a sum back under a limit.
     fn fits(
         &self,
         state: &BudgetState,
@@ -204,42 +257,34 @@ impl Budget {
         let (limit_tokens, limit_cost) = self.limits.get(name).copied().unwrap_or((None, None));
         let mine = state.spent.get(name).copied().unwrap_or_default();
         let (res_t, res_c) = state.reserved(Some(name));
-        if let Some(limit) = limit_tokens
-            && mine.tokens + res_t + tokens > limit
-        {
-            return Err(format!(
-                "provider {name}: {} of {limit} daily tokens used, this call may need {tokens}",
-                mine.tokens + res_t
-            ));
-        }
-        if let Some(limit) = limit_cost
-            && mine.cost + res_c + cost > limit
-        {
-            return Err(format!(
-                "provider {name}: ${:.4} of ${limit:.2} daily cost used, this call may cost ${cost:.4}",
-                mine.cost + res_c
-            ));
-        }
-        let total_tokens: u64 = state.spent.values().map(|s| s.tokens).sum();
-        let total_cost: f64 = state.spent.values().map(|s| s.cost).sum();
+        let who = format!("provider {name}");
+        check_tokens(&who, sum_tokens([mine.tokens, res_t]), tokens, limit_tokens)?;
+        check_cost(&who, sum_cost([mine.cost, res_c]), cost, limit_cost)?;
         let (all_t, all_c) = state.reserved(None);
-        if let Some(limit) = self.total_tokens
-            && total_tokens + all_t + tokens > limit
-        {
-            return Err(format!(
-                "total: {} of {limit} daily tokens used, this call may need {tokens}",
-                total_tokens + all_t
-            ));
-        }
-        if let Some(limit) = self.total_cost
-            && total_cost + all_c + cost > limit
-        {
-            return Err(format!(
-                "total: ${:.4} of ${limit:.2} daily cost used, this call may cost ${cost:.4}",
-                total_cost + all_c
-            ));
-        }
+        let total_tokens = sum_tokens(state.spent.values().map(|s| s.tokens).chain([all_t]));
+        let total_cost = sum_cost(state.spent.values().map(|s| s.cost).chain([all_c]));
+        check_tokens("total", total_tokens, tokens, self.total_tokens)?;
+        check_cost("total", total_cost, cost, self.total_cost)?;
         Ok(())
+    }
+}
+
+fn check_tokens(who: &str, used: u64, tokens: u64, limit: Option<u64>) -> Result<(), String> {
+    match limit {
+        Some(limit) if used.saturating_add(tokens) > limit => Err(format!(
+            "{who}: {used} of {limit} daily tokens used, this call may need {tokens}"
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn check_cost(who: &str, used: f64, cost: f64, limit: Option<f64>) -> Result<(), String> {
+    match limit {
+        // `add_cost` is never NaN (it counts as over any budget), so this fails closed.
+        Some(limit) if add_cost(used, cost) > limit => Err(format!(
+            "{who}: ${used:.4} of ${limit:.2} daily cost used, this call may cost ${cost:.4}"
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -327,6 +372,87 @@ mod tests {
                 .unwrap_err()
                 .contains("daily cost")
         );
+    }
+
+    #[test]
+    fn a_huge_recorded_usage_cannot_wrap_the_token_budget() {
+        // Regression: u64::MAX reported tokens overflowed the sums (a panic in debug; in
+        // release a wrap after which `daily_tokens` stopped nothing).
+        let c = config(TWO);
+        let budget = Budget::new(&c, &Ledger::default());
+        let (a, b) = (&c.providers["a"], &c.providers["b"]);
+        budget.admit(b, 10).unwrap();
+        budget.record(b, u64::MAX, u64::MAX, 0.0);
+        assert_eq!(budget.spent()["b"].tokens, u64::MAX);
+        let err = budget.admit(b, 10).unwrap_err();
+        assert!(err.contains("total"), "{err}");
+        assert!(budget.admit(a, 1).unwrap_err().contains("total"));
+        budget.record(b, 5, 5, 0.0);
+        assert_eq!(budget.spent()["b"].tokens, u64::MAX, "saturates");
+        assert_eq!(budget.spent()["b"].calls, 2);
+    }
+
+    #[test]
+    fn a_huge_ledger_cannot_wrap_the_sums() {
+        let c = config(TWO);
+        let mut ledger = Ledger::default();
+        for name in ["a", "b", "c"] {
+            ledger.spent.insert(
+                name.into(),
+                Spend {
+                    tokens: u64::MAX,
+                    cost: f64::MAX,
+                    calls: u64::MAX,
+                },
+            );
+        }
+        let total = ledger.total();
+        assert_eq!(
+            (total.tokens, total.cost, total.calls),
+            (u64::MAX, f64::MAX, u64::MAX)
+        );
+        let budget = Budget::new(&c, &ledger);
+        assert!(budget.check(&c.providers["b"], 1).is_err());
+        ledger.runs = u64::MAX;
+        assert_eq!(ledger.next_run(), u64::MAX);
+    }
+
+    #[test]
+    fn a_cost_that_is_not_a_number_fails_closed() {
+        let c = config(TWO);
+        let budget = Budget::new(&c, &Ledger::default());
+        let a = &c.providers["a"];
+        budget.record(a, 1, 1, f64::NAN);
+        let err = budget.check(a, 1).unwrap_err();
+        assert!(err.contains("daily cost"), "{err}");
+        // A negative cost does not hand spent budget back.
+        let budget = Budget::new(&c, &Ledger::default());
+        budget.record(a, 1, 1, 0.0014);
+        budget.record(a, 1, 1, -1.0);
+        assert!(budget.check(a, 100).unwrap_err().contains("daily cost"));
+        assert_eq!(sum_cost([f64::INFINITY, 1.0]).to_bits(), f64::MAX.to_bits());
+        assert_eq!(sum_cost([f64::NAN]).to_bits(), f64::MAX.to_bits());
+        assert_eq!(sum_tokens([u64::MAX, 100]), u64::MAX);
+    }
+
+    #[test]
+    fn a_ledger_with_a_negative_cost_is_refused() {
+        let err =
+            serde_json::from_str::<Ledger>(r#"{"spent": {"a": {"tokens": 1, "cost": -1e300}}}"#)
+                .unwrap_err()
+                .to_string();
+        assert!(err.contains("cost"), "{err}");
+        for bad in [
+            r#"{"spent": {"a": {"tokens": -1}}}"#,
+            r#"{"spent": {"a": {"tokens": 1e400}}}"#,
+            r#"{"spent": {"a": {"tokens": 18446744073709551616}}}"#,
+            r#"{"spent": {"a": {"cost": "free"}}}"#,
+            r#"{"runs": -3}"#,
+            r#"{"escalations": 4294967296}"#,
+            r#"{"day": "yesterday"}"#,
+        ] {
+            assert!(serde_json::from_str::<Ledger>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -3,8 +3,12 @@
 //!
 //! Owns where the config and the state directory are found (`--config`, then
 //! `$THINKER_CONFIG`, then the XDG config dir; `--state`, then `[state] dir`, then the
-//! XDG data dir), the defaults of every key, and error messages that name the key.
-//! Relative paths in the file are relative to the file's own directory.
+//! XDG data dir), the defaults and ranges of every key, and error messages that name the
+//! key and its line (found again in the file's text only when there is an error). Every
+//! number is range-checked before it is converted (`Duration`, `TimeDelta`), so no value
+//! can panic or overflow later. Relative paths in the file are relative to the file's own
+//! directory; `~` and `~/x` expand with `$HOME`, `~user/x` with `/etc/passwd`, and a `~`
+//! that cannot expand is an error naming the key (never a literal `~` directory).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -32,14 +36,28 @@ pub enum ConfigError {
     },
     #[error("config {path}: {message}")]
     Parse { path: PathBuf, message: String },
-    #[error("config {path}: `{key}`: {message}")]
+    #[error("config {path}{}: `{key}`: {message}", at_line(*.line))]
     Invalid {
         path: PathBuf,
+        /// The line the key is written on (or its table, when the key is left out).
+        line: Option<usize>,
         key: String,
         message: String,
     },
     #[error("cannot find a home directory: set $HOME, or pass --config and --state")]
     NoHome,
+    #[error(
+        "config {path} defines no threads: a tick would do nothing; run `thinker init` for a commented example, or add a [threads.watcher] table with model = \"provider/model\""
+    )]
+    NoThreads { path: PathBuf },
+    #[error(
+        "config {path}: every thread is disabled (enabled = false): a tick would do nothing; enable one, or stop running `thinker tick`"
+    )]
+    AllThreadsDisabled { path: PathBuf },
+}
+
+fn at_line(line: Option<usize>) -> String {
+    line.map_or_else(String::new, |n| format!(", line {n}"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -155,7 +173,9 @@ struct RawThread {
     max_tokens: Option<u32>,
     temperature: Option<f32>,
     #[serde(default)]
-    sources: Vec<SourceConfig>,
+    /// Read as tables and checked by [`Validator::source`]: serde's internally tagged
+    /// enums lose the span of a wrong value, so its key and line could not be named.
+    sources: Vec<toml::Table>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -366,6 +386,23 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 pub const DEFAULT_TEMPERATURE: f32 = 0.4;
 pub const DEFAULT_ESCALATIONS_PER_DAY: u32 = 5;
 
+// Bounds of the numeric keys: generous, but far from where arithmetic on them could
+// overflow or a conversion (`Duration`, `TimeDelta`) could panic.
+/// Any duration in seconds: at most a day.
+const MAX_SECONDS: f64 = 86_400.0;
+/// `escalation_cooldown_minutes`: at most a year.
+const MAX_COOLDOWN_MINUTES: i64 = 525_600;
+/// `price_in` / `price_out`, USD per million tokens.
+const MAX_PRICE: f64 = 1_000_000.0;
+/// `daily_cost`, USD.
+const MAX_DAILY_COST: f64 = 1_000_000_000.0;
+/// `max_tokens` (at least 16: a shorter answer cannot hold the schema).
+const MAX_TOKENS_RANGE: std::ops::RangeInclusive<u32> = 16..=1_000_000;
+/// A source's `max_bytes`.
+const MAX_BYTES_RANGE: std::ops::RangeInclusive<usize> = 1..=10_000_000;
+/// Caps, histories, entries, escalations per day: counts of small things.
+const MAX_COUNT: usize = 1000;
+
 impl Config {
     /// Reads and validates the config file at `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -395,7 +432,29 @@ impl Config {
             .and_then(Path::parent)
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        Validator { path: shown, base }.config(raw, path)
+        Validator {
+            path: shown,
+            base,
+            text,
+        }
+        .config(raw, path)
+    }
+
+    /// Refuses a config under which a tick would do nothing (no thread configured, or
+    /// every one disabled): under cron, a silent no-op would never be noticed.
+    pub fn check_threads(&self) -> Result<(), ConfigError> {
+        if self.threads.iter().flatten().any(|t| t.enabled) {
+            return Ok(());
+        }
+        let path = self
+            .path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("(built-in)"));
+        Err(if self.threads.iter().any(Option::is_some) {
+            ConfigError::AllThreadsDisabled { path }
+        } else {
+            ConfigError::NoThreads { path }
+        })
     }
 
     /// The thread's configuration, if it is configured.
@@ -404,46 +463,91 @@ impl Config {
     }
 }
 
-struct Validator {
+struct Validator<'a> {
     path: PathBuf,
     base: PathBuf,
+    /// The file's text, to find the line of a key an error names.
+    text: &'a str,
 }
 
-impl Validator {
+impl Validator<'_> {
     fn err(&self, key: impl Into<String>, message: impl Into<String>) -> ConfigError {
+        let key = key.into();
         ConfigError::Invalid {
             path: self.path.clone(),
-            key: key.into(),
+            line: key_line(self.text, &key),
+            key,
             message: message.into(),
         }
     }
 
-    fn resolve(&self, p: &str) -> PathBuf {
-        let expanded = expand_home(p);
-        if expanded.is_absolute() {
+    /// A path from the file: `~` expanded, relative to the file's directory.
+    fn resolve(&self, key: &str, p: &str) -> Result<PathBuf, ConfigError> {
+        let expanded = expand_home(p).map_err(|message| self.err(key, message))?;
+        Ok(if expanded.is_absolute() {
             expanded
         } else {
             self.base.join(expanded)
-        }
+        })
     }
 
     fn seconds(&self, key: &str, v: Option<f64>, default: f64) -> Result<Duration, ConfigError> {
         let s = v.unwrap_or(default);
-        if !(s.is_finite() && s > 0.0 && s <= 86_400.0) {
-            return Err(self.err(
+        let d = Some(s)
+            .filter(|s| s.is_finite() && *s > 0.0 && *s <= MAX_SECONDS)
+            .and_then(|s| Duration::try_from_secs_f64(s).ok());
+        d.ok_or_else(|| {
+            self.err(
                 key,
-                format!("{s} is not a number of seconds between 0 and 86400"),
-            ));
-        }
-        Ok(Duration::from_secs_f64(s))
+                format!("{s} is not a number of seconds above 0 and at most {MAX_SECONDS} (a day)"),
+            )
+        })
     }
 
+    /// A finite number of 0 or more.
     fn non_negative(&self, key: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
         match v {
             Some(x) if !(x.is_finite() && x >= 0.0) => {
                 Err(self.err(key, format!("{x} must be a number of 0 or more")))
             }
             other => Ok(other),
+        }
+    }
+
+    /// A money amount (USD): finite, from 0 to `max`.
+    fn money(&self, key: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {
+        match self.non_negative(key, v)? {
+            Some(x) if x > max => Err(self.err(
+                key,
+                format!("{x} is out of range: must be a number from 0 to {max}"),
+            )),
+            other => Ok(other),
+        }
+    }
+
+    /// An integer key within `range` (inclusive), `default` when left out.
+    fn int<T>(
+        &self,
+        key: &str,
+        v: Option<T>,
+        default: T,
+        range: std::ops::RangeInclusive<T>,
+    ) -> Result<T, ConfigError>
+    where
+        T: Copy + PartialOrd + fmt::Display,
+    {
+        let x = v.unwrap_or(default);
+        if range.contains(&x) {
+            Ok(x)
+        } else {
+            Err(self.err(
+                key,
+                format!(
+                    "{x} is out of range: must be from {} to {}",
+                    range.start(),
+                    range.end()
+                ),
+            ))
         }
     }
 
@@ -461,6 +565,11 @@ impl Validator {
             dreamer,
         } = raw.threads;
         let thread_timeout = raw.tick.thread_timeout_seconds;
+        self.seconds(
+            "tick.thread_timeout_seconds",
+            thread_timeout,
+            DEFAULT_THREAD_TIMEOUT,
+        )?;
         let mut threads: [Option<ThreadConfig>; 4] = [None, None, None, None];
         for (thread, rt) in ThreadName::ALL
             .into_iter()
@@ -477,7 +586,12 @@ impl Validator {
         };
         Ok(Config {
             path: path.map(Path::to_path_buf),
-            state_dir: raw.state.dir.as_deref().map(|d| self.resolve(d)),
+            state_dir: raw
+                .state
+                .dir
+                .as_deref()
+                .map(|d| self.resolve("state.dir", d))
+                .transpose()?,
             memory,
             tick_deadline: self.seconds(
                 "tick.deadline_seconds",
@@ -485,8 +599,13 @@ impl Validator {
                 DEFAULT_TICK_DEADLINE,
             )?,
             daily_tokens: raw.budget.daily_tokens,
-            daily_cost: self.non_negative("budget.daily_cost", raw.budget.daily_cost)?,
-            prompts_dir: raw.prompts.dir.as_deref().map(|d| self.resolve(d)),
+            daily_cost: self.money("budget.daily_cost", raw.budget.daily_cost, MAX_DAILY_COST)?,
+            prompts_dir: raw
+                .prompts
+                .dir
+                .as_deref()
+                .map(|d| self.resolve("prompts.dir", d))
+                .transpose()?,
             providers,
             threads,
             escalation,
@@ -502,28 +621,46 @@ impl Validator {
                 format!("{threshold} must be above 0 and at most 1 (default 0.6)"),
             ));
         }
-        let importance = m.min_importance.unwrap_or(d.min_importance);
-        if importance > 10 {
-            return Err(self.err("memory.min_importance", "must be from 0 to 10 (default 3)"));
-        }
-        let cooldown = m
-            .escalation_cooldown_minutes
-            .unwrap_or(d.escalation_cooldown.num_minutes());
-        if cooldown < 0 {
-            return Err(self.err("memory.escalation_cooldown_minutes", "must be 0 or more"));
-        }
+        let importance = self.int(
+            "memory.min_importance",
+            m.min_importance,
+            d.min_importance,
+            0..=10,
+        )?;
+        let cooldown_key = "memory.escalation_cooldown_minutes";
+        let cooldown = self.int(
+            cooldown_key,
+            m.escalation_cooldown_minutes,
+            d.escalation_cooldown.num_minutes(),
+            0..=MAX_COOLDOWN_MINUTES,
+        )?;
+        let escalation_cooldown = chrono::TimeDelta::try_minutes(cooldown)
+            .ok_or_else(|| self.err(cooldown_key, format!("{cooldown} minutes is too long")))?;
         let dc = d.caps;
+        let cap = |name: &str, v: Option<usize>, default: usize| {
+            self.int(&format!("memory.caps.{name}"), v, default, 0..=MAX_COUNT)
+        };
         Ok(Settings {
             match_threshold: threshold,
             caps: Caps {
-                active_threads: m.caps.active_threads.unwrap_or(dc.active_threads),
-                patterns: m.caps.patterns.unwrap_or(dc.patterns),
-                hunches: m.caps.hunches.unwrap_or(dc.hunches),
-                insights: m.caps.insights.unwrap_or(dc.insights),
+                active_threads: cap("active_threads", m.caps.active_threads, dc.active_threads)?,
+                patterns: cap("patterns", m.caps.patterns, dc.patterns)?,
+                hunches: cap("hunches", m.caps.hunches, dc.hunches)?,
+                insights: cap("insights", m.caps.insights, dc.insights)?,
             },
-            token_budget: m.token_budget.unwrap_or(d.token_budget),
-            escalation_cooldown: chrono::TimeDelta::minutes(cooldown),
-            escalation_history: m.escalation_history.unwrap_or(d.escalation_history),
+            token_budget: self.int(
+                "memory.token_budget",
+                m.token_budget,
+                d.token_budget,
+                100..=10_000_000,
+            )?,
+            escalation_cooldown,
+            escalation_history: self.int(
+                "memory.escalation_history",
+                m.escalation_history,
+                d.escalation_history,
+                1..=MAX_COUNT,
+            )?,
             min_importance: importance,
         })
     }
@@ -598,7 +735,7 @@ impl Validator {
             ));
         }
         let replay_dir = match (p.kind, p.dir) {
-            (ProviderKind::Replay, Some(d)) => Some(self.resolve(&d)),
+            (ProviderKind::Replay, Some(d)) => Some(self.resolve(&key("dir"), &d)?),
             (ProviderKind::Replay, None) => {
                 return Err(self.err(
                     key("dir"),
@@ -618,7 +755,7 @@ impl Validator {
                 p.timeout_seconds,
                 DEFAULT_PROVIDER_TIMEOUT,
             )?,
-            retries: p.retries.unwrap_or(2).min(10),
+            retries: self.int(&key("retries"), p.retries, 2, 0..=10)?,
             retry_max_wait: self.seconds(
                 &key("retry_max_wait_seconds"),
                 p.retry_max_wait_seconds,
@@ -631,17 +768,18 @@ impl Validator {
                         "must be 1 or more (leave it out for no limit)",
                     ));
                 }
-                other => other,
+                Some(n) => Some(self.int(&key("requests_per_minute"), Some(n), n, 1..=60_000)?),
+                None => None,
             },
             structured_output,
             price_in: self
-                .non_negative(&key("price_in"), p.price_in)?
+                .money(&key("price_in"), p.price_in, MAX_PRICE)?
                 .unwrap_or(0.0),
             price_out: self
-                .non_negative(&key("price_out"), p.price_out)?
+                .money(&key("price_out"), p.price_out, MAX_PRICE)?
                 .unwrap_or(0.0),
             daily_tokens: p.daily_tokens,
-            daily_cost: self.non_negative(&key("daily_cost"), p.daily_cost)?,
+            daily_cost: self.money(&key("daily_cost"), p.daily_cost, MAX_DAILY_COST)?,
             replay_dir,
             anthropic_version: p.anthropic_version.unwrap_or_else(|| "2023-06-01".into()),
         })
@@ -694,6 +832,7 @@ impl Validator {
         if every == 0 {
             return Err(self.err(key("every"), "must be 1 or more (1 = every tick)"));
         }
+        self.int(&key("every"), Some(every), 1, 1..=1_000_000)?;
         let quiet_hours = t
             .quiet_hours
             .iter()
@@ -709,13 +848,17 @@ impl Validator {
             .collect::<Result<_, _>>()?;
         let temperature = t.temperature.unwrap_or(DEFAULT_TEMPERATURE);
         if !(0.0..=2.0).contains(&temperature) {
-            return Err(self.err(key("temperature"), "must be from 0 to 2"));
+            return Err(self.err(
+                key("temperature"),
+                format!("{temperature} is out of range: must be from 0 to 2"),
+            ));
         }
         let sources = t
             .sources
             .into_iter()
-            .map(|s| self.source(s))
-            .collect::<Vec<_>>();
+            .enumerate()
+            .map(|(i, s)| self.source(&format!("{}[{i}]", key("sources")), s))
+            .collect::<Result<Vec<_>, _>>()?;
         for (i, s) in sources.iter().enumerate() {
             if let SourceConfig::Command { command, .. } = s
                 && command.is_empty()
@@ -739,15 +882,66 @@ impl Validator {
                 t.timeout_seconds.or(default_timeout),
                 DEFAULT_THREAD_TIMEOUT,
             )?,
-            max_tokens: t.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).max(16),
+            max_tokens: self.int(
+                &key("max_tokens"),
+                t.max_tokens,
+                DEFAULT_MAX_TOKENS,
+                MAX_TOKENS_RANGE,
+            )?,
             temperature,
             sources,
         })
     }
 
-    /// Resolves the paths inside a source relative to the config file.
-    fn source(&self, s: SourceConfig) -> SourceConfig {
-        match s {
+    /// Reads one source, `key` its place (e.g. `threads.watcher.sources[0]`): its numbers
+    /// are checked on the TOML value first, so that a wrong type or sign is named with its
+    /// key and line; its paths are resolved relative to the config file.
+    fn source(&self, key: &str, table: toml::Table) -> Result<SourceConfig, ConfigError> {
+        let field = |k: &str| format!("{key}.{k}");
+        for (name, range) in [
+            ("max_bytes", MAX_BYTES_RANGE),
+            ("max_entries", 1..=MAX_COUNT),
+        ] {
+            match table.get(name) {
+                None => {}
+                Some(toml::Value::Integer(n)) => {
+                    let wide = i64::try_from(*range.start()).unwrap_or(i64::MAX)
+                        ..=i64::try_from(*range.end()).unwrap_or(i64::MAX);
+                    self.int(&field(name), Some(*n), *n, wide)?;
+                }
+                Some(other) => {
+                    return Err(self.err(field(name), format!("{other} must be a whole number")));
+                }
+            }
+        }
+        let seconds = match table.get("timeout_seconds") {
+            None => None,
+            Some(toml::Value::Integer(n)) => Some(*n as f64),
+            Some(toml::Value::Float(x)) => Some(*x),
+            Some(other) => {
+                return Err(self.err(
+                    field("timeout_seconds"),
+                    format!("{other} must be a number of seconds"),
+                ));
+            }
+        };
+        if let Some(s) = seconds {
+            self.seconds(&field("timeout_seconds"), Some(s), s)?;
+        }
+        let source: SourceConfig =
+            toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    let message = e.message().trim_end();
+                    // Point at the field the message is about, when it names one.
+                    let at = match message.strip_prefix("unknown field `") {
+                        Some(rest) => field(rest.split('`').next().unwrap_or_default()),
+                        None if message.starts_with("unknown variant") => field("kind"),
+                        None => key.to_string(),
+                    };
+                    self.err(at, message)
+                })?;
+        Ok(match source {
             SourceConfig::Files {
                 name,
                 paths,
@@ -756,8 +950,12 @@ impl Validator {
                 name,
                 paths: paths
                     .iter()
-                    .map(|p| self.resolve(p).to_string_lossy().into_owned())
-                    .collect(),
+                    .enumerate()
+                    .map(|(i, p)| {
+                        self.resolve(&format!("{}[{i}]", field("paths")), p)
+                            .map(|p| p.to_string_lossy().into_owned())
+                    })
+                    .collect::<Result<_, _>>()?,
                 max_bytes,
             },
             SourceConfig::Transcript {
@@ -766,11 +964,14 @@ impl Validator {
                 max_bytes,
             } => SourceConfig::Transcript {
                 name,
-                path: self.resolve(&path).to_string_lossy().into_owned(),
+                path: self
+                    .resolve(&field("path"), &path)?
+                    .to_string_lossy()
+                    .into_owned(),
                 max_bytes,
             },
             other => other,
-        }
+        })
     }
 
     fn escalation(
@@ -778,6 +979,25 @@ impl Validator {
         e: RawEscalation,
         providers: &BTreeMap<String, ProviderConfig>,
     ) -> Result<Option<EscalationConfig>, ConfigError> {
+        // The numbers are checked even without a model: a wrong value is never silent.
+        let memory_dir = e
+            .memory_dir
+            .as_deref()
+            .map(|d| self.resolve("escalation.memory_dir", d))
+            .transpose()?;
+        let daily_cap = self.int(
+            "escalation.daily_cap",
+            e.daily_cap,
+            DEFAULT_ESCALATIONS_PER_DAY,
+            0..=MAX_COUNT as u32,
+        )?;
+        let max_tokens = self.int(
+            "escalation.max_tokens",
+            e.max_tokens,
+            DEFAULT_MAX_TOKENS,
+            MAX_TOKENS_RANGE,
+        )?;
+        let timeout = self.seconds("escalation.timeout_seconds", e.timeout_seconds, 120.0)?;
         let Some(model) = e.model else {
             return Ok(None);
         };
@@ -788,10 +1008,10 @@ impl Validator {
         Ok(Some(EscalationConfig {
             models,
             notify_command: e.notify_command,
-            memory_dir: e.memory_dir.as_deref().map(|d| self.resolve(d)),
-            daily_cap: e.daily_cap.unwrap_or(DEFAULT_ESCALATIONS_PER_DAY),
-            max_tokens: e.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-            timeout: self.seconds("escalation.timeout_seconds", e.timeout_seconds, 120.0)?,
+            memory_dir,
+            daily_cap,
+            max_tokens,
+            timeout,
         }))
     }
 }
@@ -809,12 +1029,100 @@ fn home() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// Expands a leading `~/`.
-pub fn expand_home(p: &str) -> PathBuf {
-    match (p.strip_prefix("~/"), home()) {
-        (Some(rest), Some(h)) => h.join(rest),
-        _ if p == "~" => home().unwrap_or_else(|| PathBuf::from(p)),
-        _ => PathBuf::from(p),
+/// Expands a leading `~`: `~` and `~/x` with `$HOME`, `~user` and `~user/x` with that
+/// user's home directory from `/etc/passwd`. Never yields a path starting with a literal
+/// `~` directory: when the home cannot be found, the message says what to do.
+pub fn expand_home(p: &str) -> Result<PathBuf, String> {
+    let Some(rest) = p.strip_prefix('~') else {
+        return Ok(PathBuf::from(p));
+    };
+    let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
+    let home = if user.is_empty() {
+        home().ok_or_else(|| {
+            format!("`{p}` needs a home directory, but $HOME is not set: set HOME, or write an absolute path")
+        })?
+    } else {
+        let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+        user_home(&passwd, user).ok_or_else(|| {
+            format!("`~{user}`: no such user in /etc/passwd; write the full path instead")
+        })?
+    };
+    Ok(if tail.is_empty() {
+        home
+    } else {
+        home.join(tail)
+    })
+}
+
+/// `user`'s home directory in the text of an `/etc/passwd` file.
+fn user_home(passwd: &str, user: &str) -> Option<PathBuf> {
+    passwd
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(':').collect::<Vec<_>>())
+        .find(|f| f.len() >= 7 && f[0] == user)
+        .map(|f| PathBuf::from(f[5]))
+        .filter(|h| h.is_absolute())
+}
+
+/// The line (1-based) of the key an error names, e.g. `providers.g.retries`,
+/// `threads.watcher.sources[1].max_bytes` or `memory.caps.patterns`. When the key is not
+/// in the file (a default, or an inherited value), the line of the nearest table that is.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut segments = Vec::new();
+    for part in key.split('.') {
+        let (name, indices) = part.split_once('[').unwrap_or((part, ""));
+        segments.push(Segment::Key(name));
+        for i in indices.split('[') {
+            if let Ok(n) = i.trim_end_matches(']').parse::<usize>() {
+                segments.push(Segment::Index(n));
+            }
+        }
+    }
+    let span = find_span(doc.get_ref(), &segments)?;
+    Some(text.get(..span.start)?.matches('\n').count() + 1)
+}
+
+#[derive(Clone, Copy)]
+enum Segment<'k> {
+    Key(&'k str),
+    Index(usize),
+}
+
+/// The span of the deepest part of `path` found under `table`.
+fn find_span(
+    table: &toml::de::DeTable<'_>,
+    path: &[Segment<'_>],
+) -> Option<std::ops::Range<usize>> {
+    let keys: Vec<&str> = path
+        .iter()
+        .map_while(|s| match s {
+            Segment::Key(k) => Some(*k),
+            Segment::Index(_) => None,
+        })
+        .collect();
+    // A name may itself contain dots (`[providers."a.b"]`): the longest one first.
+    for n in (1..=keys.len()).rev() {
+        let name = keys[..n].join(".");
+        if let Some((k, v)) = table.iter().find(|(k, _)| k.get_ref().as_ref() == name) {
+            return Some(find_value(v, &path[n..]).unwrap_or_else(|| k.span()));
+        }
+    }
+    None
+}
+
+fn find_value(
+    value: &toml::Spanned<toml::de::DeValue<'_>>,
+    path: &[Segment<'_>],
+) -> Option<std::ops::Range<usize>> {
+    match (value.get_ref(), path.first()?) {
+        (toml::de::DeValue::Table(t), Segment::Key(_)) => find_span(t, path),
+        (toml::de::DeValue::Array(a), Segment::Index(i)) => {
+            let item = a.get(*i)?;
+            Some(find_value(item, &path[1..]).unwrap_or_else(|| item.span()))
+        }
+        _ => None,
     }
 }
 
@@ -907,6 +1215,295 @@ mod tests {
         assert!(q.contains(t("23:00")) && q.contains(t("06:59")));
         assert!(!q.contains(t("07:00")) && !q.contains(t("12:00")));
         assert!(parse("[providers.p]\nkind=\"ollama\"\n[threads.dreamer]\nmodel=\"p/m\"\nquiet_hours=[\"late\"]\n").is_err());
+    }
+
+    /// Every numeric key, as (key, kind, TOML with `{v}` where the value goes). Kind `i`:
+    /// an integer; `u64`: an integer of the whole u64 range (cannot be too large in
+    /// TOML); `f`: a float.
+    const NUMERIC_KEYS: &[(&str, &str, &str)] = &[
+        (
+            "memory.match_threshold",
+            "f",
+            "[memory]\nmatch_threshold = {v}\n",
+        ),
+        ("memory.token_budget", "i", "[memory]\ntoken_budget = {v}\n"),
+        (
+            "memory.min_importance",
+            "i",
+            "[memory]\nmin_importance = {v}\n",
+        ),
+        (
+            "memory.escalation_cooldown_minutes",
+            "i",
+            "[memory]\nescalation_cooldown_minutes = {v}\n",
+        ),
+        (
+            "memory.escalation_history",
+            "i",
+            "[memory]\nescalation_history = {v}\n",
+        ),
+        (
+            "memory.caps.active_threads",
+            "i",
+            "[memory]\ncaps = { active_threads = {v} }\n",
+        ),
+        (
+            "memory.caps.patterns",
+            "i",
+            "[memory]\ncaps = { patterns = {v} }\n",
+        ),
+        ("memory.caps.hunches", "i", "[memory.caps]\nhunches = {v}\n"),
+        (
+            "memory.caps.insights",
+            "i",
+            "[memory]\ncaps.insights = {v}\n",
+        ),
+        (
+            "tick.deadline_seconds",
+            "f",
+            "[tick]\ndeadline_seconds = {v}\n",
+        ),
+        (
+            "tick.thread_timeout_seconds",
+            "f",
+            "[tick]\nthread_timeout_seconds = {v}\n",
+        ),
+        (
+            "budget.daily_tokens",
+            "u64",
+            "[budget]\ndaily_tokens = {v}\n",
+        ),
+        ("budget.daily_cost", "f", "[budget]\ndaily_cost = {v}\n"),
+        (
+            "providers.q.timeout_seconds",
+            "f",
+            "[providers.q]\nkind = \"ollama\"\ntimeout_seconds = {v}\n",
+        ),
+        (
+            "providers.q.retries",
+            "i",
+            "[providers.q]\nkind = \"ollama\"\nretries = {v}\n",
+        ),
+        (
+            "providers.q.retry_max_wait_seconds",
+            "f",
+            "[providers.q]\nkind = \"ollama\"\nretry_max_wait_seconds = {v}\n",
+        ),
+        (
+            "providers.q.requests_per_minute",
+            "i",
+            "[providers.q]\nkind = \"ollama\"\nrequests_per_minute = {v}\n",
+        ),
+        (
+            "providers.q.price_in",
+            "f",
+            "[providers.q]\nkind = \"ollama\"\nprice_in = {v}\n",
+        ),
+        (
+            "providers.q.price_out",
+            "f",
+            "[providers.q]\nkind = \"ollama\"\nprice_out = {v}\n",
+        ),
+        (
+            "providers.q.daily_tokens",
+            "u64",
+            "[providers.q]\nkind = \"ollama\"\ndaily_tokens = {v}\n",
+        ),
+        (
+            "providers.q.daily_cost",
+            "f",
+            "[providers.q]\nkind = \"ollama\"\ndaily_cost = {v}\n",
+        ),
+        (
+            "threads.watcher.every",
+            "i",
+            "[threads.watcher]\nmodel = \"p/m\"\nevery = {v}\n",
+        ),
+        (
+            "threads.watcher.timeout_seconds",
+            "f",
+            "[threads.watcher]\nmodel = \"p/m\"\ntimeout_seconds = {v}\n",
+        ),
+        (
+            "threads.watcher.max_tokens",
+            "i",
+            "[threads.watcher]\nmodel = \"p/m\"\nmax_tokens = {v}\n",
+        ),
+        (
+            "threads.watcher.temperature",
+            "f",
+            "[threads.watcher]\nmodel = \"p/m\"\ntemperature = {v}\n",
+        ),
+        (
+            "threads.oracle.sources[1].timeout_seconds",
+            "f",
+            "[threads.oracle]\nmodel = \"p/m\"\n[[threads.oracle.sources]]\nkind = \"system\"\n[[threads.oracle.sources]]\nkind = \"command\"\ncommand = [\"df\"]\ntimeout_seconds = {v}\n",
+        ),
+        (
+            "threads.oracle.sources[0].max_bytes",
+            "i",
+            "[threads.oracle]\nmodel = \"p/m\"\n[[threads.oracle.sources]]\nkind = \"command\"\ncommand = [\"df\"]\nmax_bytes = {v}\n",
+        ),
+        (
+            "threads.oracle.sources[0].max_bytes",
+            "i",
+            "[threads.oracle]\nmodel = \"p/m\"\n[[threads.oracle.sources]]\nkind = \"files\"\npaths = [\"/x\"]\nmax_bytes = {v}\n",
+        ),
+        (
+            "threads.oracle.sources[0].max_bytes",
+            "i",
+            "[threads.oracle]\nmodel = \"p/m\"\n[[threads.oracle.sources]]\nkind = \"transcript\"\npath = \"/x\"\nmax_bytes = {v}\n",
+        ),
+        (
+            "threads.oracle.sources[0].max_entries",
+            "i",
+            "[threads.oracle]\nmodel = \"p/m\"\nsources = [{ kind = \"archive\", max_entries = {v} }]\n",
+        ),
+        (
+            "escalation.daily_cap",
+            "i",
+            "[escalation]\nmodel = \"p/m\"\ndaily_cap = {v}\n",
+        ),
+        (
+            "escalation.max_tokens",
+            "i",
+            "[escalation]\nmodel = \"p/m\"\nmax_tokens = {v}\n",
+        ),
+        (
+            "escalation.timeout_seconds",
+            "f",
+            "[escalation]\nmodel = \"p/m\"\ntimeout_seconds = {v}\n",
+        ),
+    ];
+
+    #[test]
+    fn every_numeric_key_refuses_out_of_range_values_naming_the_key_and_its_line() {
+        // Regression: `escalation_cooldown_minutes = 153722867280912930` panicked, NaN
+        // source timeouts were taken, and range errors named no line.
+        let head = "# a comment\n[providers.p]\nkind = \"ollama\"\n\n";
+        for (key, kind, template) in NUMERIC_KEYS {
+            let bad: &[&str] = match *kind {
+                "f" => &["1e300", "-1.0", "nan", "inf", "-inf"],
+                "u64" => &["-1"],
+                _ => &["153722867280912930", "-1", "5000000000"],
+            };
+            for v in bad {
+                let text = format!("{head}{}", template.replace("{v}", v));
+                let last = key.rsplit('.').next().unwrap();
+                let line = text
+                    .lines()
+                    .position(|l| l.contains(&format!("{last} = {v}")))
+                    .unwrap()
+                    + 1;
+                let err = parse(&text).expect_err(&format!("{key} = {v} must be refused"));
+                let msg = err.to_string();
+                assert!(
+                    msg.contains(&format!("line {line}")),
+                    "{key} = {v}: no `line {line}` in: {msg}"
+                );
+                match err {
+                    ConfigError::Invalid { key: named, .. } => assert_eq!(&named, key, "{msg}"),
+                    ConfigError::Parse { .. } => assert!(msg.contains(last), "{msg}"),
+                    other => panic!("{key} = {v}: {other}"),
+                }
+            }
+            // And the key's place in the table is right: a sane value is accepted.
+            let sane: &[&str] = if *kind == "f" {
+                &["1.0"]
+            } else {
+                &["5", "500"]
+            };
+            assert!(
+                sane.iter()
+                    .any(|v| parse(&format!("{head}{}", template.replace("{v}", v))).is_ok()),
+                "{key}: no sane value accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn every_numeric_key_is_in_the_table() {
+        // A key added to a Raw type without a range check would be missed by the table
+        // test above: the default config names every key, so compare against it.
+        for key in [
+            "match_threshold",
+            "token_budget",
+            "min_importance",
+            "escalation_cooldown_minutes",
+            "escalation_history",
+            "deadline_seconds",
+            "thread_timeout_seconds",
+            "daily_cost",
+            "daily_cap",
+        ] {
+            assert!(
+                NUMERIC_KEYS.iter().any(|(k, _, _)| k.ends_with(key)),
+                "{key}"
+            );
+            assert!(DEFAULT_CONFIG.contains(key), "{key} is not documented");
+        }
+    }
+
+    #[test]
+    fn a_key_left_out_points_at_its_table() {
+        let text = "[providers.p]\nkind = \"ollama\"\n[tick]\ndeadline_seconds = 60\n";
+        assert_eq!(key_line(text, "providers.p.retries"), Some(1));
+        assert_eq!(key_line(text, "tick.deadline_seconds"), Some(4));
+        assert_eq!(key_line(text, "escalation.model"), None);
+        let dotted = "[providers.\"a.b\"]\nkind = \"ollama\"\nretries = 3\n";
+        assert_eq!(key_line(dotted, "providers.a.b.retries"), Some(3));
+    }
+
+    #[test]
+    fn home_paths_expand_or_fail_with_the_way_out() {
+        let passwd = "# comment\nroot:x:0:0:root:/root:/bin/sh\nann:x:1000:1000::/home/ann:/bin/bash\nbad:x:1:1::relative:/bin/sh\n";
+        assert_eq!(user_home(passwd, "ann"), Some(PathBuf::from("/home/ann")));
+        assert_eq!(user_home(passwd, "bob"), None);
+        assert_eq!(user_home(passwd, "bad"), None);
+        assert_eq!(expand_home("/a/~b").unwrap(), PathBuf::from("/a/~b"));
+        assert_eq!(expand_home("rel/x").unwrap(), PathBuf::from("rel/x"));
+        let err = expand_home("~no-such-user-here/x").unwrap_err();
+        assert!(err.contains("full path"), "{err}");
+        // `~` itself depends on $HOME, which tests must not change: see
+        // tests/hardening_config.rs for it through the binary.
+    }
+
+    #[test]
+    fn a_tilde_path_that_cannot_expand_names_its_key() {
+        let err = parse("[providers.p]\nkind = \"ollama\"\n[threads.watcher]\nmodel = \"p/m\"\n[[threads.watcher.sources]]\nkind = \"files\"\npaths = [\"/a\", \"~no-such-user-here/*.md\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("threads.watcher.sources[0].paths[1]") && err.contains("line 7"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_wrong_source_field_is_named_with_its_line() {
+        let text = "[providers.p]\nkind = \"ollama\"\n[threads.watcher]\nmodel = \"p/m\"\n[[threads.watcher.sources]]\nkind = \"command\"\ncommand = [\"df\"]\nmax_bytez = 3\n";
+        let err = parse(text).unwrap_err().to_string();
+        assert!(
+            err.contains("threads.watcher.sources[0].max_bytez") && err.contains("line 8"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_config_without_a_running_thread_is_refused() {
+        let err = parse("").unwrap().check_threads().unwrap_err().to_string();
+        assert!(
+            err.contains("defines no threads") && err.contains("thinker init"),
+            "{err}"
+        );
+        let off = parse("[providers.p]\nkind = \"ollama\"\n[threads.dreamer]\nmodel = \"p/m\"\nenabled = false\n").unwrap();
+        assert!(
+            off.check_threads()
+                .unwrap_err()
+                .to_string()
+                .contains("every thread is disabled")
+        );
+        assert!(parse(DEFAULT_CONFIG).unwrap().check_threads().is_ok());
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub fn required_config(global: &Global) -> Result<Config, Error> {
 
 fn tick(global: &Global, args: &TickArgs) -> Result<u8, Error> {
     let config = required_config(global)?;
+    config.check_threads()?;
     let dir = state_dir(global, Some(&config))?;
     let options = tick::TickOptions {
         dry_run: args.dry_run,

@@ -116,7 +116,7 @@ async fn tick(
     };
     let state = dir.load()?;
     let ledger = load_ledger(&dir)?.for_day(budget::local_day(now));
-    let run = ledger.runs + 1;
+    let run = ledger.next_run();
     let budget = Budget::new(config, &ledger);
     let providers =
         Providers::new(config.providers.clone()).map_err(|e| Error::Failed(e.to_string()))?;
@@ -174,9 +174,9 @@ async fn tick(
         run,
         tick_count: next.tick_count,
         exit_code: code,
-        tokens_in: records.iter().map(|r| r.tokens_in).sum(),
-        tokens_out: records.iter().map(|r| r.tokens_out).sum(),
-        cost: records.iter().map(|r| r.cost).sum(),
+        tokens_in: budget::sum_tokens(records.iter().map(|r| r.tokens_in)),
+        tokens_out: budget::sum_tokens(records.iter().map(|r| r.tokens_out)),
+        cost: budget::sum_cost(records.iter().map(|r| r.cost)),
         threads: records,
         aggregate: AggregateRecord::from(&report),
         escalations: report.escalations.clone(),
@@ -330,9 +330,9 @@ impl ThreadJob<'_> {
             })
             .await;
         record.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
-        record.tokens_in = outcome.attempts.iter().map(|a| a.tokens_in).sum();
-        record.tokens_out = outcome.attempts.iter().map(|a| a.tokens_out).sum();
-        record.cost = outcome.attempts.iter().map(|a| a.cost).sum();
+        record.tokens_in = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_in));
+        record.tokens_out = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_out));
+        record.cost = budget::sum_cost(outcome.attempts.iter().map(|a| a.cost));
         if let Some(last) = outcome.attempts.iter().rev().find(|a| !a.skipped) {
             record.provider = Some(last.model.provider.clone());
             record.model = Some(last.model.model.clone());

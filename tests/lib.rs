@@ -13,6 +13,7 @@ mod aggregate_rules;
 mod cli;
 mod hardening_untrusted;
 mod hardening_storage;
+mod hardening_config;
 mod llama_e2e;
 mod prompts;
 mod providers;
