@@ -177,13 +177,28 @@ pub fn schedule(thread: Option<&ThreadConfig>, run: u64, now: DateTime<Utc>) -> 
     Ok(())
 }
 
+/// Records what may have been spent before a call is made (see [`Budget::with_write_ahead`]).
+pub type WriteAhead = Box<dyn Fn(&BTreeMap<String, Spend>) -> Result<(), String> + Send + Sync>;
+
 /// Daily limits, checked before every call.
-#[derive(Debug)]
 pub struct Budget {
     total_tokens: Option<u64>,
     total_cost: Option<f64>,
     limits: BTreeMap<String, (Option<u64>, Option<f64>)>,
     inner: Mutex<BudgetState>,
+    write_ahead: Option<WriteAhead>,
+}
+
+impl std::fmt::Debug for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Budget")
+            .field("total_tokens", &self.total_tokens)
+            .field("total_cost", &self.total_cost)
+            .field("limits", &self.limits)
+            .field("inner", &self.inner)
+            .field("write_ahead", &self.write_ahead.is_some())
+            .finish()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -203,6 +218,19 @@ impl BudgetState {
                 (u64::saturating_add(t, *et), add_cost(c, *ec))
             })
     }
+
+    /// What was spent, with every call admitted and not (yet) recorded counted at its
+    /// estimate, as if it had billed that much.
+    fn spent_or_owed(&self) -> BTreeMap<String, Spend> {
+        let mut spent = self.spent.clone();
+        for (provider, list) in &self.reserved {
+            let entry = spent.entry(provider.clone()).or_default();
+            for (tokens, cost) in list {
+                entry.add(*tokens, *cost);
+            }
+        }
+        spent
+    }
 }
 
 impl Budget {
@@ -219,14 +247,28 @@ impl Budget {
                 spent: ledger.spent.clone(),
                 reserved: BTreeMap::new(),
             }),
+            write_ahead: None,
         }
     }
 
-    /// What was spent, per provider, including this run's calls.
+    /// Before each call is let through, `write` is given what would have been spent if
+    /// that call (and every other one still running) billed its whole estimate; when it
+    /// fails, the call is refused. The tick writes it to `ledger.json`, so a process
+    /// killed mid-call never leaves its spending uncounted (it over-counts, at worst, by
+    /// the estimates of the calls in flight, until the tick's final ledger write).
+    #[must_use]
+    pub fn with_write_ahead(mut self, write: WriteAhead) -> Budget {
+        self.write_ahead = Some(write);
+        self
+    }
+
+    /// What was spent, per provider, including this run's calls. A call admitted and
+    /// never recorded (its thread timed out and was dropped mid-call) counts its
+    /// estimate: the provider may well have billed it.
     pub fn spent(&self) -> BTreeMap<String, Spend> {
         self.inner
             .lock()
-            .map(|s| s.spent.clone())
+            .map(|s| s.spent_or_owed())
             .unwrap_or_default()
     }
 
@@ -294,14 +336,25 @@ impl crate::provider::Gate for Budget {
             return Err("budget bookkeeping is unavailable".into());
         };
         self.fits(&state, provider, estimated_tokens)?;
+        let estimate = (
+            estimated_tokens,
+            Self::estimate_cost(provider, estimated_tokens),
+        );
         state
             .reserved
             .entry(provider.name.clone())
             .or_default()
-            .push((
-                estimated_tokens,
-                Self::estimate_cost(provider, estimated_tokens),
+            .push(estimate);
+        if let Some(write) = &self.write_ahead
+            && let Err(why) = write(&state.spent_or_owed())
+        {
+            if let Some(list) = state.reserved.get_mut(&provider.name) {
+                list.pop();
+            }
+            return Err(format!(
+                "the spending of this call could not be recorded ahead of it ({why}); no call is made that the ledger cannot count"
             ));
+        }
         Ok(())
     }
 
@@ -348,6 +401,49 @@ mod tests {
         budget.record(a, 100, 50, 0.0002);
         assert_eq!(budget.spent()["a"].tokens, 150);
         assert!(budget.admit(b, 300).is_ok(), "a's reservation was released");
+    }
+
+    /// Guards against a timed-out call (its future dropped before `record`) being counted
+    /// as free in the ledger.
+    #[test]
+    fn a_call_admitted_and_never_recorded_counts_its_estimate() {
+        let c = config(TWO);
+        let budget = Budget::new(&c, &Ledger::default());
+        assert!(budget.admit(&c.providers["a"], 400).is_ok());
+        let spent = budget.spent();
+        assert_eq!(spent["a"].tokens, 400);
+        assert_eq!(spent["a"].calls, 1);
+        assert!(spent["a"].cost > 0.0);
+    }
+
+    /// Guards against a process killed mid-call leaving the ledger without the call.
+    #[test]
+    fn spending_is_written_ahead_of_each_call_and_a_failed_write_refuses_it() {
+        let c = config(TWO);
+        let seen = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let log = std::sync::Arc::clone(&seen);
+        let fail = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let failing = std::sync::Arc::clone(&fail);
+        let budget = Budget::new(&c, &Ledger::default()).with_write_ahead(Box::new(move |s| {
+            if failing.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err("disk full".into());
+            }
+            log.lock().unwrap().push(s.clone());
+            Ok(())
+        }));
+        let a = &c.providers["a"];
+        assert!(budget.admit(a, 100).is_ok());
+        assert_eq!(seen.lock().unwrap().last().unwrap()["a"].tokens, 100);
+        budget.record(a, 30, 20, 0.0);
+        assert!(budget.admit(a, 200).is_ok());
+        // 50 recorded + the 200 in flight.
+        assert_eq!(seen.lock().unwrap().last().unwrap()["a"].tokens, 250);
+        budget.record(a, 10, 10, 0.0);
+        fail.store(true, std::sync::atomic::Ordering::SeqCst);
+        let err = budget.admit(a, 100).unwrap_err();
+        assert!(err.contains("disk full"), "{err}");
+        // The refused call holds no reservation: only what was recorded is spent.
+        assert_eq!(budget.spent()["a"].tokens, 70);
     }
 
     #[test]

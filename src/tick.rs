@@ -80,6 +80,12 @@ fn load_ledger(dir: &StateDir) -> Result<Ledger, Error> {
     }
 }
 
+fn write_ledger(dir: &StateDir, ledger: &Ledger) -> Result<(), Error> {
+    let bytes = serde_json::to_vec_pretty(ledger)
+        .map_err(|e| Error::Failed(format!("cannot serialize the ledger: {e}")))?;
+    Ok(dir.write_file(LEDGER_FILE, &bytes)?)
+}
+
 /// Runs a future to completion on a current-thread runtime (one tick needs no more),
 /// then gives blocking work (a source stuck on a hung mount) at most a second.
 pub fn block_on<F: Future>(future: F) -> Result<F::Output, Error> {
@@ -118,6 +124,20 @@ async fn tick(
     let ledger = load_ledger(&dir)?.for_day(budget::local_day(now));
     let run = ledger.next_run();
     let budget = Budget::new(config, &ledger);
+    // Spending is written ahead of each call, so a kill mid-call never loses it.
+    let budget = if options.dry_run {
+        budget
+    } else {
+        let (dir, ledger) = (dir.clone(), ledger.clone());
+        budget.with_write_ahead(Box::new(move |spent| {
+            let ahead = Ledger {
+                runs: run,
+                spent: spent.clone(),
+                ..ledger.clone()
+            };
+            write_ledger(&dir, &ahead).map_err(|e| e.to_string())
+        }))
+    };
     let providers =
         Providers::new(config.providers.clone()).map_err(|e| Error::Failed(e.to_string()))?;
     let prompts = Prompts::new(config.prompts_dir.as_deref());
@@ -191,10 +211,7 @@ async fn tick(
             spent: budget.spent(),
             ..ledger
         };
-        dir.write_file(
-            LEDGER_FILE,
-            &serde_json::to_vec_pretty(&ledger).unwrap_or_default(),
-        )?;
+        write_ledger(&dir, &ledger)?;
         let recorded = |e: StorageError| e.after(Aftermath::SpendingRecorded);
         let staged = if report.applied {
             let staged = dir.stage(&next).map_err(recorded)?;

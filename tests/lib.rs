@@ -11,9 +11,10 @@
 mod aggregate_props;
 mod aggregate_rules;
 mod cli;
-mod hardening_untrusted;
-mod hardening_storage;
 mod hardening_config;
+mod hardening_spending;
+mod hardening_storage;
+mod hardening_untrusted;
 mod llama_e2e;
 mod prompts;
 mod providers;
