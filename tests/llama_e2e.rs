@@ -67,6 +67,7 @@ fn provider(
         retries: 1,
         retry_max_wait: Duration::from_secs(2),
         requests_per_minute: None,
+        concurrency: None,
         structured_output: so,
         price_in: 0.1,
         price_out: 0.2,
