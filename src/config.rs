@@ -690,7 +690,7 @@ impl Validator {
             return Err(self.err(
                 key,
                 format!(
-                    "`{text}` must be \"provider/model\", e.g. \"groq/llama-3.3-70b-versatile\""
+                    "`{text}` must be \"provider/model\", e.g. \"groq/openai/gpt-oss-120b\""
                 ),
             ));
         };
