@@ -689,9 +689,7 @@ impl Validator {
         let Some((provider, model)) = text.split_once('/') else {
             return Err(self.err(
                 key,
-                format!(
-                    "`{text}` must be \"provider/model\", e.g. \"groq/openai/gpt-oss-120b\""
-                ),
+                format!("`{text}` must be \"provider/model\", e.g. \"groq/openai/gpt-oss-120b\""),
             ));
         };
         if model.is_empty() {

@@ -12,6 +12,7 @@ mod aggregate_props;
 mod aggregate_rules;
 mod cli;
 mod hardening_servers;
+mod litellm_e2e;
 mod llama_e2e;
 mod prompts;
 mod providers;

@@ -97,7 +97,7 @@ fn model(provider: &str) -> ModelRef {
 
 /// A Watcher's question, in the shape the real prompt has: instructions, the state, the
 /// sources as untrusted data, the answer schema.
-fn watcher_request() -> CallRequest {
+pub(crate) fn watcher_request() -> CallRequest {
     let schema = answer::schema(ThreadName::Watcher);
     let system = "You are the Watcher, one of four background thinking threads of an AI \
         agent. You look at the user's world and report what changed and matters. Answer \
