@@ -69,7 +69,8 @@ pub struct Completion {
     pub tokens_out: u64,
     /// USD, from the provider's `price_in` / `price_out`.
     pub cost: f64,
-    /// From the first request to the answer, retries and their waits included.
+    /// From the first request to the answer, retries and their waits included (a wait for a
+    /// free `concurrency` slot or for pacing too).
     pub latency: Duration,
     /// HTTP requests made (1 when the first one answered).
     pub attempts: u32,
