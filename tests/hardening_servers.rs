@@ -194,12 +194,12 @@ fn a_thread_out_of_time_in_pacing_says_it_waited_for_requests_per_minute() {
     let (url, _log) = logging_server(|_| Duration::ZERO);
     let mut tick = Tick::new()
         .base_url(&url)
-        .provider("paced", "requests_per_minute = 1")
+        // Two slots, so the wait is pacing alone, whichever thread comes second.
+        .provider("paced", "requests_per_minute = 1\nconcurrency = 2")
         .model(Watcher, "paced/watcher")
         .model(Librarian, "paced/librarian")
         .thread(Watcher, "timeout_seconds = 2")
-        .thread(Librarian, "timeout_seconds = 2")
-        .local("concurrency = 2");
+        .thread(Librarian, "timeout_seconds = 2");
     let out = tick.run();
     out.expect_exit(3);
     let (w, l) = (out.thread(Watcher), out.thread(Librarian));
