@@ -141,6 +141,7 @@ struct RawProvider {
     retries: Option<u32>,
     retry_max_wait_seconds: Option<f64>,
     requests_per_minute: Option<u32>,
+    concurrency: Option<u32>,
     structured_output: Option<StructuredOutput>,
     price_in: Option<f64>,
     price_out: Option<f64>,
@@ -223,7 +224,9 @@ pub enum StructuredOutput {
     /// The kind's best feature: OpenAI `json_schema`, Anthropic forced tool use, Ollama
     /// `format` with the schema.
     Auto,
-    /// OpenAI `response_format: {"type": "json_schema", ...}`.
+    /// OpenAI `response_format: {"type": "json_schema", ...}`; Ollama `format` with the
+    /// schema; Anthropic structured outputs, `output_config: {"format": {"type":
+    /// "json_schema", ...}}`.
     JsonSchema,
     /// OpenAI `{"type": "json_object", "schema": ...}` (llama-cpp-python's server).
     JsonObjectSchema,
@@ -231,6 +234,10 @@ pub enum StructuredOutput {
     JsonObject,
     /// Anthropic forced tool use (the default for that kind).
     Tool,
+    /// Anthropic structured outputs in the beta's form: a top-level `output_format:
+    /// {"type": "json_schema", ...}` with `anthropic-beta: structured-outputs-2025-11-13`
+    /// (for gateways that know only that form).
+    OutputFormat,
     /// No structured-output parameter; the prompt alone asks for JSON.
     None,
 }
@@ -244,6 +251,7 @@ impl StructuredOutput {
             StructuredOutput::JsonObjectSchema => "json_object_schema",
             StructuredOutput::JsonObject => "json_object",
             StructuredOutput::Tool => "tool",
+            StructuredOutput::OutputFormat => "output_format",
             StructuredOutput::None => "none",
         }
     }
@@ -262,6 +270,9 @@ pub struct ProviderConfig {
     pub retries: u32,
     pub retry_max_wait: Duration,
     pub requests_per_minute: Option<u32>,
+    /// At most this many requests in flight at once (`None`: no limit); calls beyond it
+    /// wait their turn before they are sent.
+    pub concurrency: Option<u32>,
     pub structured_output: StructuredOutput,
     /// USD per million input tokens.
     pub price_in: f64,
@@ -385,6 +396,11 @@ pub const DEFAULT_PROVIDER_TIMEOUT: f64 = 60.0;
 pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 pub const DEFAULT_TEMPERATURE: f32 = 0.4;
 pub const DEFAULT_ESCALATIONS_PER_DAY: u32 = 5;
+/// A provider on this machine gets one request at a time unless told otherwise: Ollama
+/// serves one at a time by default (`OLLAMA_NUM_PARALLEL`), llama-server as many as its
+/// `--parallel` slots, and a request beyond the slots waits inside the server, where its
+/// timeout would already be running.
+pub const DEFAULT_LOOPBACK_CONCURRENCY: u32 = 1;
 
 // Bounds of the numeric keys: generous, but far from where arithmetic on them could
 // overflow or a conversion (`Duration`, `TimeDelta`) could panic.
@@ -712,7 +728,11 @@ impl Validator<'_> {
                 StructuredOutput::JsonObjectSchema,
                 StructuredOutput::JsonObject,
             ],
-            ProviderKind::Anthropic => &[StructuredOutput::Tool],
+            ProviderKind::Anthropic => &[
+                StructuredOutput::Tool,
+                StructuredOutput::JsonSchema,
+                StructuredOutput::OutputFormat,
+            ],
             ProviderKind::Ollama => &[StructuredOutput::JsonSchema, StructuredOutput::JsonObject],
             ProviderKind::Replay => &[],
         };
@@ -745,6 +765,18 @@ impl Validator<'_> {
             (_, Some(_)) => return Err(self.err(key("dir"), "only replay providers take dir")),
             (_, None) => None,
         };
+        let concurrency = match p.concurrency {
+            Some(0) => {
+                return Err(self.err(
+                    key("concurrency"),
+                    "must be 1 or more (leave it out for the default: 1 on a loopback \
+                     server, no limit elsewhere)",
+                ));
+            }
+            Some(n) => Some(n),
+            None if is_loopback(&base_url) => Some(DEFAULT_LOOPBACK_CONCURRENCY),
+            None => None,
+        };
         Ok(ProviderConfig {
             name: name.to_string(),
             kind: p.kind,
@@ -771,6 +803,7 @@ impl Validator<'_> {
                 Some(n) => Some(self.int(&key("requests_per_minute"), Some(n), n, 1..=60_000)?),
                 None => None,
             },
+            concurrency,
             structured_output,
             price_in: self
                 .money(&key("price_in"), p.price_in, MAX_PRICE)?
@@ -794,9 +827,7 @@ impl Validator<'_> {
         let Some((provider, model)) = text.split_once('/') else {
             return Err(self.err(
                 key,
-                format!(
-                    "`{text}` must be \"provider/model\", e.g. \"groq/llama-3.3-70b-versatile\""
-                ),
+                format!("`{text}` must be \"provider/model\", e.g. \"groq/openai/gpt-oss-120b\""),
             ));
         };
         if model.is_empty() {
@@ -1013,6 +1044,25 @@ impl Validator<'_> {
             max_tokens,
             timeout,
         }))
+    }
+}
+
+/// Whether `url` names this machine: `localhost` (or a `*.localhost` name), 127.0.0.0/8,
+/// or `::1`.
+fn is_loopback(url: &str) -> bool {
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    match parsed.host_str() {
+        Some(host) => {
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            host.eq_ignore_ascii_case("localhost")
+                || host.to_ascii_lowercase().ends_with(".localhost")
+                || host
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }
+        None => false,
     }
 }
 
@@ -1504,6 +1554,61 @@ mod tests {
                 .contains("every thread is disabled")
         );
         assert!(parse(DEFAULT_CONFIG).unwrap().check_threads().is_ok());
+    }
+
+    #[test]
+    fn concurrency_defaults_to_one_on_loopback_and_is_validated() {
+        let provider = |url: &str, extra: &str| {
+            parse(&format!(
+                "[providers.p]\nkind = \"openai\"\nbase_url = \"{url}\"\n{extra}"
+            ))
+            .map(|c| c.providers["p"].concurrency)
+        };
+        for url in [
+            "http://127.0.0.1:8080/v1",
+            "http://127.3.4.5/v1",
+            "http://localhost:11434/v1",
+            "http://LOCALHOST/v1",
+            "http://[::1]:8080/v1",
+        ] {
+            assert_eq!(provider(url, "").unwrap(), Some(1), "{url}");
+        }
+        for url in [
+            "https://api.groq.com/openai/v1",
+            "http://192.168.1.5:8080/v1",
+            "http://[::2]/v1",
+        ] {
+            assert_eq!(provider(url, "").unwrap(), None, "{url}");
+        }
+        assert_eq!(
+            provider("http://127.0.0.1/v1", "concurrency = 3").unwrap(),
+            Some(3)
+        );
+        assert_eq!(
+            provider("https://api.groq.com/openai/v1", "concurrency = 2").unwrap(),
+            Some(2)
+        );
+        let err = provider("http://127.0.0.1/v1", "concurrency = 0")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("providers.p.concurrency"), "{err}");
+        let ollama = parse("[providers.o]\nkind = \"ollama\"\n").unwrap();
+        assert_eq!(ollama.providers["o"].concurrency, Some(1));
+    }
+
+    #[test]
+    fn output_format_is_an_anthropic_mode() {
+        let c =
+            parse("[providers.a]\nkind = \"anthropic\"\nstructured_output = \"output_format\"\n")
+                .unwrap();
+        assert_eq!(
+            c.providers["a"].structured_output,
+            StructuredOutput::OutputFormat
+        );
+        let err = parse("[providers.o]\nkind = \"openai\"\nbase_url = \"https://x\"\nstructured_output = \"output_format\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("providers.o.structured_output"), "{err}");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use crate::journal::{
     AggregateRecord, AttemptRecord, JournalLine, SourceRecord, Status, ThreadRecord, millis,
 };
 use crate::prompt::{Prompts, temperature};
-use crate::provider::{CallError, CallRequest, Providers};
+use crate::provider::{CallError, CallRequest, Progress, Providers};
 use crate::sources::{self, GatherContext};
 use crate::state::State;
 use crate::storage::{ARCHIVE_FILE, Aftermath, JOURNAL_FILE, StateDir, StorageError};
@@ -257,7 +257,9 @@ impl ThreadJob<'_> {
             .min(deadline.saturating_duration_since(started));
         // Failed until the work says otherwise (a timeout drops it half-way).
         let mut record = ThreadRecord::new(thread, Status::Failed);
-        let outcome = tokio::time::timeout(limit, self.work(&mut record)).await;
+        // What the provider call is waiting for, to say so if the time runs out there.
+        let progress = Progress::default();
+        let outcome = tokio::time::timeout(limit, self.work(&mut record, &progress)).await;
         let result = match outcome {
             Ok(Ok(answer)) => {
                 record.status = Status::Answered;
@@ -275,10 +277,14 @@ impl ThreadJob<'_> {
                 ThreadResult::Failed
             }
             Err(_) => {
-                record.error = Some(format!(
+                let mut error = format!(
                     "timed out after {:.1} s (the thread's timeout_seconds, or the tick's deadline_seconds)",
                     limit.as_secs_f64()
-                ));
+                );
+                if let Some(waiting) = progress.describe() {
+                    error = format!("{error}; it {waiting}");
+                }
+                record.error = Some(error);
                 ThreadResult::Failed
             }
         };
@@ -297,7 +303,11 @@ impl ThreadJob<'_> {
         ThreadRun { result, record }
     }
 
-    async fn work(&self, record: &mut ThreadRecord) -> Result<Answer, Failure> {
+    async fn work(
+        &self,
+        record: &mut ThreadRecord,
+        progress: &Progress,
+    ) -> Result<Answer, Failure> {
         let thread = self.thread;
         let gathered = sources::gather(&self.cfg.sources, self.ctx).await;
         record.sources = gathered
@@ -342,7 +352,7 @@ impl ThreadJob<'_> {
         }
         let outcome = self
             .providers
-            .call_chain(&self.cfg.models, &request, self.budget, |c| {
+            .call_chain_with(&self.cfg.models, &request, self.budget, progress, |c| {
                 answer::parse(thread, &c.text).map_err(|e| e.to_string())
             })
             .await;

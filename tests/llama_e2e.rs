@@ -67,6 +67,7 @@ fn provider(
         retries: 1,
         retry_max_wait: Duration::from_secs(2),
         requests_per_minute: None,
+        concurrency: None,
         structured_output: so,
         price_in: 0.1,
         price_out: 0.2,
@@ -96,7 +97,7 @@ fn model(provider: &str) -> ModelRef {
 
 /// A Watcher's question, in the shape the real prompt has: instructions, the state, the
 /// sources as untrusted data, the answer schema.
-fn watcher_request() -> CallRequest {
+pub(crate) fn watcher_request() -> CallRequest {
     let schema = answer::schema(ThreadName::Watcher);
     let system = "You are the Watcher, one of four background thinking threads of an AI \
         agent. You look at the user's world and report what changed and matters. Answer \

@@ -113,6 +113,7 @@ fn config(name: &str, kind: ProviderKind, base_url: &str) -> ProviderConfig {
         retries: 2,
         retry_max_wait: Duration::from_millis(20),
         requests_per_minute: None,
+        concurrency: None,
         structured_output: StructuredOutput::Auto,
         price_in: 2.0,
         price_out: 10.0,

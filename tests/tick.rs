@@ -510,6 +510,8 @@ fn the_four_requests_are_in_flight_at_the_same_time() {
     let (url, shared) = rendezvous(4);
     let mut tick = Tick::new()
         .base_url(&url)
+        // A loopback provider takes one request at a time unless told otherwise.
+        .local("concurrency = 4")
         // A sequential regression ends at the deadline rather than after 4 × 30 s.
         .tick_table("deadline_seconds = 45");
     let out = tick.run();

@@ -1,6 +1,11 @@
 //! Anthropic Messages API: `POST {base_url}/v1/messages` (also served by llama.cpp and
-//! LiteLLM). The schema is asked for with forced tool use; a server that answers in
-//! prose anyway is read as text.
+//! LiteLLM). The schema is asked for with forced tool use (`tool`, the default), with
+//! structured outputs (`json_schema`: `output_config.format`, generally available, no
+//! beta header) or with the beta's top-level `output_format` (`output_format`, sent with
+//! `anthropic-beta: structured-outputs-2025-11-13`). LiteLLM translates both structured
+//! output forms into an OpenAI-style upstream's grammar-constrained `response_format`, which
+//! small local models honour where they ignore forced tool use. The answer is then the
+//! text block; a server that answers in prose anyway is read as text.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -8,6 +13,9 @@ use serde_json::Value;
 use super::http::{self, ApiKey, Prepared, Reply};
 use super::{CallRequest, wire_name};
 use crate::config::{ProviderConfig, StructuredOutput};
+
+/// The beta that introduced `output_format` (still accepted with it).
+const STRUCTURED_OUTPUTS_BETA: &str = "structured-outputs-2025-11-13";
 
 const TOOL_DESCRIPTION: &str =
     "Report your answer: call this tool once, with the whole answer object as its input.";
@@ -24,6 +32,24 @@ struct MessagesRequest<'a> {
     tools: Vec<Tool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<ToolChoice>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<OutputConfig<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_format: Option<OutputFormat<'a>>,
+}
+
+/// `output_config` of structured outputs: `{"format": {...}}`.
+#[derive(Serialize)]
+struct OutputConfig<'a> {
+    format: OutputFormat<'a>,
+}
+
+/// `{"type": "json_schema", "schema": {...}}`.
+#[derive(Serialize)]
+struct OutputFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    schema: &'a Value,
 }
 
 #[derive(Serialize)]
@@ -57,6 +83,15 @@ pub fn prepare(
         ),
         _ => (Vec::new(), None),
     };
+    let format = OutputFormat {
+        kind: "json_schema",
+        schema: &req.schema,
+    };
+    let (output_config, output_format) = match config.structured_output {
+        StructuredOutput::JsonSchema => (Some(OutputConfig { format }), None),
+        StructuredOutput::OutputFormat => (None, Some(format)),
+        _ => (None, None),
+    };
     let body = http::body(&MessagesRequest {
         model,
         max_tokens: req.max_tokens,
@@ -68,6 +103,8 @@ pub fn prepare(
         temperature: req.temperature,
         tools,
         tool_choice,
+        output_config,
+        output_format,
     })?;
     let mut headers = http::key_headers(config, key, "x-api-key", "")?;
     let version =
@@ -78,6 +115,13 @@ pub fn prepare(
             )
         })?;
     http::header(&mut headers, "anthropic-version", version);
+    if config.structured_output == StructuredOutput::OutputFormat {
+        http::header(
+            &mut headers,
+            "anthropic-beta",
+            reqwest::header::HeaderValue::from_static(STRUCTURED_OUTPUTS_BETA),
+        );
+    }
     Ok(Prepared {
         path: "/v1/messages",
         headers,

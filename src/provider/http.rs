@@ -11,7 +11,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{CallError, CallRequest, Completion, Outcome, Providers, Usage};
+use super::{CallError, CallRequest, Completion, Outcome, Progress, Providers, Usage, Waiting};
 use crate::config::{ModelRef, ProviderConfig, ProviderKind};
 
 /// Server text put in an error is cut to this many characters.
@@ -242,7 +242,7 @@ pub fn backoff(retry: u32, max: Duration) -> Duration {
 
 impl Providers {
     /// Waits for this provider's next requests-per-minute slot.
-    async fn pace(&self, config: &ProviderConfig) {
+    async fn pace(&self, config: &ProviderConfig, progress: &Progress) {
         let Some(rpm) = config.requests_per_minute.filter(|r| *r > 0) else {
             return;
         };
@@ -254,7 +254,15 @@ impl Providers {
             next.insert(config.name.clone(), slot + interval);
             slot
         };
-        tokio::time::sleep_until(slot).await;
+        if slot > tokio::time::Instant::now() {
+            progress.set(Some(Waiting::Pacing {
+                provider: config.name.clone(),
+                requests_per_minute: rpm,
+                since: tokio::time::Instant::now(),
+            }));
+            tokio::time::sleep_until(slot).await;
+            progress.set(None);
+        }
     }
 }
 
@@ -274,6 +282,7 @@ pub async fn call(
     config: &ProviderConfig,
     model: &ModelRef,
     req: &CallRequest,
+    progress: &Progress,
 ) -> Outcome {
     let started = tokio::time::Instant::now();
     let fail = |error, tries| Outcome {
@@ -309,8 +318,13 @@ pub async fn call(
     let mut tries = 0u32;
     loop {
         tries += 1;
-        p.pace(config).await;
+        // A free slot first, then pacing (so requests are spaced as they are sent), then
+        // the request, whose timeout starts only now. The slot is free again for the
+        // backoff before a retry.
+        let slot = p.slot(config, progress).await;
+        p.pace(config, progress).await;
         let sent = send_once(p, config, model, &url, &prepared, key.as_ref(), tries).await;
+        drop(slot);
         match sent {
             Sent::Answer(body) => {
                 return read_answer(config, model, req, &body, key.as_ref(), started, tries);

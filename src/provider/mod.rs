@@ -4,8 +4,11 @@
 //! Messages, `ollama` native chat, `replay` files), asking for the answer schema with each
 //! format's structured-output feature, reading the answer text and the token usage,
 //! costing it, the per-request timeout, retries with backoff that honour `Retry-After`,
-//! requests-per-minute spacing, the fallback chain, and keeping API keys out of every
-//! error, `Debug` output and log line.
+//! requests-per-minute spacing, each provider's `concurrency` limit (a semaphore: a
+//! request beyond it waits for a free slot *before* it is sent, so `timeout_seconds`
+//! counts from sending), what a call is waiting for ([`Progress`], so a caller that gives
+//! up on it can say why), the fallback chain, and keeping API keys out of every error,
+//! `Debug` output and log line.
 //!
 //! Decisions: retries cover connection errors, 408, 429 and 5xx, with exponential backoff
 //! (0.5 s doubling, jittered, capped at `retry_max_wait`) or the server's `Retry-After`
@@ -28,10 +31,11 @@ mod replay;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
+use tokio::sync::Semaphore;
 
 use crate::config::{ModelRef, ProviderConfig, ProviderKind};
 
@@ -65,7 +69,8 @@ pub struct Completion {
     pub tokens_out: u64,
     /// USD, from the provider's `price_in` / `price_out`.
     pub cost: f64,
-    /// From the first request to the answer, retries and their waits included.
+    /// From the first request to the answer, retries and their waits included (a wait for a
+    /// free `concurrency` slot or for pacing too).
     pub latency: Duration,
     /// HTTP requests made (1 when the first one answered).
     pub attempts: u32,
@@ -174,6 +179,69 @@ pub struct ChainOutcome<T> {
     pub attempts: Vec<Attempt>,
 }
 
+/// What a call is waiting for before its next request can be sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Waiting {
+    /// All of the provider's `concurrency` slots are taken.
+    Slot {
+        provider: String,
+        concurrency: u32,
+        since: tokio::time::Instant,
+    },
+    /// The provider's `requests_per_minute` spacing.
+    Pacing {
+        provider: String,
+        requests_per_minute: u32,
+        since: tokio::time::Instant,
+    },
+}
+
+/// Where a call is, shared with whoever runs it: set while it waits for a slot or for
+/// pacing, cleared when it goes on. A caller that drops the call (a thread timeout) reads
+/// it to say what the time went to.
+#[derive(Debug, Default)]
+pub struct Progress(Mutex<Option<Waiting>>);
+
+impl Progress {
+    fn set(&self, waiting: Option<Waiting>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = waiting;
+    }
+
+    /// What the call is waiting for now, if anything.
+    pub fn waiting(&self) -> Option<Waiting> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// What the call is waiting for now, said for a person (`None`: not waiting; it was
+    /// sending, reading, or backing off between retries).
+    pub fn describe(&self) -> Option<String> {
+        let now = tokio::time::Instant::now();
+        self.waiting().map(|w| match w {
+            Waiting::Slot {
+                provider,
+                concurrency,
+                since,
+            } => format!(
+                "waited {:.1} s for a free slot of provider `{provider}` (concurrency {concurrency}); \
+                 raise its concurrency if the server has more slots, or the thread's timeout_seconds",
+                now.saturating_duration_since(since).as_secs_f64()
+            ),
+            Waiting::Pacing {
+                provider,
+                requests_per_minute,
+                since,
+            } => format!(
+                "waited {:.1} s for requests_per_minute pacing of provider `{provider}` \
+                 ({requests_per_minute} a minute); raise requests_per_minute or the thread's timeout_seconds",
+                now.saturating_duration_since(since).as_secs_f64()
+            ),
+        })
+    }
+}
+
 type EnvLookup = dyn Fn(&str) -> Option<String> + Send + Sync;
 
 /// The configured providers and one shared HTTP client.
@@ -182,6 +250,8 @@ pub struct Providers {
     configs: BTreeMap<String, ProviderConfig>,
     /// Per provider, the earliest instant its next request may start.
     pacing: Mutex<HashMap<String, tokio::time::Instant>>,
+    /// Per provider with a `concurrency` limit, its free slots.
+    slots: HashMap<String, Arc<Semaphore>>,
     env: Arc<EnvLookup>,
 }
 
@@ -226,10 +296,21 @@ impl Providers {
         let client = builder.build().map_err(|e| CallError::Client {
             message: http::error_chain(&e),
         })?;
+        let slots = configs
+            .values()
+            .filter_map(|c| {
+                let n = usize::try_from(c.concurrency?).ok()?;
+                Some((
+                    c.name.clone(),
+                    Arc::new(Semaphore::new(n.clamp(1, Semaphore::MAX_PERMITS))),
+                ))
+            })
+            .collect();
         Ok(Providers {
             client,
             configs,
             pacing: Mutex::new(HashMap::new()),
+            slots,
             env: Arc::new(|var| std::env::var(var).ok()),
         })
     }
@@ -251,7 +332,7 @@ impl Providers {
 
     /// Asks one model, retrying as its provider is configured to.
     pub async fn call(&self, model: &ModelRef, req: &CallRequest) -> Result<Completion, CallError> {
-        self.run(model, req).await.result
+        self.run(model, req, &Progress::default()).await.result
     }
 
     /// Tries each model in order until one answers and `accept` takes its answer. Before
@@ -263,6 +344,20 @@ impl Providers {
         models: &[ModelRef],
         req: &CallRequest,
         gate: &dyn Gate,
+        accept: impl Fn(&Completion) -> Result<T, String>,
+    ) -> ChainOutcome<T> {
+        self.call_chain_with(models, req, gate, &Progress::default(), accept)
+            .await
+    }
+
+    /// [`Providers::call_chain`], keeping `progress` up to date with what the call waits
+    /// for, so a caller that gives up on it (a timeout) can say why.
+    pub async fn call_chain_with<T>(
+        &self,
+        models: &[ModelRef],
+        req: &CallRequest,
+        gate: &dyn Gate,
+        progress: &Progress,
         accept: impl Fn(&Completion) -> Result<T, String>,
     ) -> ChainOutcome<T> {
         let mut attempts = Vec::with_capacity(models.len());
@@ -293,7 +388,7 @@ impl Providers {
                 refused.get_or_insert(error);
                 continue;
             }
-            let outcome = self.run(model, req).await;
+            let outcome = self.run(model, req, progress).await;
             let usage = outcome.usage.unwrap_or_default();
             if let Some(config) = gated {
                 gate.record(config, usage.tokens_in, usage.tokens_out, usage.cost);
@@ -335,7 +430,7 @@ impl Providers {
         }
     }
 
-    async fn run(&self, model: &ModelRef, req: &CallRequest) -> Outcome {
+    async fn run(&self, model: &ModelRef, req: &CallRequest, progress: &Progress) -> Outcome {
         let Some(config) = self.configs.get(&model.provider) else {
             return Outcome {
                 result: Err(CallError::UnknownProvider {
@@ -357,7 +452,30 @@ impl Providers {
                 tries: 0,
             };
         }
-        http::call(self, config, model, req).await
+        http::call(self, config, model, req, progress).await
+    }
+
+    /// Waits for a free slot of this provider (none to wait for without a `concurrency`
+    /// limit); the slot is held until the permit is dropped.
+    async fn slot(
+        &self,
+        config: &ProviderConfig,
+        progress: &Progress,
+    ) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        let semaphore = self.slots.get(&config.name)?;
+        if let Ok(permit) = semaphore.try_acquire() {
+            return Some(permit);
+        }
+        progress.set(Some(Waiting::Slot {
+            provider: config.name.clone(),
+            concurrency: config.concurrency.unwrap_or(1),
+            since: tokio::time::Instant::now(),
+        }));
+        tracing::debug!(provider = %config.name, "waiting for a free slot");
+        // The semaphore is never closed, so this only fails if it were.
+        let permit = semaphore.acquire().await.ok();
+        progress.set(None);
+        permit
     }
 
     fn key(&self, config: &ProviderConfig) -> Result<Option<http::ApiKey>, CallError> {

@@ -42,7 +42,7 @@ pub fn prepare(
         StructuredOutput::JsonObject | StructuredOutput::JsonObjectSchema => {
             Some(Format::Json("json"))
         }
-        StructuredOutput::Tool | StructuredOutput::None => None,
+        StructuredOutput::Tool | StructuredOutput::OutputFormat | StructuredOutput::None => None,
     };
     let messages = http::chat_messages(req);
     let body = http::body(&ChatRequest {

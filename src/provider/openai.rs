@@ -57,7 +57,7 @@ pub fn prepare(
             schema: Some(&req.schema),
         }),
         StructuredOutput::JsonObject => Some(ResponseFormat::JsonObject { schema: None }),
-        StructuredOutput::Tool | StructuredOutput::None => None,
+        StructuredOutput::Tool | StructuredOutput::OutputFormat | StructuredOutput::None => None,
     };
     let messages = http::chat_messages(req);
     let body = http::body(&ChatRequest {

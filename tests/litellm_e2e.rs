@@ -1,0 +1,144 @@
+//! End to end through a real LiteLLM proxy in front of the real llama-server (SmolLM2):
+//! the `anthropic` kind on LiteLLM's Anthropic Messages endpoint, with structured outputs
+//! (`structured_output = "json_schema"`, sent as `output_config.format`), which LiteLLM
+//! turns into the upstream's grammar-constrained `response_format`. Forced tool use is not
+//! honoured by this model; structured outputs are.
+//!
+//! Skipped (loudly) unless `THINKER_LITELLM_URL` is set:
+//!
+//! ```sh
+//! bash scripts/e2e-llama-server.sh build && bash scripts/e2e-litellm.sh build
+//! LLAMA=$(bash scripts/e2e-llama-server.sh start 8091)
+//! LITE=$(bash scripts/e2e-litellm.sh start 4000 http://127.0.0.1:8091)
+//! THINKER_LITELLM_URL=http://127.0.0.1:4000 cargo test --test integration litellm_e2e -- --nocapture
+//! bash scripts/e2e-litellm.sh stop "$LITE"; bash scripts/e2e-llama-server.sh stop "$LLAMA"
+//! ```
+//!
+//! `THINKER_LITELLM_MODEL` names the routed model (default `smollm2`);
+//! `THINKER_LITELLM_SLOTS` the upstream's slots (default 2, the llama-server script's
+//! `-np 2`), used as the provider's `concurrency` in the whole tick.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::time::Duration;
+
+use thinker::answer;
+use thinker::config::{ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
+use thinker::provider::Providers;
+use thinker::thread::ThreadName;
+
+use crate::llama_e2e::watcher_request;
+use crate::tick::{SEED, Tick};
+
+fn proxy() -> Option<String> {
+    match std::env::var("THINKER_LITELLM_URL") {
+        Ok(url) if !url.trim().is_empty() => Some(url.trim().trim_end_matches('/').to_string()),
+        _ => {
+            static LOUD: std::sync::Once = std::sync::Once::new();
+            LOUD.call_once(|| {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\n==================================================================\n\
+                     SKIPPED: LiteLLM e2e (THINKER_LITELLM_URL not set)\n\
+                     start one with scripts/e2e-litellm.sh and set THINKER_LITELLM_URL\n\
+                     =================================================================="
+                );
+            });
+            None
+        }
+    }
+}
+
+fn model_name() -> String {
+    std::env::var("THINKER_LITELLM_MODEL").unwrap_or_else(|_| "smollm2".into())
+}
+
+fn slots() -> u32 {
+    std::env::var("THINKER_LITELLM_SLOTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2)
+}
+
+#[tokio::test]
+async fn litellm_anthropic_structured_output_answers_a_thread() {
+    let Some(url) = proxy() else { return };
+    let config = ProviderConfig {
+        name: "litellm".into(),
+        kind: ProviderKind::Anthropic,
+        base_url: url,
+        api_key_env: None,
+        timeout: Duration::from_mins(4),
+        retries: 1,
+        retry_max_wait: Duration::from_secs(2),
+        requests_per_minute: None,
+        concurrency: Some(slots()),
+        structured_output: StructuredOutput::JsonSchema,
+        price_in: 0.1,
+        price_out: 0.2,
+        daily_tokens: None,
+        daily_cost: None,
+        replay_dir: None,
+        anthropic_version: "2023-06-01".into(),
+    };
+    let p = Providers::new(BTreeMap::from([("litellm".to_string(), config)])).unwrap();
+    let model = ModelRef {
+        provider: "litellm".into(),
+        model: model_name(),
+    };
+    let c = p
+        .call(&model, &watcher_request())
+        .await
+        .unwrap_or_else(|e| panic!("LiteLLM's Messages endpoint must answer: {e}"));
+    eprintln!(
+        "[litellm json_schema] served={} tokens={}/{} latency={:.1}s\n{}",
+        c.served_model,
+        c.tokens_in,
+        c.tokens_out,
+        c.latency.as_secs_f64(),
+        c.text
+    );
+    assert!(c.tokens_in > 100 && c.tokens_out > 0, "usage is read");
+    let a = answer::parse(ThreadName::Watcher, &c.text)
+        .unwrap_or_else(|e| panic!("a grammar-constrained answer must read: {e}\n{}", c.text));
+    assert!(a.findings.len() <= answer::SCHEMA_MAX_FINDINGS);
+    let raw: serde_json::Value = serde_json::from_str(&c.text).expect("the whole text is JSON");
+    assert!(raw.get("findings").is_some(), "{raw}");
+}
+
+#[test]
+fn litellm_a_whole_tick_of_four_threads_lands() {
+    let Some(url) = proxy() else { return };
+    let provider = format!(
+        "[providers.litellm]\nkind = \"anthropic\"\nbase_url = \"{url}\"\n\
+         structured_output = \"json_schema\"\nconcurrency = {}\ntimeout_seconds = 300\n\
+         retries = 1\n",
+        slots()
+    );
+    let mut tick = Tick::new()
+        .state(SEED)
+        .tick_table("deadline_seconds = 900\nthread_timeout_seconds = 800")
+        .config_extra(&provider);
+    for thread in ThreadName::ALL {
+        tick = tick.model(thread, &format!("litellm/{}", model_name()));
+    }
+    let out = tick.run_with(&["-v"]);
+    eprintln!("[litellm tick] stderr:\n{}", out.stderr);
+    for thread in ThreadName::ALL {
+        let record = out.thread(thread);
+        eprintln!(
+            "[litellm tick] {thread}: {} in {} ms, tokens {}/{}, error {}",
+            record["status"],
+            record["latency_ms"],
+            record["tokens_in"],
+            record["tokens_out"],
+            record["error"]
+        );
+    }
+    out.expect_exit(0);
+    let state = out.state();
+    assert_eq!(state["tick_count"], 5);
+    for thread in ThreadName::ALL {
+        assert_eq!(out.thread(thread)["status"], "answered", "{thread}");
+    }
+}
