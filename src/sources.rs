@@ -68,11 +68,9 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{self, Read, Seek, SeekFrom};
-use std::iter::Peekable;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
-use std::str::Chars;
 use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, Utc};
@@ -85,6 +83,7 @@ use crate::matching::{Similarity, TokenSet, similarity};
 use crate::state::State;
 use crate::storage::ARCHIVE_FILE;
 use crate::timestamp;
+use crate::untrusted;
 
 /// Default timeout of a `command` source.
 pub const DEFAULT_COMMAND_TIMEOUT_SECONDS: f64 = 10.0;
@@ -312,80 +311,10 @@ pub fn sanitize(bytes: &[u8]) -> String {
     clean(&String::from_utf8_lossy(bytes))
 }
 
-/// Removes escape sequences whole and every control character but `\n` and `\t`
-/// (`\r\n` and a lone `\r` become `\n`), and the bidi override controls.
+/// The one cleaner of untrusted text ([`untrusted::clean`]): escape sequences removed
+/// whole, controls but `\n` and `\t` dropped, bidi and zero-width characters removed.
 pub fn clean(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            '\r' => {
-                if chars.peek() != Some(&'\n') {
-                    out.push('\n');
-                }
-            }
-            '\u{1b}' => skip_escape(&mut chars),
-            '\u{9b}' => skip_csi(&mut chars),
-            '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// After `ESC`: a CSI, a control string, or `ESC` + intermediates + one final byte.
-fn skip_escape(chars: &mut Peekable<Chars<'_>>) {
-    match chars.peek() {
-        Some('[') => {
-            chars.next();
-            skip_csi(chars);
-        }
-        Some(']' | 'P' | 'X' | '^' | '_') => {
-            chars.next();
-            skip_string(chars);
-        }
-        _ => {
-            while chars
-                .next_if(|c| ('\u{20}'..='\u{2f}').contains(c))
-                .is_some()
-            {}
-            chars.next_if(|c| ('\u{30}'..='\u{7e}').contains(c));
-        }
-    }
-}
-
-/// A CSI body: parameter and intermediate bytes, then one final byte.
-fn skip_csi(chars: &mut Peekable<Chars<'_>>) {
-    while chars
-        .next_if(|c| ('\u{20}'..='\u{3f}').contains(c))
-        .is_some()
-    {}
-    chars.next_if(|c| ('\u{40}'..='\u{7e}').contains(c));
-}
-
-/// A control string (OSC, DCS…): up to BEL or ST, or up to (not including) a line end,
-/// so an unterminated one cannot swallow the rest of the text.
-fn skip_string(chars: &mut Peekable<Chars<'_>>) {
-    while let Some(&c) = chars.peek() {
-        match c {
-            '\n' | '\r' => return,
-            '\u{7}' | '\u{9c}' => {
-                chars.next();
-                return;
-            }
-            '\u{1b}' => {
-                chars.next();
-                chars.next_if_eq(&'\\');
-                return;
-            }
-            _ => {
-                chars.next();
-            }
-        }
-    }
+    untrusted::clean(text)
 }
 
 /// One line for a header or a list item: control characters (newlines too) become
