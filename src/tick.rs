@@ -65,6 +65,11 @@ fn exit_code(threads: &[ThreadRecord]) -> u8 {
     }
 }
 
+/// Token counts add up without wrapping: an absurd count stays absurd, never small.
+fn saturating_sum(counts: impl Iterator<Item = u64>) -> u64 {
+    counts.fold(0, u64::saturating_add)
+}
+
 fn load_ledger(dir: &StateDir) -> Result<Ledger, Error> {
     let path = dir.file(LEDGER_FILE);
     match std::fs::read_to_string(&path) {
@@ -171,8 +176,8 @@ async fn tick(
         duration_ms: millis(started.elapsed()),
         run,
         exit_code: code,
-        tokens_in: records.iter().map(|r| r.tokens_in).sum(),
-        tokens_out: records.iter().map(|r| r.tokens_out).sum(),
+        tokens_in: saturating_sum(records.iter().map(|r| r.tokens_in)),
+        tokens_out: saturating_sum(records.iter().map(|r| r.tokens_out)),
         cost: records.iter().map(|r| r.cost).sum(),
         threads: records,
         aggregate: AggregateRecord::from(&report),
@@ -311,13 +316,13 @@ impl ThreadJob<'_> {
         }
         let outcome = self
             .providers
-            .call_chain(&self.cfg.models, &request, self.budget, |c| {
+            .call_chain(&self.cfg.models, &request, self.budget, move |c| {
                 answer::parse(thread, &c.text).map_err(|e| e.to_string())
             })
             .await;
         record.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
-        record.tokens_in = outcome.attempts.iter().map(|a| a.tokens_in).sum();
-        record.tokens_out = outcome.attempts.iter().map(|a| a.tokens_out).sum();
+        record.tokens_in = saturating_sum(outcome.attempts.iter().map(|a| a.tokens_in));
+        record.tokens_out = saturating_sum(outcome.attempts.iter().map(|a| a.tokens_out));
         record.cost = outcome.attempts.iter().map(|a| a.cost).sum();
         if let Some(last) = outcome.attempts.iter().rev().find(|a| !a.skipped) {
             record.provider = Some(last.model.provider.clone());

@@ -85,6 +85,12 @@ pub struct Attempt {
     pub skipped: bool,
     /// `None` when this model's answer was taken.
     pub error: Option<String>,
+    /// The response reported more than the request could use (or a cost that is not a
+    /// number): the bound was counted instead.
+    pub usage_clamped: bool,
+    /// The response did not say what it used (or said it unreadably): the estimate was
+    /// counted.
+    pub usage_estimated: bool,
 }
 
 /// Why a model gave no usable answer. No variant ever holds an API key: server text is
@@ -199,6 +205,8 @@ struct Usage {
     tokens_in: u64,
     tokens_out: u64,
     cost: f64,
+    clamped: bool,
+    estimated: bool,
 }
 
 /// One model's call, with what it used even when it failed.
@@ -257,18 +265,25 @@ impl Providers {
     /// Tries each model in order until one answers and `accept` takes its answer. Before
     /// each model the gate is asked (estimate: (system + prompt bytes) / 4 + max_tokens);
     /// after each admitted call it is told what that call used (see [`Gate::record`]).
-    /// `replay` models are neither gated nor recorded: they cost nothing.
-    pub async fn call_chain<T>(
+    /// `replay` models are neither gated nor recorded: they cost nothing. `accept` sees the
+    /// answer already scrubbed of the provider's key, and runs on the blocking pool, so a
+    /// slow read never holds the timers of other calls on the same runtime.
+    pub async fn call_chain<T, F>(
         &self,
         models: &[ModelRef],
         req: &CallRequest,
         gate: &dyn Gate,
-        accept: impl Fn(&Completion) -> Result<T, String>,
-    ) -> ChainOutcome<T> {
+        accept: F,
+    ) -> ChainOutcome<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+    {
+        let accept = Arc::new(accept);
         let mut attempts = Vec::with_capacity(models.len());
         let mut last_error: Option<CallError> = None;
         let mut refused: Option<CallError> = None;
-        let estimate = (req.system.len() + req.prompt.len()) as u64 / 4 + u64::from(req.max_tokens);
+        let estimate = prompt_estimate(req).saturating_add(u64::from(req.max_tokens));
         for model in models {
             let config = self.configs.get(&model.provider);
             let gated = config.filter(|c| c.kind != ProviderKind::Replay);
@@ -289,6 +304,8 @@ impl Providers {
                     tries: 0,
                     skipped: true,
                     error: Some(error.to_string()),
+                    usage_clamped: false,
+                    usage_estimated: false,
                 });
                 refused.get_or_insert(error);
                 continue;
@@ -307,21 +324,35 @@ impl Providers {
                 tries: outcome.tries,
                 skipped: false,
                 error: None,
+                usage_clamped: usage.clamped,
+                usage_estimated: usage.estimated,
             };
             let error = match outcome.result {
-                Ok(completion) => match accept(&completion) {
-                    Ok(value) => {
-                        attempts.push(attempt);
-                        return ChainOutcome {
-                            result: Ok((value, completion)),
-                            attempts,
-                        };
+                Ok(completion) => {
+                    let check = Arc::clone(&accept);
+                    let verdict = tokio::task::spawn_blocking(move || {
+                        let verdict = check(&completion);
+                        (verdict, completion)
+                    })
+                    .await;
+                    match verdict {
+                        Ok((Ok(value), completion)) => {
+                            attempts.push(attempt);
+                            return ChainOutcome {
+                                result: Ok((value, completion)),
+                                attempts,
+                            };
+                        }
+                        Ok((Err(message), _)) => CallError::Unreadable {
+                            model: model.to_string(),
+                            message: self.quote(config, &message),
+                        },
+                        Err(e) => CallError::Unreadable {
+                            model: model.to_string(),
+                            message: self.quote(config, &format!("the reader failed: {e}")),
+                        },
                     }
-                    Err(message) => CallError::Unreadable {
-                        model: model.to_string(),
-                        message: http::excerpt(&message),
-                    },
-                },
+                }
                 Err(e) => e,
             };
             tracing::debug!(provider = %model.provider, model = %model.model, error = %error, "model failed");
@@ -358,6 +389,12 @@ impl Providers {
             };
         }
         http::call(self, config, model, req).await
+    }
+
+    /// `text` scrubbed of this provider's key and cut to an excerpt, for an error.
+    fn quote(&self, config: Option<&ProviderConfig>, text: &str) -> String {
+        let key = config.and_then(|c| self.key(c).ok().flatten());
+        http::quote(text, key.as_ref())
     }
 
     fn key(&self, config: &ProviderConfig) -> Result<Option<http::ApiKey>, CallError> {
@@ -406,7 +443,13 @@ fn wire_name(name: &str) -> String {
     }
 }
 
-/// USD for this usage at the provider's prices (per million tokens).
+/// The chain's estimate of a request's prompt tokens: (system + prompt bytes) / 4.
+fn prompt_estimate(req: &CallRequest) -> u64 {
+    (req.system.len().saturating_add(req.prompt.len()) / 4) as u64
+}
+
+/// USD for this usage at the provider's prices (per million tokens); the caller treats a
+/// non-finite result as 0.
 pub fn cost(config: &ProviderConfig, tokens_in: u64, tokens_out: u64) -> f64 {
     tokens_in as f64 * config.price_in / 1e6 + tokens_out as f64 * config.price_out / 1e6
 }
