@@ -130,9 +130,9 @@ const PARSE_BUDGET_BASE: usize = 4096;
 /// `{` nested deeper than this (in the scan) does not start a candidate: serde's own
 /// recursion limit (128) would refuse most of them anyway.
 const MAX_SPAN_DEPTH: usize = 128;
-/// How many times the scan starts over after ending inside a string (prose with an odd
-/// number of `"` after a `{`).
-const MAX_RESCANS: usize = 4;
+/// How many times the scan starts over after ending inside an open span (a prose `{`
+/// that never closes, or an odd number of `"` after one, can hide the object).
+const MAX_RESCANS: usize = 8;
 
 /// One search for the object in a text, with the work it did.
 struct Search<'a> {
@@ -227,8 +227,8 @@ fn read_before(text: &str, e: &serde_json::Error) -> usize {
 /// The balanced `{…}` spans of `text`, sorted by where they start. One pass: braces
 /// count outside strings; a `"` opens a string only inside a span (quotes in prose
 /// between objects mean nothing), and escapes are honoured. Spans nested deeper than
-/// [`MAX_SPAN_DEPTH`] are not listed. A scan that ends inside a string starts over just
-/// after the outermost open `{` (at most [`MAX_RESCANS`] times).
+/// [`MAX_SPAN_DEPTH`] are not listed. A scan that ends with a span still open starts
+/// over just after its outermost open `{` (at most [`MAX_RESCANS`] times).
 fn spans(text: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
@@ -267,8 +267,8 @@ fn spans(text: &str) -> Vec<std::ops::Range<usize>> {
             }
         }
         match open.first() {
-            Some(&outer) if in_string => from = outer + 1,
-            _ => break,
+            Some(&outer) => from = outer + 1,
+            None => break,
         }
     }
     found.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
@@ -505,6 +505,74 @@ mod tests {
         .unwrap_err();
         assert!(matches!(err, AnswerError::NoJson(_)));
         assert!(parse(ThreadName::Watcher, r#"{"findings": "none"}"#).is_err());
+    }
+
+    /// The object found in `text`, and the bytes serde read looking for it.
+    fn search(text: &str) -> (Option<Map<String, Value>>, usize) {
+        let mut search = Search::new(text);
+        let found = search.run();
+        (found, search.parsed)
+    }
+
+    #[test]
+    fn hostile_texts_are_searched_in_linear_time() {
+        // The old reader parsed from every `{`: 128 levels deep from each of these.
+        let hostile = [
+            "{".repeat(200_000),
+            r#"{"a":"#.repeat(100_000),
+            r#"{"a":["#.repeat(100_000),
+            format!("{}{}", "{".repeat(100_000), "}".repeat(100_000)),
+            format!("{}{}", r#"{"a":"#.repeat(50_000), "}".repeat(50_000)),
+            r#"{"a":"x"} "#.repeat(50_000),
+            r#"{"k": "{\"{"#.repeat(50_000),
+            "\"{".repeat(100_000),
+        ];
+        for text in hostile {
+            let (found, parsed) = search(&text);
+            assert!(
+                parsed <= 4 * text.len() + PARSE_BUDGET_BASE,
+                "{}…: read {parsed} bytes of {}",
+                &text[..12],
+                text.len()
+            );
+            if let Some(map) = found {
+                assert!(!looks_like_answer(&map));
+            }
+        }
+    }
+
+    #[test]
+    fn an_answer_after_a_hostile_prefix_is_still_found() {
+        let prefix = format!("{}{}", "{".repeat(5_000), "}".repeat(5_000));
+        let text = format!("{prefix} and then {{\"reinforce\": [\"p-x\"]}}");
+        let (found, _) = search(&text);
+        assert_eq!(found.unwrap()["reinforce"], serde_json::json!(["p-x"]));
+    }
+
+    #[test]
+    fn objects_in_odd_prose_are_found() {
+        let read = |text: &str| parse(ThreadName::Watcher, text).unwrap().reinforce;
+        // A `{` in prose that never closes, before the answer.
+        assert_eq!(read(r#"Use {curly braces. {"reinforce": ["a"]}"#), ["a"]);
+        // An odd `"` after a prose `{`: the scan starts over past it.
+        assert_eq!(read(r#"{ it's 5" tall {"reinforce": ["b"]} }"#), ["b"]);
+        // Prose braces around the answer, and an escaped quote inside it.
+        assert_eq!(read(r#"{ see {"reinforce": ["c\"d"]} }"#), ["c\"d"]);
+        // A non-answer object holding the answer deeper down: the answer wins.
+        assert_eq!(
+            read(r#"{"meta": {"n": 1}, "data": [{"reinforce": ["e"]}]} tail {"#),
+            ["e"]
+        );
+        // Too deep for serde: not retried from each inner `{`.
+        let deep = format!(
+            "{}{{\"reinforce\": [\"f\"]}}{}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(matches!(
+            parse(ThreadName::Watcher, &format!("x {{\"a\": {deep}}}")),
+            Err(AnswerError::NoJson(_))
+        ));
     }
 
     #[test]

@@ -78,7 +78,7 @@ pub fn scrub(text: &str, key: Option<&ApiKey>) -> String {
     let mut copied = 0;
     let mut run: Option<(usize, usize)> = None;
     for (s, e) in windows(text) {
-        if !grams.contains(&text[s..e]) {
+        if !grams.contains(visible(&text[s..e]).as_ref()) {
             continue;
         }
         run = match run {
@@ -113,6 +113,15 @@ fn windows(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
             starts[j % KEY_RUN] = i;
             (j + 1 >= KEY_RUN).then(|| (starts[(j + 1) % KEY_RUN], i + c.len_utf8()))
         })
+}
+
+/// The visible characters of `window`: the window itself unless it holds invisible ones.
+fn visible(window: &str) -> std::borrow::Cow<'_, str> {
+    if window.chars().any(is_invisible) {
+        window.chars().filter(|c| !is_invisible(*c)).collect()
+    } else {
+        window.into()
+    }
 }
 
 /// Control and zero-width characters: invisible, and removed by later cleaning.
@@ -804,6 +813,69 @@ mod tests {
         );
         let v = k.header("Bearer ").unwrap();
         assert!(!format!("{v:?}").contains("secret"));
+    }
+
+    #[test]
+    fn partial_echoes_of_a_key_are_scrubbed() {
+        let k = ApiKey::new("sk-ZQX7vK93pAbCdEfFs6A");
+        let s = |t: &str| scrub(t, Some(&k));
+        // The 401: the key's first 12 characters, its middle masked.
+        assert_eq!(
+            s("Incorrect API key provided: sk-ZQX7vK93p***Fs6A."),
+            "Incorrect API key provided: [redacted]***Fs6A."
+        );
+        assert_eq!(s("Bearer sk-ZQX7vK93pAbCdEfFs6A"), "Bearer [redacted]");
+        // Any 8-character run, anywhere; shorter runs are left.
+        assert_eq!(s("…93pAbCdE…"), "…[redacted]…");
+        assert_eq!(s("93pAbCd and Fs6A"), "93pAbCd and Fs6A");
+        // Back-to-back and overlapping echoes become one.
+        assert_eq!(
+            s("sk-ZQX7vK93pAbCdEfFs6Ask-ZQX7vK93pAbCdEfFs6A!"),
+            "[redacted]!"
+        );
+        assert_eq!(
+            s("[sk-ZQX7vK] and [EdEfFs6A]"),
+            "[[redacted]] and [EdEfFs6A]"
+        );
+        // Broken up by control or zero-width characters, with text in any script around.
+        assert_eq!(s("ключ sk-ZQX\u{7}7vK9\u{200b}3pA ✓"), "ключ [redacted] ✓");
+        // A short key: whole matches only.
+        let short = ApiKey::new("abc123");
+        assert_eq!(scrub("abc123 abc12", Some(&short)), "[redacted] abc12");
+        assert_eq!(scrub("anything", None), "anything");
+    }
+
+    #[test]
+    fn quoting_scrubs_what_cleaning_joins() {
+        let k = ApiKey::new("sk-ZQX7vK93pAbCdEfFs6A");
+        let quoted = quote(
+            &format!("{}  {}", "x".repeat(190), "sk-ZQX7vK93pAbCd"),
+            Some(&k),
+        );
+        assert!(!quoted.contains("sk-ZQX7v"), "{quoted}");
+    }
+
+    #[test]
+    fn token_counts_are_read_tolerantly() {
+        let t = |v: Value| tokens(Some(&v));
+        assert_eq!(t(serde_json::json!(1200)), Some(1200));
+        assert_eq!(t(serde_json::json!(79.5)), Some(80));
+        assert_eq!(t(serde_json::json!(" 42 ")), Some(42));
+        assert_eq!(t(serde_json::json!("1.2e3")), Some(1200));
+        assert_eq!(t(serde_json::json!(u64::MAX)), Some(u64::MAX));
+        assert_eq!(t(serde_json::json!(1e30)), Some(u64::MAX));
+        for odd in [
+            serde_json::json!(-1),
+            serde_json::json!(-0.5),
+            serde_json::json!("lots"),
+            serde_json::json!("-3"),
+            serde_json::json!(null),
+            serde_json::json!([1]),
+            serde_json::json!({"n": 1}),
+        ] {
+            assert_eq!(t(odd.clone()), None, "{odd}");
+        }
+        assert_eq!(tokens(None), None);
     }
 
     #[test]
