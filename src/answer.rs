@@ -78,6 +78,9 @@ pub fn from_value(thread: ThreadName, value: &Value) -> Result<Answer, AnswerErr
     }
 }
 
+/// The start of an unreadable answer, for [`AnswerError::NoJson`]. Callers pass text
+/// already scrubbed of API keys (providers scrub every answer before it is read), and
+/// the provider layer scrubs the error again before it goes anywhere.
 fn excerpt(text: &str) -> String {
     let clean: String = text
         .chars()

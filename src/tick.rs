@@ -65,11 +65,6 @@ fn exit_code(threads: &[ThreadRecord]) -> u8 {
     }
 }
 
-/// Token counts add up without wrapping: an absurd count stays absurd, never small.
-fn saturating_sum(counts: impl Iterator<Item = u64>) -> u64 {
-    counts.fold(0, u64::saturating_add)
-}
-
 fn load_ledger(dir: &StateDir) -> Result<Ledger, Error> {
     let path = dir.file(LEDGER_FILE);
     match std::fs::read_to_string(&path) {
@@ -176,8 +171,8 @@ async fn tick(
         duration_ms: millis(started.elapsed()),
         run,
         exit_code: code,
-        tokens_in: saturating_sum(records.iter().map(|r| r.tokens_in)),
-        tokens_out: saturating_sum(records.iter().map(|r| r.tokens_out)),
+        tokens_in: records.iter().map(|r| r.tokens_in).sum(),
+        tokens_out: records.iter().map(|r| r.tokens_out).sum(),
         cost: records.iter().map(|r| r.cost).sum(),
         threads: records,
         aggregate: AggregateRecord::from(&report),
@@ -321,8 +316,8 @@ impl ThreadJob<'_> {
             })
             .await;
         record.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
-        record.tokens_in = saturating_sum(outcome.attempts.iter().map(|a| a.tokens_in));
-        record.tokens_out = saturating_sum(outcome.attempts.iter().map(|a| a.tokens_out));
+        record.tokens_in = outcome.attempts.iter().map(|a| a.tokens_in).sum();
+        record.tokens_out = outcome.attempts.iter().map(|a| a.tokens_out).sum();
         record.cost = outcome.attempts.iter().map(|a| a.cost).sum();
         if let Some(last) = outcome.attempts.iter().rev().find(|a| !a.skipped) {
             record.provider = Some(last.model.provider.clone());

@@ -1,6 +1,8 @@
-//! What every HTTP wire format shares: the API key that never shows, sending with a
-//! total timeout, requests-per-minute spacing, retries with backoff and `Retry-After`,
-//! reading bodies that are not what they should be, and bounded, scrubbed error text.
+//! What every HTTP wire format shares: the API key that never shows (scrubbed, whole or
+//! in part, from all provider text), sending with a total timeout, bodies read up to
+//! `max_response_bytes`, requests-per-minute spacing, retries with backoff and
+//! `Retry-After`, reading bodies that are not what they should be (off the runtime
+//! thread), usage read tolerantly and bounded, and bounded, scrubbed error text.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -73,12 +75,12 @@ pub fn scrub(text: &str, key: Option<&ApiKey>) -> String {
     if key.chars().count() < KEY_RUN {
         return text.replace(key, REDACTED);
     }
-    let grams: HashSet<&str> = windows(key).map(|(s, e)| &key[s..e]).collect();
+    let grams: HashSet<&str> = windows(key).map(|(s, e, _)| &key[s..e]).collect();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     let mut run: Option<(usize, usize)> = None;
-    for (s, e) in windows(text) {
-        if !grams.contains(visible(&text[s..e]).as_ref()) {
+    for (s, e, visible) in windows(text) {
+        if !grams.contains(visible.as_deref().unwrap_or(&text[s..e])) {
             continue;
         }
         run = match run {
@@ -101,32 +103,83 @@ pub fn scrub(text: &str, key: Option<&ApiKey>) -> String {
     out
 }
 
-/// The byte ranges of every window of [`KEY_RUN`] consecutive characters of `text`,
-/// not counting control and zero-width characters (a range spans any between its
-/// characters), so a key broken up by them is still found.
-fn windows(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut starts = [0usize; KEY_RUN];
-    text.char_indices()
-        .filter(|(_, c)| !is_invisible(*c))
+/// The byte ranges of every window of [`KEY_RUN`] consecutive visible characters of
+/// `text` (see [`visible_chars`]; a range spans any invisible ones between its
+/// characters), with those characters when the range holds invisible ones too.
+fn windows(text: &str) -> impl Iterator<Item = (usize, usize, Option<String>)> + '_ {
+    let mut ring = [(0usize, ' '); KEY_RUN];
+    visible_chars(text)
         .enumerate()
         .filter_map(move |(j, (i, c))| {
-            starts[j % KEY_RUN] = i;
-            (j + 1 >= KEY_RUN).then(|| (starts[(j + 1) % KEY_RUN], i + c.len_utf8()))
+            ring[j % KEY_RUN] = (i, c);
+            if j + 1 < KEY_RUN {
+                return None;
+            }
+            let first = (j + 1) % KEY_RUN;
+            let (start, end) = (ring[first].0, i + c.len_utf8());
+            let chars = || (0..KEY_RUN).map(|k| ring[(first + k) % KEY_RUN].1);
+            let width: usize = chars().map(char::len_utf8).sum();
+            Some((
+                start,
+                end,
+                (width != end - start).then(|| chars().collect()),
+            ))
         })
 }
 
-/// The visible characters of `window`: the window itself unless it holds invisible ones.
-fn visible(window: &str) -> std::borrow::Cow<'_, str> {
-    if window.chars().any(is_invisible) {
-        window.chars().filter(|c| !is_invisible(*c)).collect()
-    } else {
-        window.into()
+/// The characters of `text` a reader (or later cleaning) keeps: not control characters,
+/// not the bytes of an escape sequence (`ESC [ … final`, `ESC x`, C1 `CSI … final`), not
+/// invisible format characters. A key broken up by those is still a key once cleaned.
+fn visible_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Escape {
+        None,
+        /// Just after `ESC`.
+        Start,
+        /// Inside a control sequence, before its final byte.
+        Csi,
     }
+    let mut escape = Escape::None;
+    text.char_indices().filter(move |&(_, c)| {
+        match escape {
+            Escape::Start => {
+                escape = if c == '[' { Escape::Csi } else { Escape::None };
+                return false;
+            }
+            Escape::Csi if ('\u{20}'..='\u{3f}').contains(&c) => return false,
+            Escape::Csi => {
+                escape = Escape::None;
+                if ('\u{40}'..='\u{7e}').contains(&c) {
+                    return false;
+                }
+            }
+            Escape::None => {}
+        }
+        match c {
+            '\u{1b}' => escape = Escape::Start,
+            '\u{9b}' => escape = Escape::Csi,
+            _ => {}
+        }
+        !(c.is_control() || is_invisible(c))
+    })
 }
 
-/// Control and zero-width characters: invisible, and removed by later cleaning.
+/// Invisible format characters (as `untrusted` cleaning removes them): bidi controls,
+/// zero-width characters, soft hyphen, the tag characters and the like.
 fn is_invisible(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
 }
 
 /// White space collapsed, control characters dropped, cut to [`EXCERPT_CHARS`].

@@ -5,7 +5,13 @@
 //! format's structured-output feature, reading the answer text and the token usage,
 //! costing it, the per-request timeout, retries with backoff that honour `Retry-After`,
 //! requests-per-minute spacing, the fallback chain, and keeping API keys out of every
-//! error, `Debug` output and log line.
+//! error, `Debug` output and log line — and out of the answer itself: all provider text
+//! is scrubbed of whole and partial echoes of the key before anything reads it.
+//!
+//! Hostile responses: a body is never read past `max_response_bytes`; decoding it and
+//! the caller's `accept` run on the blocking pool, so CPU work never stalls the timers
+//! of other calls on the same runtime; token counts are read tolerantly (unknown counts
+//! the estimate) and clamped to what the request could use, with the attempt flagged.
 //!
 //! Decisions: retries cover connection errors, 408, 429 and 5xx, with exponential backoff
 //! (0.5 s doubling, jittered, capped at `retry_max_wait`) or the server's `Retry-After`
@@ -94,7 +100,7 @@ pub struct Attempt {
 }
 
 /// Why a model gave no usable answer. No variant ever holds an API key: server text is
-/// scrubbed of the key and cut to 200 characters.
+/// scrubbed of the key (whole or any 8-character run of it) and cut to 200 characters.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CallError {
     #[error("{model}: provider `{provider}` is not configured")]
