@@ -211,11 +211,15 @@ async fn a_content_length_past_the_cap_is_refused() {
         .await;
     let mut c = config(ProviderKind::Openai, &server.uri());
     c.max_response_bytes = 4096;
-    let err = providers(c).call(&model(), &request()).await.unwrap_err();
+    let (result, attempt) = chain(c).await;
+    let err = result.unwrap_err();
     assert!(
         err.to_string().contains("passed max_response_bytes (4096)"),
         "{err}"
     );
+    // Answered, so probably billed: the estimate is counted.
+    assert!(attempt.usage_estimated, "{attempt:?}");
+    assert_eq!((attempt.tokens_in, attempt.tokens_out), (8, 300));
 }
 
 #[test]

@@ -448,6 +448,9 @@ async fn read_capped(
 /// One request's outcome, before retry decisions.
 enum Sent {
     Answer(Vec<u8>),
+    /// A 2xx whose body passed `max_response_bytes`: answered (so probably billed), but
+    /// unreadable; not retried.
+    TooLong(CallError),
     Failed {
         error: CallError,
         retryable: bool,
@@ -493,6 +496,7 @@ pub async fn call(
         }
     };
     let url = format!("{}{}", config.base_url, prepared.path);
+    let bounds = Bounds::new(req, prepared.body.len());
     let mut tries = 0u32;
     loop {
         tries += 1;
@@ -501,9 +505,16 @@ pub async fn call(
         match sent {
             Sent::Answer(body) => {
                 let latency = started.elapsed();
-                let bounds = Bounds::new(req, prepared.body.len());
                 return read_off_thread(config, model, bounds, body, key.as_ref(), latency, tries)
                     .await;
+            }
+            Sent::TooLong(error) => {
+                return Outcome {
+                    result: Err(error),
+                    usage: Some(bounds.usage(config, model, None, None)),
+                    latency: started.elapsed(),
+                    tries,
+                };
             }
             Sent::Failed {
                 error,
@@ -596,16 +607,12 @@ async fn send_once(
         Ok(Capped::Over(_)) => {
             tracing::warn!(provider = %config.name, model = %model.model, max_response_bytes = cap,
                 "the response passed max_response_bytes; reading stopped");
-            return Sent::Failed {
-                error: CallError::BadResponse {
-                    model: model_name,
-                    message: format!(
-                        "the response passed max_response_bytes ({cap}); raise it if the model's answers are legitimately that long"
-                    ),
-                },
-                retryable: false,
-                retry_after: None,
-            };
+            return Sent::TooLong(CallError::BadResponse {
+                model: model_name,
+                message: format!(
+                    "the response passed max_response_bytes ({cap}); raise it if the model's answers are legitimately that long"
+                ),
+            });
         }
         Err(e) => {
             return Sent::Failed {
@@ -775,7 +782,8 @@ fn read_answer(
                     model: model.to_string(),
                     message: quote(&message, key),
                 }),
-                usage: None,
+                // A 2xx was answered, so probably billed: count the estimate.
+                usage: Some(bounds.usage(config, model, None, None)),
                 latency,
                 tries,
             };

@@ -161,7 +161,9 @@ pub trait Gate: Send + Sync {
     fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), String>;
     /// Called once after every call `admit` let through, failed ones included, with what
     /// the response reported it used (zeros when no response said: a connection error, a
-    /// timeout, an HTTP error), so a reservation taken in `admit` can always be released.
+    /// timeout, an HTTP error; the estimate when a 2xx did not say, or could not be read;
+    /// clamped to what the request could use), so a reservation taken in `admit` can
+    /// always be released.
     fn record(&self, provider: &ProviderConfig, tokens_in: u64, tokens_out: u64, cost: f64);
 }
 
