@@ -72,10 +72,12 @@ pub fn scrub(text: &str, key: Option<&ApiKey>) -> String {
     let Some(key) = key.map(ApiKey::expose).filter(|k| !k.is_empty()) else {
         return text.to_string();
     };
-    if key.chars().count() < KEY_RUN {
+    let grams: HashSet<String> = windows(key)
+        .map(|(s, e, visible)| visible.unwrap_or_else(|| key[s..e].to_string()))
+        .collect();
+    if grams.is_empty() {
         return text.replace(key, REDACTED);
     }
-    let grams: HashSet<&str> = windows(key).map(|(s, e, _)| &key[s..e]).collect();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     let mut run: Option<(usize, usize)> = None;
