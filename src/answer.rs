@@ -82,6 +82,9 @@ pub fn from_value(thread: ThreadName, value: &Value) -> Result<Answer, AnswerErr
     }
 }
 
+/// The start of an unreadable answer, for [`AnswerError::NoJson`]. Callers pass text
+/// already scrubbed of API keys (providers scrub every answer before it is read), and
+/// the provider layer scrubs the error again before it goes anywhere.
 fn excerpt(text: &str) -> String {
     let clean: String = text
         .chars()
@@ -118,23 +121,165 @@ fn unwrap_envelope(map: Map<String, Value>) -> Map<String, Value> {
 /// Finds the JSON object in a model's output: the whole text, else inside code fences,
 /// else the first `{` from which a whole object parses. An object that looks like an
 /// answer wins over one that does not.
+///
+/// Linear in the text, whatever it holds: one scan finds the balanced `{…}` spans (see
+/// [`spans`]) and only those are parsed, in order, at most [`PARSE_BUDGET`] times the
+/// text's length in all. A span that parses is not searched again from its inner `{`s
+/// (its parsed value is), nor is one that fails by nesting too deep.
 fn find_object(text: &str) -> Option<Map<String, Value>> {
-    let trimmed = text.trim().trim_start_matches('\u{feff}');
-    if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(trimmed) {
-        return Some(unwrap_envelope(map));
-    }
-    let mut first_object = None;
-    for start in trimmed.match_indices('{').map(|(i, _)| i) {
-        let mut stream = serde_json::Deserializer::from_str(&trimmed[start..]).into_iter::<Value>();
-        if let Some(Ok(Value::Object(map))) = stream.next() {
-            let map = unwrap_envelope(map);
-            if looks_like_answer(&map) {
-                return Some(map);
-            }
-            first_object.get_or_insert(map);
+    Search::new(text).run()
+}
+
+/// The bytes serde may read while looking for an object, as a multiple of the text's
+/// length (plus [`PARSE_BUDGET_BASE`]).
+const PARSE_BUDGET: usize = 8;
+const PARSE_BUDGET_BASE: usize = 4096;
+/// `{` nested deeper than this (in the scan) does not start a candidate: serde's own
+/// recursion limit (128) would refuse most of them anyway.
+const MAX_SPAN_DEPTH: usize = 128;
+/// How many times the scan starts over after ending inside an open span (a prose `{`
+/// that never closes, or an odd number of `"` after one, can hide the object).
+const MAX_RESCANS: usize = 8;
+
+/// One search for the object in a text, with the work it did.
+struct Search<'a> {
+    text: &'a str,
+    /// Bytes serde has read so far.
+    parsed: usize,
+}
+
+impl<'a> Search<'a> {
+    fn new(text: &'a str) -> Self {
+        Search {
+            text: text.trim().trim_start_matches('\u{feff}'),
+            parsed: 0,
         }
     }
-    first_object
+
+    fn run(&mut self) -> Option<Map<String, Value>> {
+        let text = self.text;
+        self.parsed = text.len();
+        if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) {
+            return Some(unwrap_envelope(map));
+        }
+        let budget = text
+            .len()
+            .saturating_mul(PARSE_BUDGET)
+            .saturating_add(PARSE_BUDGET_BASE);
+        let mut first_object = None;
+        // Spans inside one that parsed (or failed too deep) are not tried again.
+        let mut covered_until = 0;
+        let mut last_start = None;
+        for span in spans(text) {
+            if span.start < covered_until || last_start == Some(span.start) {
+                continue;
+            }
+            last_start = Some(span.start);
+            if self.parsed >= budget {
+                break;
+            }
+            let candidate = &text[span.clone()];
+            match serde_json::from_str::<Value>(candidate) {
+                Ok(value) => {
+                    self.parsed += candidate.len();
+                    covered_until = span.end;
+                    let Value::Object(map) = value else { continue };
+                    let map = unwrap_envelope(map);
+                    if looks_like_answer(&map) {
+                        return Some(map);
+                    }
+                    if let Some(inner) = nested_answer(&map) {
+                        return Some(inner.clone());
+                    }
+                    first_object.get_or_insert(map);
+                }
+                Err(e) => {
+                    self.parsed += read_before(candidate, &e);
+                    if e.to_string().starts_with("recursion limit exceeded") {
+                        covered_until = span.end;
+                    }
+                }
+            }
+        }
+        first_object
+    }
+}
+
+/// The first object nested in `map` (in document order) that looks like an answer.
+fn nested_answer(map: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    let mut stack: Vec<&Value> = map.values().rev().collect();
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(inner) if looks_like_answer(inner) => return Some(inner),
+            Value::Object(inner) => stack.extend(inner.values().rev()),
+            Value::Array(items) => stack.extend(items.iter().rev()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// How far into `text` serde read before it failed (from the error's line and column).
+fn read_before(text: &str, e: &serde_json::Error) -> usize {
+    let line_start = if e.line() <= 1 {
+        Some(0)
+    } else {
+        text.match_indices('\n')
+            .nth(e.line() - 2)
+            .map(|(i, _)| i + 1)
+    };
+    line_start.map_or(text.len(), |s| s.saturating_add(e.column()).min(text.len()))
+}
+
+/// The balanced `{…}` spans of `text`, sorted by where they start. One pass: braces
+/// count outside strings; a `"` opens a string only inside a span (quotes in prose
+/// between objects mean nothing), and escapes are honoured. Spans nested deeper than
+/// [`MAX_SPAN_DEPTH`] are not listed. A scan that ends with a span still open starts
+/// over just after its outermost open `{` (at most [`MAX_RESCANS`] times).
+fn spans(text: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut from = 0;
+    for _ in 0..=MAX_RESCANS {
+        let mut open: Vec<usize> = Vec::new();
+        let mut depth = 0usize;
+        let (mut in_string, mut escaped) = (false, false);
+        for (i, &b) in bytes.iter().enumerate().skip(from) {
+            if in_string {
+                match b {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'{' => {
+                    depth += 1;
+                    if depth <= MAX_SPAN_DEPTH {
+                        open.push(i);
+                    }
+                }
+                b'}' if depth > 0 => {
+                    if depth <= MAX_SPAN_DEPTH
+                        && let Some(start) = open.pop()
+                    {
+                        found.push(start..i + 1);
+                    }
+                    depth -= 1;
+                }
+                b'"' if depth > 0 => in_string = true,
+                _ => {}
+            }
+        }
+        match open.first() {
+            Some(&outer) => from = outer + 1,
+            None => break,
+        }
+    }
+    found.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    found
 }
 
 fn from_object(thread: ThreadName, map: &Map<String, Value>) -> Result<Answer, AnswerError> {
@@ -388,6 +533,74 @@ mod tests {
         .unwrap_err();
         assert!(matches!(err, AnswerError::NoJson(_)));
         assert!(parse(ThreadName::Watcher, r#"{"findings": "none"}"#).is_err());
+    }
+
+    /// The object found in `text`, and the bytes serde read looking for it.
+    fn search(text: &str) -> (Option<Map<String, Value>>, usize) {
+        let mut search = Search::new(text);
+        let found = search.run();
+        (found, search.parsed)
+    }
+
+    #[test]
+    fn hostile_texts_are_searched_in_linear_time() {
+        // The old reader parsed from every `{`: 128 levels deep from each of these.
+        let hostile = [
+            "{".repeat(200_000),
+            r#"{"a":"#.repeat(100_000),
+            r#"{"a":["#.repeat(100_000),
+            format!("{}{}", "{".repeat(100_000), "}".repeat(100_000)),
+            format!("{}{}", r#"{"a":"#.repeat(50_000), "}".repeat(50_000)),
+            r#"{"a":"x"} "#.repeat(50_000),
+            r#"{"k": "{\"{"#.repeat(50_000),
+            "\"{".repeat(100_000),
+        ];
+        for text in hostile {
+            let (found, parsed) = search(&text);
+            assert!(
+                parsed <= 4 * text.len() + PARSE_BUDGET_BASE,
+                "{}…: read {parsed} bytes of {}",
+                &text[..12],
+                text.len()
+            );
+            if let Some(map) = found {
+                assert!(!looks_like_answer(&map));
+            }
+        }
+    }
+
+    #[test]
+    fn an_answer_after_a_hostile_prefix_is_still_found() {
+        let prefix = format!("{}{}", "{".repeat(5_000), "}".repeat(5_000));
+        let text = format!("{prefix} and then {{\"reinforce\": [\"p-x\"]}}");
+        let (found, _) = search(&text);
+        assert_eq!(found.unwrap()["reinforce"], serde_json::json!(["p-x"]));
+    }
+
+    #[test]
+    fn objects_in_odd_prose_are_found() {
+        let read = |text: &str| parse(ThreadName::Watcher, text).unwrap().reinforce;
+        // A `{` in prose that never closes, before the answer.
+        assert_eq!(read(r#"Use {curly braces. {"reinforce": ["a"]}"#), ["a"]);
+        // An odd `"` after a prose `{`: the scan starts over past it.
+        assert_eq!(read(r#"{ it's 5" tall {"reinforce": ["b"]} }"#), ["b"]);
+        // Prose braces around the answer, and an escaped quote inside it.
+        assert_eq!(read(r#"{ see {"reinforce": ["c\"d"]} }"#), ["c\"d"]);
+        // A non-answer object holding the answer deeper down: the answer wins.
+        assert_eq!(
+            read(r#"{"meta": {"n": 1}, "data": [{"reinforce": ["e"]}]} tail {"#),
+            ["e"]
+        );
+        // Too deep for serde: not retried from each inner `{`.
+        let deep = format!(
+            "{}{{\"reinforce\": [\"f\"]}}{}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(matches!(
+            parse(ThreadName::Watcher, &format!("x {{\"a\": {deep}}}")),
+            Err(AnswerError::NoJson(_))
+        ));
     }
 
     #[test]

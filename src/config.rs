@@ -149,6 +149,7 @@ struct RawProvider {
     daily_cost: Option<f64>,
     dir: Option<String>,
     anthropic_version: Option<String>,
+    max_response_bytes: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -283,6 +284,9 @@ pub struct ProviderConfig {
     /// `replay` only: where answers are read from.
     pub replay_dir: Option<PathBuf>,
     pub anthropic_version: String,
+    /// The most bytes of one response body that are read; a 2xx body that passes it
+    /// fails the model.
+    pub max_response_bytes: usize,
 }
 
 /// `provider/model`, as a thread's `model` and `fallback` name it.
@@ -393,6 +397,10 @@ pub struct Config {
 pub const DEFAULT_TICK_DEADLINE: f64 = 240.0;
 pub const DEFAULT_THREAD_TIMEOUT: f64 = 90.0;
 pub const DEFAULT_PROVIDER_TIMEOUT: f64 = 60.0;
+/// `max_response_bytes` when a provider does not set it: 1 MiB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 1 << 20;
+/// The range `max_response_bytes` may take: 1 KiB to 1 GiB.
+pub const MAX_RESPONSE_BYTES_RANGE: std::ops::RangeInclusive<u64> = 1 << 10..=1 << 30;
 pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 pub const DEFAULT_TEMPERATURE: f32 = 0.4;
 pub const DEFAULT_ESCALATIONS_PER_DAY: u32 = 5;
@@ -815,6 +823,20 @@ impl Validator<'_> {
             daily_cost: self.money(&key("daily_cost"), p.daily_cost, MAX_DAILY_COST)?,
             replay_dir,
             anthropic_version: p.anthropic_version.unwrap_or_else(|| "2023-06-01".into()),
+            max_response_bytes: match p.max_response_bytes {
+                None => DEFAULT_MAX_RESPONSE_BYTES,
+                Some(n) if MAX_RESPONSE_BYTES_RANGE.contains(&n) => n as usize,
+                Some(n) => {
+                    return Err(self.err(
+                        key("max_response_bytes"),
+                        format!(
+                            "{n} is out of range: give between {} (1 KiB) and {} (1 GiB) bytes",
+                            MAX_RESPONSE_BYTES_RANGE.start(),
+                            MAX_RESPONSE_BYTES_RANGE.end()
+                        ),
+                    ));
+                }
+            },
         })
     }
 

@@ -35,6 +35,12 @@ pub struct AttemptRecord {
     pub skipped: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The reported usage was impossible; the bound was counted (see `provider`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub usage_clamped: bool,
+    /// The response did not say what it used; the estimate was counted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub usage_estimated: bool,
 }
 
 impl From<&Attempt> for AttemptRecord {
@@ -48,6 +54,8 @@ impl From<&Attempt> for AttemptRecord {
             tries: a.tries,
             skipped: a.skipped,
             error: a.error.clone(),
+            usage_clamped: a.usage_clamped,
+            usage_estimated: a.usage_estimated,
         }
     }
 }

@@ -352,7 +352,7 @@ impl ThreadJob<'_> {
         }
         let outcome = self
             .providers
-            .call_chain_with(&self.cfg.models, &request, self.budget, progress, |c| {
+            .call_chain_with(&self.cfg.models, &request, self.budget, progress, move |c| {
                 answer::parse(thread, &c.text).map_err(|e| e.to_string())
             })
             .await;

@@ -75,6 +75,7 @@ fn provider(
         daily_cost: None,
         replay_dir: None,
         anthropic_version: "2023-06-01".into(),
+        max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
     }
 }
 

@@ -121,6 +121,7 @@ fn config(name: &str, kind: ProviderKind, base_url: &str) -> ProviderConfig {
         daily_cost: None,
         replay_dir: None,
         anthropic_version: "2023-06-01".into(),
+        max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
     }
 }
 

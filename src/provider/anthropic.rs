@@ -135,7 +135,8 @@ struct MessagesResponse {
     content: Vec<Block>,
     model: Option<String>,
     stop_reason: Option<String>,
-    usage: Option<Usage>,
+    /// Read tolerantly (see [`http::tokens`]): an odd usage never rejects an answer.
+    usage: Option<Value>,
     error: Option<Value>,
 }
 
@@ -150,15 +151,6 @@ enum Block {
     },
     #[serde(other)]
     Other,
-}
-
-#[derive(Deserialize)]
-#[allow(clippy::struct_field_names)] // the wire's names
-struct Usage {
-    input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-    cache_creation_input_tokens: Option<u64>,
-    cache_read_input_tokens: Option<u64>,
 }
 
 pub fn read(body: &[u8]) -> Result<Reply, String> {
@@ -187,16 +179,22 @@ pub fn read(body: &[u8]) -> Result<Reply, String> {
         (!joined.is_empty()).then_some(joined)
     });
     let usage = response.usage.as_ref();
-    let tokens_in = usage.map_or(0, |u| {
-        u.input_tokens.unwrap_or(0)
-            + u.cache_creation_input_tokens.unwrap_or(0)
-            + u.cache_read_input_tokens.unwrap_or(0)
-    });
+    let field = |name: &str| http::tokens(usage.and_then(|u| u.get(name)));
+    // Input is the uncached, cache-written and cache-read tokens together; unknown when
+    // none of them is given.
+    let tokens_in = [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    ]
+    .into_iter()
+    .filter_map(field)
+    .reduce(u64::saturating_add);
     Ok(Reply {
         text,
         model: response.model,
         tokens_in,
-        tokens_out: usage.and_then(|u| u.output_tokens).unwrap_or(0),
+        tokens_out: field("output_tokens"),
         truncated: response.stop_reason.as_deref() == Some("max_tokens"),
     })
 }

@@ -1,7 +1,10 @@
-//! What every HTTP wire format shares: the API key that never shows, sending with a
-//! total timeout, requests-per-minute spacing, retries with backoff and `Retry-After`,
-//! reading bodies that are not what they should be, and bounded, scrubbed error text.
+//! What every HTTP wire format shares: the API key that never shows (scrubbed, whole or
+//! in part, from all provider text), sending with a total timeout, bodies read up to
+//! `max_response_bytes`, requests-per-minute spacing, retries with backoff and
+//! `Retry-After`, reading bodies that are not what they should be (off the runtime
+//! thread), usage read tolerantly and bounded, and bounded, scrubbed error text.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::PoisonError;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -16,6 +19,10 @@ use crate::config::{ModelRef, ProviderConfig, ProviderKind};
 
 /// Server text put in an error is cut to this many characters.
 pub const EXCERPT_CHARS: usize = 200;
+
+/// An error (non-2xx) body is read up to this many bytes (or `max_response_bytes`, if
+/// lower): only an excerpt of it is ever shown.
+const ERROR_BODY_BYTES: usize = 64 << 10;
 
 /// The first wait between retries; it doubles each time, up to `retry_max_wait`.
 const BACKOFF_BASE: Duration = Duration::from_millis(500);
@@ -49,12 +56,132 @@ impl fmt::Debug for ApiKey {
     }
 }
 
-/// `text` with every occurrence of the key replaced (servers echo keys in errors).
+/// The shortest run of a key's characters that counts as an echo of it: a server that
+/// masks the middle of a key (`sk-ZQX7vK93p***Fs6A`) must not publish its ends.
+pub const KEY_RUN: usize = 8;
+
+/// What a scrubbed key is replaced with.
+pub const REDACTED: &str = "[redacted]";
+
+/// `text` with every echo of the key replaced by [`REDACTED`]: the whole key, and any run
+/// of [`KEY_RUN`] or more consecutive characters of it (overlapping and adjacent runs
+/// merge into one). A key shorter than [`KEY_RUN`] is replaced only where it appears
+/// whole. Linear in the text: each window of [`KEY_RUN`] characters is looked up in a set
+/// of the key's windows.
 pub fn scrub(text: &str, key: Option<&ApiKey>) -> String {
-    match key {
-        Some(k) if !k.0.is_empty() => text.replace(k.expose(), "[redacted]"),
-        _ => text.to_string(),
+    let Some(key) = key.map(ApiKey::expose).filter(|k| !k.is_empty()) else {
+        return text.to_string();
+    };
+    let grams: HashSet<String> = windows(key)
+        .map(|(s, e, visible)| visible.unwrap_or_else(|| key[s..e].to_string()))
+        .collect();
+    if grams.is_empty() {
+        return text.replace(key, REDACTED);
     }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut run: Option<(usize, usize)> = None;
+    for (s, e, visible) in windows(text) {
+        if !grams.contains(visible.as_deref().unwrap_or(&text[s..e])) {
+            continue;
+        }
+        run = match run {
+            Some((start, end)) if s <= end => Some((start, end.max(e))),
+            Some((start, end)) => {
+                out.push_str(&text[copied..start]);
+                out.push_str(REDACTED);
+                copied = end;
+                Some((s, e))
+            }
+            None => Some((s, e)),
+        };
+    }
+    if let Some((start, end)) = run {
+        out.push_str(&text[copied..start]);
+        out.push_str(REDACTED);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// The byte ranges of every window of [`KEY_RUN`] consecutive visible characters of
+/// `text` (see [`visible_chars`]; a range spans any invisible ones between its
+/// characters), with those characters when the range holds invisible ones too.
+fn windows(text: &str) -> impl Iterator<Item = (usize, usize, Option<String>)> + '_ {
+    let mut ring = [(0usize, ' '); KEY_RUN];
+    visible_chars(text)
+        .enumerate()
+        .filter_map(move |(j, (i, c))| {
+            ring[j % KEY_RUN] = (i, c);
+            if j + 1 < KEY_RUN {
+                return None;
+            }
+            let first = (j + 1) % KEY_RUN;
+            let (start, end) = (ring[first].0, i + c.len_utf8());
+            let chars = || (0..KEY_RUN).map(|k| ring[(first + k) % KEY_RUN].1);
+            let width: usize = chars().map(char::len_utf8).sum();
+            Some((
+                start,
+                end,
+                (width != end - start).then(|| chars().collect()),
+            ))
+        })
+}
+
+/// The characters of `text` a reader (or later cleaning) keeps: not control characters,
+/// not the bytes of an escape sequence (`ESC [ … final`, `ESC x`, C1 `CSI … final`), not
+/// invisible format characters. A key broken up by those is still a key once cleaned.
+fn visible_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Escape {
+        None,
+        /// Just after `ESC`.
+        Start,
+        /// Inside a control sequence, before its final byte.
+        Csi,
+    }
+    let mut escape = Escape::None;
+    text.char_indices().filter(move |&(_, c)| {
+        match escape {
+            Escape::Start => {
+                escape = if c == '[' { Escape::Csi } else { Escape::None };
+                return false;
+            }
+            Escape::Csi if ('\u{20}'..='\u{3f}').contains(&c) => return false,
+            Escape::Csi => {
+                escape = Escape::None;
+                if ('\u{40}'..='\u{7e}').contains(&c) {
+                    return false;
+                }
+            }
+            Escape::None => {}
+        }
+        match c {
+            '\u{1b}' => escape = Escape::Start,
+            '\u{9b}' => escape = Escape::Csi,
+            _ => {}
+        }
+        !(c.is_control() || is_invisible(c))
+    })
+}
+
+/// Invisible format characters (as `untrusted` cleaning removes them): bidi controls,
+/// zero-width characters, soft hyphen, the tag characters and the like.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
 }
 
 /// White space collapsed, control characters dropped, cut to [`EXCERPT_CHARS`].
@@ -68,6 +195,12 @@ pub fn excerpt(text: &str) -> String {
         cut.push('…');
         cut
     }
+}
+
+/// Server text as an error may quote it: scrubbed, cut to an excerpt, and scrubbed again
+/// (cleaning the excerpt can join the pieces of a key split by control characters).
+pub fn quote(text: &str, key: Option<&ApiKey>) -> String {
+    scrub(&excerpt(&scrub(text, key)), key)
 }
 
 /// An error and its causes, `: `-joined (reqwest's own text names only the URL).
@@ -97,10 +230,32 @@ pub struct Reply {
     /// `None` or empty: the response held no answer.
     pub text: Option<String>,
     pub model: Option<String>,
-    pub tokens_in: u64,
-    pub tokens_out: u64,
+    /// `None` when the response does not say (or says something unreadable).
+    pub tokens_in: Option<u64>,
+    pub tokens_out: Option<u64>,
     /// The model stopped at the token limit.
     pub truncated: bool,
+}
+
+/// A token count as servers actually write it: an integer, a float (rounded), or a
+/// numeric string. Negative, non-finite, other or absent: `None` (unknown), so an odd
+/// `usage` never rejects an answer.
+pub fn tokens(value: Option<&Value>) -> Option<u64> {
+    let number = match value? {
+        Value::Number(n) => return n.as_u64().or_else(|| whole(n.as_f64()?)),
+        Value::String(s) => s.trim(),
+        _ => return None,
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .or_else(|| whole(number.parse::<f64>().ok()?))
+}
+
+/// A float as a token count: rounded; `None` when negative or not finite (`as`
+/// saturates at `u64::MAX`, which the caller's bound then clamps).
+fn whole(n: f64) -> Option<u64> {
+    (n.is_finite() && n >= 0.0).then(|| n.round() as u64)
 }
 
 /// Adds a header; `name` must be a valid lowercase header name.
@@ -266,9 +421,46 @@ impl Providers {
     }
 }
 
+/// A response body read up to a cap.
+enum Capped {
+    Whole(Vec<u8>),
+    /// The body passed the cap: the first `cap` bytes when asked to keep them, else
+    /// nothing (a `Content-Length` over the cap is refused before any byte is read).
+    Over(Vec<u8>),
+}
+
+/// Reads a body chunk by chunk, never holding more than `cap` bytes: the read stops (and
+/// the connection is dropped) at the first byte past it.
+async fn read_capped(
+    mut response: reqwest::Response,
+    cap: usize,
+    keep_prefix: bool,
+) -> Result<Capped, reqwest::Error> {
+    let mut body = Vec::new();
+    match response.content_length() {
+        Some(len) if len > cap as u64 && !keep_prefix => return Ok(Capped::Over(body)),
+        Some(len) => body.reserve(len.min(cap as u64) as usize),
+        None => {}
+    }
+    while let Some(chunk) = response.chunk().await? {
+        let room = cap - body.len();
+        if chunk.len() > room {
+            if keep_prefix {
+                body.extend_from_slice(&chunk[..room]);
+            }
+            return Ok(Capped::Over(body));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Capped::Whole(body))
+}
+
 /// One request's outcome, before retry decisions.
 enum Sent {
     Answer(Vec<u8>),
+    /// A 2xx whose body passed `max_response_bytes`: answered (so probably billed), but
+    /// unreadable; not retried.
+    TooLong(CallError),
     Failed {
         error: CallError,
         retryable: bool,
@@ -315,6 +507,7 @@ pub async fn call(
         }
     };
     let url = format!("{}{}", config.base_url, prepared.path);
+    let bounds = Bounds::new(req, prepared.body.len());
     let mut tries = 0u32;
     loop {
         tries += 1;
@@ -327,7 +520,17 @@ pub async fn call(
         drop(slot);
         match sent {
             Sent::Answer(body) => {
-                return read_answer(config, model, req, &body, key.as_ref(), started, tries);
+                let latency = started.elapsed();
+                return read_off_thread(config, model, bounds, body, key.as_ref(), latency, tries)
+                    .await;
+            }
+            Sent::TooLong(error) => {
+                return Outcome {
+                    result: Err(error),
+                    usage: Some(bounds.usage(config, model, None, None)),
+                    latency: started.elapsed(),
+                    tries,
+                };
             }
             Sent::Failed {
                 error,
@@ -370,11 +573,17 @@ async fn send_once(
         .headers(prepared.headers.clone())
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .body(prepared.body.clone());
+    let cap = config.max_response_bytes;
     let exchange = async {
         let response = request.send().await?;
         let status = response.status();
         let headers = response.headers().clone();
-        let body = response.bytes().await;
+        // An error body only needs an excerpt; an answer may not pass the cap at all.
+        let body = if status.is_success() {
+            read_capped(response, cap, false).await
+        } else {
+            read_capped(response, cap.min(ERROR_BODY_BYTES), true).await
+        };
         Ok::<_, reqwest::Error>((status, headers, body))
     };
     let result = tokio::time::timeout(config.timeout, exchange).await;
@@ -393,7 +602,7 @@ async fn send_once(
             };
         }
         Ok(Err(e)) => {
-            let message = excerpt(&scrub(&error_chain(&e.without_url()), key));
+            let message = quote(&error_chain(&e.without_url()), key);
             tracing::debug!(provider = %config.name, model = %model.model, attempt, latency_ms, error = %message, "request failed");
             return Sent::Failed {
                 error: CallError::Connect {
@@ -409,7 +618,18 @@ async fn send_once(
     };
     tracing::debug!(provider = %config.name, model = %model.model, attempt, status = status.as_u16(), latency_ms, "response");
     let body = match body {
-        Ok(b) => b.to_vec(),
+        Ok(Capped::Whole(b)) => b,
+        Ok(Capped::Over(b)) if !status.is_success() => b,
+        Ok(Capped::Over(_)) => {
+            tracing::warn!(provider = %config.name, model = %model.model, max_response_bytes = cap,
+                "the response passed max_response_bytes; reading stopped");
+            return Sent::TooLong(CallError::BadResponse {
+                model: model_name,
+                message: format!(
+                    "the response passed max_response_bytes ({cap}); raise it if the model's answers are legitimately that long"
+                ),
+            });
+        }
         Err(e) => {
             return Sent::Failed {
                 error: CallError::BadResponse {
@@ -417,7 +637,7 @@ async fn send_once(
                     message: format!(
                         "HTTP {}, but the body could not be read: {}",
                         status.as_u16(),
-                        excerpt(&scrub(&error_chain(&e.without_url()), key))
+                        quote(&error_chain(&e.without_url()), key)
                     ),
                 },
                 retryable: true,
@@ -428,7 +648,7 @@ async fn send_once(
     if status.is_success() {
         return Sent::Answer(body);
     }
-    let message = excerpt(&scrub(&error_message(&body), key));
+    let message = quote(&error_message(&body), key);
     let retry_after = retry_after(&headers, SystemTime::now());
     if status == StatusCode::TOO_MANY_REQUESTS {
         return Sent::Failed {
@@ -452,13 +672,116 @@ async fn send_once(
     }
 }
 
+/// Slack over one token per byte sent, for chat templates and tool preambles.
+const USAGE_SLACK_IN: u64 = 2048;
+/// Slack over `max_tokens` for the output a server reports.
+const USAGE_SLACK_OUT: u64 = 256;
+
+/// What one request could use at most, to tell an impossible reported usage, and what
+/// to count when the response does not say.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    /// The chain's estimate of the prompt: (system + prompt bytes) / 4.
+    estimate_in: u64,
+    max_tokens: u64,
+    /// A token is at least a byte of the request body, plus [`USAGE_SLACK_IN`].
+    max_in: u64,
+    /// `max_tokens` plus [`USAGE_SLACK_OUT`].
+    max_out: u64,
+}
+
+impl Bounds {
+    fn new(req: &CallRequest, sent_bytes: usize) -> Self {
+        let max_tokens = u64::from(req.max_tokens);
+        Bounds {
+            estimate_in: super::prompt_estimate(req),
+            max_tokens,
+            max_in: (sent_bytes as u64).saturating_add(USAGE_SLACK_IN),
+            max_out: max_tokens.saturating_add(USAGE_SLACK_OUT),
+        }
+    }
+
+    /// The usage to count: the reported one, clamped to the bounds; the estimate where
+    /// the response does not say; a non-finite cost as 0. Both are flagged and logged.
+    fn usage(
+        &self,
+        config: &ProviderConfig,
+        model: &ModelRef,
+        tokens_in: Option<u64>,
+        tokens_out: Option<u64>,
+    ) -> Usage {
+        let estimated = tokens_in.is_none() || tokens_out.is_none();
+        let reported_in = tokens_in.unwrap_or(self.estimate_in);
+        let reported_out = tokens_out.unwrap_or(self.max_tokens);
+        let tokens_in = reported_in.min(self.max_in);
+        let tokens_out = reported_out.min(self.max_out);
+        let mut clamped = (tokens_in, tokens_out) != (reported_in, reported_out);
+        let mut cost = super::cost(config, tokens_in, tokens_out);
+        if !cost.is_finite() {
+            cost = 0.0;
+            clamped = true;
+        }
+        if clamped {
+            tracing::warn!(provider = %config.name, model = %model.model, reported_in, reported_out,
+                counted_in = tokens_in, counted_out = tokens_out,
+                "the reported usage is more than the request could cost; counted the bound instead");
+        } else if estimated {
+            tracing::debug!(provider = %config.name, model = %model.model,
+                "the response does not say what it used; counted the estimate");
+        }
+        Usage {
+            tokens_in,
+            tokens_out,
+            cost,
+            clamped,
+            estimated,
+        }
+    }
+}
+
+/// Reads a 2xx body on the blocking pool: decoding up to `max_response_bytes` of JSON
+/// and scrubbing it is CPU work that must not hold the other threads' timers on the
+/// tick's single runtime thread (SPEC §4.4).
+async fn read_off_thread(
+    config: &ProviderConfig,
+    model: &ModelRef,
+    bounds: Bounds,
+    body: Vec<u8>,
+    key: Option<&ApiKey>,
+    latency: Duration,
+    tries: u32,
+) -> Outcome {
+    let (owned_config, owned_model, owned_key) = (config.clone(), model.clone(), key.cloned());
+    let read = tokio::task::spawn_blocking(move || {
+        read_answer(
+            &owned_config,
+            &owned_model,
+            bounds,
+            &body,
+            owned_key.as_ref(),
+            latency,
+            tries,
+        )
+    })
+    .await;
+    read.unwrap_or_else(|e| Outcome {
+        result: Err(CallError::BadResponse {
+            model: model.to_string(),
+            message: quote(&format!("reading the response failed: {e}"), key),
+        }),
+        usage: None,
+        latency,
+        tries,
+    })
+}
+
 fn read_answer(
     config: &ProviderConfig,
     model: &ModelRef,
-    req: &CallRequest,
+    bounds: Bounds,
     body: &[u8],
     key: Option<&ApiKey>,
-    started: tokio::time::Instant,
+    latency: Duration,
     tries: u32,
 ) -> Outcome {
     let read = match config.kind {
@@ -467,36 +790,36 @@ fn read_answer(
         ProviderKind::Ollama => super::ollama::read(body),
         ProviderKind::Replay => Err("replay is not an HTTP provider".to_string()),
     };
-    let latency = started.elapsed();
     let reply = match read {
         Ok(r) => r,
         Err(message) => {
             return Outcome {
                 result: Err(CallError::BadResponse {
                     model: model.to_string(),
-                    message: excerpt(&scrub(&message, key)),
+                    message: quote(&message, key),
                 }),
-                usage: None,
+                // A 2xx was answered, so probably billed: count the estimate.
+                usage: Some(bounds.usage(config, model, None, None)),
                 latency,
                 tries,
             };
         }
     };
-    let usage = Usage {
-        tokens_in: reply.tokens_in,
-        tokens_out: reply.tokens_out,
-        cost: super::cost(config, reply.tokens_in, reply.tokens_out),
-    };
-    let result = match reply.text {
+    let usage = bounds.usage(config, model, reply.tokens_in, reply.tokens_out);
+    // Scrubbed before anything reads it: a key echoed in an answer never reaches a
+    // finding, an error, the state or the journal.
+    let text = reply.text.map(|t| scrub(&t, key));
+    let result = match text {
         _ if reply.truncated => Err(CallError::Truncated {
             model: model.to_string(),
-            max_tokens: req.max_tokens,
+            max_tokens: bounds.max_tokens as u32,
         }),
         Some(text) if !text.trim().is_empty() => Ok(Completion {
             text,
             model: model.clone(),
             served_model: reply
                 .model
+                .map(|m| scrub(&m, key))
                 .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| model.model.clone()),
             tokens_in: usage.tokens_in,
@@ -567,6 +890,69 @@ mod tests {
         );
         let v = k.header("Bearer ").unwrap();
         assert!(!format!("{v:?}").contains("secret"));
+    }
+
+    #[test]
+    fn partial_echoes_of_a_key_are_scrubbed() {
+        let k = ApiKey::new("sk-ZQX7vK93pAbCdEfFs6A");
+        let s = |t: &str| scrub(t, Some(&k));
+        // The 401: the key's first 12 characters, its middle masked.
+        assert_eq!(
+            s("Incorrect API key provided: sk-ZQX7vK93p***Fs6A."),
+            "Incorrect API key provided: [redacted]***Fs6A."
+        );
+        assert_eq!(s("Bearer sk-ZQX7vK93pAbCdEfFs6A"), "Bearer [redacted]");
+        // Any 8-character run, anywhere; shorter runs are left.
+        assert_eq!(s("…93pAbCdE…"), "…[redacted]…");
+        assert_eq!(s("93pAbCd and Fs6A"), "93pAbCd and Fs6A");
+        // Back-to-back and overlapping echoes become one.
+        assert_eq!(
+            s("sk-ZQX7vK93pAbCdEfFs6Ask-ZQX7vK93pAbCdEfFs6A!"),
+            "[redacted]!"
+        );
+        assert_eq!(
+            s("[sk-ZQX7vK] and [EdEfFs6A]"),
+            "[[redacted]] and [EdEfFs6A]"
+        );
+        // Broken up by control or zero-width characters, with text in any script around.
+        assert_eq!(s("ключ sk-ZQX\u{7}7vK9\u{200b}3pA ✓"), "ключ [redacted] ✓");
+        // A short key: whole matches only.
+        let short = ApiKey::new("abc123");
+        assert_eq!(scrub("abc123 abc12", Some(&short)), "[redacted] abc12");
+        assert_eq!(scrub("anything", None), "anything");
+    }
+
+    #[test]
+    fn quoting_scrubs_what_cleaning_joins() {
+        let k = ApiKey::new("sk-ZQX7vK93pAbCdEfFs6A");
+        let quoted = quote(
+            &format!("{}  {}", "x".repeat(190), "sk-ZQX7vK93pAbCd"),
+            Some(&k),
+        );
+        assert!(!quoted.contains("sk-ZQX7v"), "{quoted}");
+    }
+
+    #[test]
+    fn token_counts_are_read_tolerantly() {
+        let t = |v: Value| tokens(Some(&v));
+        assert_eq!(t(serde_json::json!(1200)), Some(1200));
+        assert_eq!(t(serde_json::json!(79.5)), Some(80));
+        assert_eq!(t(serde_json::json!(" 42 ")), Some(42));
+        assert_eq!(t(serde_json::json!("1.2e3")), Some(1200));
+        assert_eq!(t(serde_json::json!(u64::MAX)), Some(u64::MAX));
+        assert_eq!(t(serde_json::json!(1e30)), Some(u64::MAX));
+        for odd in [
+            serde_json::json!(-1),
+            serde_json::json!(-0.5),
+            serde_json::json!("lots"),
+            serde_json::json!("-3"),
+            serde_json::json!(null),
+            serde_json::json!([1]),
+            serde_json::json!({"n": 1}),
+        ] {
+            assert_eq!(t(odd.clone()), None, "{odd}");
+        }
+        assert_eq!(tokens(None), None);
     }
 
     #[test]

@@ -8,7 +8,13 @@
 //! request beyond it waits for a free slot *before* it is sent, so `timeout_seconds`
 //! counts from sending), what a call is waiting for ([`Progress`], so a caller that gives
 //! up on it can say why), the fallback chain, and keeping API keys out of every error,
-//! `Debug` output and log line.
+//! `Debug` output and log line — and out of the answer itself: all provider text is
+//! scrubbed of whole and partial echoes of the key before anything reads it.
+//!
+//! Hostile responses: a body is never read past `max_response_bytes`; decoding it and
+//! the caller's `accept` run on the blocking pool, so CPU work never stalls the timers
+//! of other calls on the same runtime; token counts are read tolerantly (unknown counts
+//! the estimate) and clamped to what the request could use, with the attempt flagged.
 //!
 //! Decisions: retries cover connection errors, 408, 429 and 5xx, with exponential backoff
 //! (0.5 s doubling, jittered, capped at `retry_max_wait`) or the server's `Retry-After`
@@ -90,10 +96,16 @@ pub struct Attempt {
     pub skipped: bool,
     /// `None` when this model's answer was taken.
     pub error: Option<String>,
+    /// The response reported more than the request could use (or a cost that is not a
+    /// number): the bound was counted instead.
+    pub usage_clamped: bool,
+    /// The response did not say what it used (or said it unreadably): the estimate was
+    /// counted.
+    pub usage_estimated: bool,
 }
 
 /// Why a model gave no usable answer. No variant ever holds an API key: server text is
-/// scrubbed of the key and cut to 200 characters.
+/// scrubbed of the key (whole or any 8-character run of it) and cut to 200 characters.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CallError {
     #[error("{model}: provider `{provider}` is not configured")]
@@ -154,7 +166,9 @@ pub trait Gate: Send + Sync {
     fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), String>;
     /// Called once after every call `admit` let through, failed ones included, with what
     /// the response reported it used (zeros when no response said: a connection error, a
-    /// timeout, an HTTP error), so a reservation taken in `admit` can always be released.
+    /// timeout, an HTTP error; the estimate when a 2xx did not say, or could not be read;
+    /// clamped to what the request could use), so a reservation taken in `admit` can
+    /// always be released.
     fn record(&self, provider: &ProviderConfig, tokens_in: u64, tokens_out: u64, cost: f64);
 }
 
@@ -269,6 +283,8 @@ struct Usage {
     tokens_in: u64,
     tokens_out: u64,
     cost: f64,
+    clamped: bool,
+    estimated: bool,
 }
 
 /// One model's call, with what it used even when it failed.
@@ -338,32 +354,43 @@ impl Providers {
     /// Tries each model in order until one answers and `accept` takes its answer. Before
     /// each model the gate is asked (estimate: (system + prompt bytes) / 4 + max_tokens);
     /// after each admitted call it is told what that call used (see [`Gate::record`]).
-    /// `replay` models are neither gated nor recorded: they cost nothing.
-    pub async fn call_chain<T>(
+    /// `replay` models are neither gated nor recorded: they cost nothing. `accept` sees the
+    /// answer already scrubbed of the provider's key, and runs on the blocking pool, so a
+    /// slow read never holds the timers of other calls on the same runtime.
+    pub async fn call_chain<T, F>(
         &self,
         models: &[ModelRef],
         req: &CallRequest,
         gate: &dyn Gate,
-        accept: impl Fn(&Completion) -> Result<T, String>,
-    ) -> ChainOutcome<T> {
+        accept: F,
+    ) -> ChainOutcome<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+    {
         self.call_chain_with(models, req, gate, &Progress::default(), accept)
             .await
     }
 
     /// [`Providers::call_chain`], keeping `progress` up to date with what the call waits
     /// for, so a caller that gives up on it (a timeout) can say why.
-    pub async fn call_chain_with<T>(
+    pub async fn call_chain_with<T, F>(
         &self,
         models: &[ModelRef],
         req: &CallRequest,
         gate: &dyn Gate,
         progress: &Progress,
-        accept: impl Fn(&Completion) -> Result<T, String>,
-    ) -> ChainOutcome<T> {
+        accept: F,
+    ) -> ChainOutcome<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+    {
+        let accept = Arc::new(accept);
         let mut attempts = Vec::with_capacity(models.len());
         let mut last_error: Option<CallError> = None;
         let mut refused: Option<CallError> = None;
-        let estimate = (req.system.len() + req.prompt.len()) as u64 / 4 + u64::from(req.max_tokens);
+        let estimate = prompt_estimate(req).saturating_add(u64::from(req.max_tokens));
         for model in models {
             let config = self.configs.get(&model.provider);
             let gated = config.filter(|c| c.kind != ProviderKind::Replay);
@@ -384,6 +411,8 @@ impl Providers {
                     tries: 0,
                     skipped: true,
                     error: Some(error.to_string()),
+                    usage_clamped: false,
+                    usage_estimated: false,
                 });
                 refused.get_or_insert(error);
                 continue;
@@ -402,21 +431,35 @@ impl Providers {
                 tries: outcome.tries,
                 skipped: false,
                 error: None,
+                usage_clamped: usage.clamped,
+                usage_estimated: usage.estimated,
             };
             let error = match outcome.result {
-                Ok(completion) => match accept(&completion) {
-                    Ok(value) => {
-                        attempts.push(attempt);
-                        return ChainOutcome {
-                            result: Ok((value, completion)),
-                            attempts,
-                        };
+                Ok(completion) => {
+                    let check = Arc::clone(&accept);
+                    let verdict = tokio::task::spawn_blocking(move || {
+                        let verdict = check(&completion);
+                        (verdict, completion)
+                    })
+                    .await;
+                    match verdict {
+                        Ok((Ok(value), completion)) => {
+                            attempts.push(attempt);
+                            return ChainOutcome {
+                                result: Ok((value, completion)),
+                                attempts,
+                            };
+                        }
+                        Ok((Err(message), _)) => CallError::Unreadable {
+                            model: model.to_string(),
+                            message: self.quote(config, &message),
+                        },
+                        Err(e) => CallError::Unreadable {
+                            model: model.to_string(),
+                            message: self.quote(config, &format!("the reader failed: {e}")),
+                        },
                     }
-                    Err(message) => CallError::Unreadable {
-                        model: model.to_string(),
-                        message: http::excerpt(&message),
-                    },
-                },
+                }
                 Err(e) => e,
             };
             tracing::debug!(provider = %model.provider, model = %model.model, error = %error, "model failed");
@@ -478,6 +521,12 @@ impl Providers {
         permit
     }
 
+    /// `text` scrubbed of this provider's key and cut to an excerpt, for an error.
+    fn quote(&self, config: Option<&ProviderConfig>, text: &str) -> String {
+        let key = config.and_then(|c| self.key(c).ok().flatten());
+        http::quote(text, key.as_ref())
+    }
+
     fn key(&self, config: &ProviderConfig) -> Result<Option<http::ApiKey>, CallError> {
         let Some(var) = &config.api_key_env else {
             return Ok(None);
@@ -524,7 +573,13 @@ fn wire_name(name: &str) -> String {
     }
 }
 
-/// USD for this usage at the provider's prices (per million tokens).
+/// The chain's estimate of a request's prompt tokens: (system + prompt bytes) / 4.
+fn prompt_estimate(req: &CallRequest) -> u64 {
+    (req.system.len().saturating_add(req.prompt.len()) / 4) as u64
+}
+
+/// USD for this usage at the provider's prices (per million tokens); the caller treats a
+/// non-finite result as 0.
 pub fn cost(config: &ProviderConfig, tokens_in: u64, tokens_out: u64) -> f64 {
     tokens_in as f64 * config.price_in / 1e6 + tokens_out as f64 * config.price_out / 1e6
 }

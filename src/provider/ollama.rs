@@ -68,8 +68,9 @@ struct ChatResponse {
     model: Option<String>,
     message: Option<ResponseMessage>,
     done_reason: Option<String>,
-    prompt_eval_count: Option<u64>,
-    eval_count: Option<u64>,
+    /// Read tolerantly (see [`http::tokens`]): an odd count never rejects an answer.
+    prompt_eval_count: Option<Value>,
+    eval_count: Option<Value>,
     error: Option<String>,
 }
 
@@ -86,8 +87,8 @@ pub fn read(body: &[u8]) -> Result<Reply, String> {
     Ok(Reply {
         text: response.message.and_then(|m| m.content),
         model: response.model,
-        tokens_in: response.prompt_eval_count.unwrap_or(0),
-        tokens_out: response.eval_count.unwrap_or(0),
+        tokens_in: http::tokens(response.prompt_eval_count.as_ref()),
+        tokens_out: http::tokens(response.eval_count.as_ref()),
         truncated: response.done_reason.as_deref() == Some("length"),
     })
 }

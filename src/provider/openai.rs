@@ -81,7 +81,8 @@ struct ChatResponse {
     #[serde(default)]
     choices: Vec<Choice>,
     model: Option<String>,
-    usage: Option<Usage>,
+    /// Read tolerantly (see [`http::tokens`]): an odd usage never rejects an answer.
+    usage: Option<Value>,
     error: Option<Value>,
 }
 
@@ -96,12 +97,6 @@ struct ChoiceMessage {
     /// A string; some servers send a list of `{"type": "text", "text"}` parts.
     content: Option<Value>,
     refusal: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Usage {
-    prompt_tokens: Option<u64>,
-    completion_tokens: Option<u64>,
 }
 
 pub fn read(body: &[u8]) -> Result<Reply, String> {
@@ -142,8 +137,8 @@ pub fn read(body: &[u8]) -> Result<Reply, String> {
     Ok(Reply {
         text,
         model: response.model,
-        tokens_in: usage.and_then(|u| u.prompt_tokens).unwrap_or(0),
-        tokens_out: usage.and_then(|u| u.completion_tokens).unwrap_or(0),
+        tokens_in: http::tokens(usage.and_then(|u| u.get("prompt_tokens"))),
+        tokens_out: http::tokens(usage.and_then(|u| u.get("completion_tokens"))),
         truncated,
     })
 }
