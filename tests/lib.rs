@@ -11,6 +11,7 @@
 mod aggregate_props;
 mod aggregate_rules;
 mod cli;
+mod hardening_memory;
 mod llama_e2e;
 mod prompts;
 mod providers;
