@@ -315,3 +315,39 @@ fn memory_change(
     }
     change
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warns_when_more_than_half_of_at_least_two_entries_left() {
+        let change = |before, archived| MemoryChange {
+            before,
+            after: before - archived,
+            archived,
+            budget: archived,
+            ..MemoryChange::default()
+        };
+        for (before, archived, warns) in [
+            (0, 0, false),
+            (1, 1, false),
+            (2, 1, false),
+            (2, 2, true),
+            (3, 2, true),
+            (4, 2, false),
+            (18, 10, true),
+        ] {
+            assert_eq!(
+                change(before, archived).warning().is_some(),
+                warns,
+                "{archived} of {before}"
+            );
+        }
+        let text = change(3, 2).warning().unwrap_or_default();
+        assert!(
+            text.contains("2 of the 3 entries") && text.contains("over the token budget 2"),
+            "{text}"
+        );
+    }
+}
