@@ -42,7 +42,7 @@ struct Counter {
 impl std::io::Write for Counter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.bytes += buf.len();
-        self.newlines += buf.iter().filter(|b| **b == b'\n').count();
+        self.newlines += buf.split(|b| *b == b'\n').count() - 1;
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -297,9 +297,11 @@ mod tests {
 
     #[test]
     fn removals_keep_the_size_exact() {
-        let mut state = State::default();
-        state.patterns = (0..4).map(|i| entry(&format!("p-{i}"), 3)).collect();
-        state.hunches = vec![entry("h-x", 2)];
+        let mut state = State {
+            patterns: (0..4).map(|i| entry(&format!("p-{i}"), 3)).collect(),
+            hunches: vec![entry("h-x", 2)],
+            ..State::default()
+        };
         let mut sized = SizedMemory::new(&state);
         for cat in [Category::Hunches, Category::Patterns, Category::Patterns] {
             let gone = state.entries_mut(cat).remove(0);
