@@ -111,7 +111,12 @@ fn bench(c: &mut Criterion) {
     let now = thinker::timestamp::parse("2026-11-22T10:05:00Z").unwrap_or_else(Utc::now);
     let state = full_state(now);
     let results = answers();
-    let settings = Settings::default();
+    // The memory of a full state is ~1,100 tokens: a budget of 800 makes the budget
+    // pruning run too.
+    let settings = Settings {
+        token_budget: 800,
+        ..Settings::default()
+    };
     c.bench_function("aggregate full state, 4x10 findings", |b| {
         b.iter(|| aggregate(black_box(&state), black_box(&results), now, &settings));
     });
