@@ -1,7 +1,7 @@
 //! The tick journal (`journal.jsonl`, SPEC §2): one line per tick with its time and
 //! duration, per thread the provider, model, latency, tokens, cost, status and error,
-//! what the aggregator did, and the escalation. The line is also the `tick --json`
-//! report, minus the full aggregator report.
+//! what the aggregator did, the escalation, and the tick's warnings. The line is also the
+//! `tick --json` report, minus the full aggregator report.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -178,6 +178,9 @@ pub struct JournalLine {
     /// Escalation records raised this tick (pending, or suppressed as duplicates).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub escalations: Vec<EscalationRecord>,
+    /// What the tick also printed as warnings (e.g. it archived most of the memory).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub tokens_in: u64,
     pub tokens_out: u64,
     pub cost: f64,

@@ -187,6 +187,10 @@ async fn tick(
     }
 
     let (next, report) = aggregate::aggregate(&state, &results, now, &config.memory);
+    let warnings: Vec<String> = report.memory.warning().into_iter().collect();
+    for warning in &warnings {
+        tracing::warn!("{warning}");
+    }
     let code = exit_code(&records);
     let journal = JournalLine {
         time: now,
@@ -200,6 +204,7 @@ async fn tick(
         threads: records,
         aggregate: AggregateRecord::from(&report),
         escalations: report.escalations.clone(),
+        warnings,
     };
 
     if !options.dry_run {

@@ -1,6 +1,7 @@
 //! Property tests of the aggregator's invariants (SPEC §7): strengths stay in 0..=10,
-//! caps and the budget hold, ids are unique, output is identical for identical input,
-//! no entry vanishes without an archive line.
+//! caps and the budget of the memory hold, the bookkeeping stays within its bounds, ids
+//! are unique, output is identical for identical input, no entry vanishes without an
+//! archive line, the report counts what left the memory.
 
 use std::collections::HashSet;
 
@@ -148,15 +149,43 @@ proptest! {
         for cat in Category::ALL {
             prop_assert!(next.entries(cat).len() <= settings.caps.of(cat));
         }
+        // The four categories fit the budget, or are empty; bookkeeping does not count.
         prop_assert!(
             next.entry_count() == 0 || prune::estimated_tokens(&next) <= settings.token_budget,
             "over budget: {} > {}", prune::estimated_tokens(&next), settings.token_budget
         );
+        // Nothing is removed for the budget while the memory fits without it.
+        if report.removed.iter().any(|a| a.reason == thinker::aggregate::RemovalReason::Budget) {
+            let mut with_last = next.clone();
+            let last = report.removed.iter().rev().find(|a| a.reason == thinker::aggregate::RemovalReason::Budget).unwrap();
+            with_last.entries_mut(last.category).push(last.entry.clone());
+            prop_assert!(prune::estimated_tokens(&with_last) > settings.token_budget, "removed {} for budget needlessly", last.entry.id);
+        }
         prop_assert!(next.validate().is_ok(), "ids unique and valid");
         for thread in ThreadName::ALL {
-            prop_assert!(next.thread_state.get(thread).novelty_pressure <= 10);
-            prop_assert!(next.thread_state.get(thread).history.len() <= 3);
+            let ts = next.thread_state.get(thread);
+            prop_assert!(ts.novelty_pressure <= 10);
+            prop_assert!(ts.history.len() <= 3);
+            prop_assert!(ts.last_findings.len() <= 3);
+            for s in ts.last_findings.iter().chain(ts.history.iter().flatten()) {
+                prop_assert!(s.split_whitespace().count() <= 20 && s.chars().count() <= 240);
+            }
+            prop_assert!(ts.focus_hint.split_whitespace().count() <= 120);
         }
+
+        // The report counts the memory before and after and what left it.
+        prop_assert_eq!(report.memory.before, state.entry_count());
+        prop_assert_eq!(report.memory.after, next.entry_count());
+        prop_assert!(report.memory.archived <= report.memory.before);
+        prop_assert!(report.memory.archived <= report.removed.len());
+        prop_assert_eq!(
+            report.memory.archived,
+            report.memory.decayed + report.memory.pruned + report.memory.budget
+        );
+        prop_assert_eq!(
+            report.memory.before + report.added.len() - report.removed.len(),
+            report.memory.after
+        );
         prop_assert!(next.escalation_history.len() <= settings.escalation_history);
 
         // Nothing vanishes without an archive line; nothing archived stays.

@@ -517,6 +517,40 @@ fn over_budget_the_globally_weakest_go() {
     assert_eq!(next.active_threads.len() + next.insights.len(), 2);
 }
 
+#[test]
+fn the_budget_counts_the_four_categories_only() {
+    let mut state = State::default();
+    state.active_threads = vec![entry("t-a", "strong active entry words", 8)];
+    state.patterns = vec![entry("p-b", "weak pattern entry words", 2)];
+    let results = only(ThreadName::Watcher, Answer::default());
+    let (roomy, _) = aggregate(&state, &results, now(), &settings());
+    let exact = thinker::aggregate::Settings {
+        token_budget: prune::estimated_tokens(&roomy),
+        ..settings()
+    };
+    // Bookkeeping and unknown fields far larger than the budget push nothing out.
+    let mut bulky = state.clone();
+    for thread in ThreadName::ALL {
+        let ts = bulky.thread_state.get_mut(thread);
+        ts.last_findings = vec!["twenty words of a finding summary ".repeat(4); 3];
+        ts.history = vec![ts.last_findings.clone(); 3];
+    }
+    bulky
+        .extra
+        .insert("notes".into(), "kept but not counted ".repeat(1000).into());
+    let (next, report) = aggregate(&bulky, &results, now(), &exact);
+    assert!(report.removed.is_empty(), "{:?}", report.removed);
+    assert_eq!(next.entry_count(), 2);
+    assert!(next.to_json().len() / 4 > 4 * exact.token_budget);
+    // One token less and the weakest goes.
+    let tight = thinker::aggregate::Settings {
+        token_budget: exact.token_budget - 1,
+        ..settings()
+    };
+    let (_, report) = aggregate(&bulky, &results, now(), &tight);
+    assert_eq!(report.removed_ids(RemovalReason::Budget), vec!["p-b"]);
+}
+
 // --- Rule 6: thread state ------------------------------------------------------------
 
 #[test]

@@ -12,6 +12,7 @@ mod aggregate_props;
 mod aggregate_rules;
 mod cli;
 mod hardening_config;
+mod hardening_memory;
 mod hardening_providers;
 mod hardening_servers;
 mod hardening_spending;

@@ -4,14 +4,18 @@
 //! Pure and deterministic: no I/O, no clock, no randomness, no model call. Same input,
 //! same output. Each rule lives in its own file:
 //! [`reinforce`] (matching, decay and reinforcement), [`add`] (same-tick grouping and
-//! routing), [`ids`], [`prune`] (caps and the token budget), [`threads`] (thread state),
-//! [`escalation`] (records, cooldown, the envelope).
+//! routing), [`ids`], [`prune`] (caps and the token budget of the memory), [`threads`]
+//! (thread state), [`escalation`] (records, cooldown, the envelope); [`bounds`] keeps the
+//! bookkeeping (thread state, escalation history) within its own limits.
 //!
-//! Order of application (recorded in ARCHITECTURE.md): decay+reinforce, add, thread
-//! state, escalation, tick metadata, then caps and budget last, so that the budget is
-//! measured on the state exactly as it will be written.
+//! Order of application (recorded in ARCHITECTURE.md): caps on the loaded state (so a
+//! state far over them is cut before anything is matched against it), decay+reinforce,
+//! add, thread state, escalation, bounds on the bookkeeping, tick metadata, then caps and
+//! the budget of the memory last. The report counts how much of the memory the tick
+//! archived ([`MemoryChange`]) and carries the warning when it was more than half.
 
 pub mod add;
+pub mod bounds;
 pub mod escalation;
 pub mod ids;
 pub mod prune;
@@ -191,6 +195,48 @@ pub struct Report {
     pub escalations: Vec<EscalationRecord>,
     /// `{"ESCALATE": true, "reason", "context", "subconscious"}` when an escalation is due.
     pub envelope: Option<escalation::Envelope>,
+    /// How much of the memory this tick archived.
+    pub memory: MemoryChange,
+}
+
+/// How much of the memory a tick archived. Entries added and archived in the same tick
+/// were never part of the memory and do not count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MemoryChange {
+    /// Entries in the memory (the four categories) when the tick began.
+    pub before: usize,
+    /// Entries in it after the tick.
+    pub after: usize,
+    /// Of the entries of `before`, how many the tick archived, for any reason…
+    pub archived: usize,
+    /// …of which decayed, pruned over a cap, or removed for the budget.
+    pub decayed: usize,
+    pub pruned: usize,
+    pub budget: usize,
+}
+
+impl MemoryChange {
+    /// The warning when the tick archived more than half of the memory: at least 2
+    /// entries were in it and more than half of them were archived.
+    pub fn warning(&self) -> Option<String> {
+        if self.before < 2 || self.archived * 2 <= self.before {
+            return None;
+        }
+        let reasons = [
+            ("decayed", self.decayed),
+            ("pruned over a cap", self.pruned),
+            ("over the token budget", self.budget),
+        ]
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(why, n)| format!("{why} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+        Some(format!(
+            "this tick archived {} of the {} entries in memory ({reasons}); they are in archive.jsonl. If the memory should keep more, raise [memory] token_budget or caps in the config",
+            self.archived, self.before
+        ))
+    }
 }
 
 impl Report {
@@ -217,18 +263,91 @@ pub fn aggregate(
         .any(|r| matches!(r, ThreadResult::Answered(_)))
     {
         report.threads = threads::unchanged(state, results);
+        report.memory.before = state.entry_count();
+        report.memory.after = report.memory.before;
         return (state.clone(), report);
     }
     report.applied = true;
     let mut next = state.clone();
 
+    // A state over its caps is cut first, so that matching works on at most the caps.
+    prune::caps(&mut next, now, settings, &mut report);
     let unmatched = reinforce::apply(&mut next, results, now, settings, &mut report);
     add::apply(&mut next, unmatched, now, settings, &mut report);
     threads::apply(&mut next, results, &mut report);
     escalation::record(&mut next, results, now, settings, &mut report);
+    bounds::apply(&mut next);
     next.last_tick = Some(now);
     next.tick_count = next.tick_count.saturating_add(1);
+    let old_removed = report.removed.len();
     prune::apply(&mut next, now, settings, &mut report);
     report.envelope = escalation::envelope(&next, results, &report);
+    report.memory = memory_change(state, &next, &report, old_removed);
     (next, report)
+}
+
+/// Counts what left the memory. Until the last prune only loaded entries can be removed;
+/// the last prune may also remove entries added this tick, whose ids are those of
+/// `report.added` (ids are unique within the state at that point).
+fn memory_change(
+    before: &State,
+    after: &State,
+    report: &Report,
+    old_removed: usize,
+) -> MemoryChange {
+    let added: std::collections::HashSet<&str> =
+        report.added.iter().map(|a| a.id.as_str()).collect();
+    let mut change = MemoryChange {
+        before: before.entry_count(),
+        after: after.entry_count(),
+        ..MemoryChange::default()
+    };
+    for (n, archived) in report.removed.iter().enumerate() {
+        if n >= old_removed && added.contains(archived.entry.id.as_str()) {
+            continue;
+        }
+        change.archived += 1;
+        match archived.reason {
+            RemovalReason::Decayed => change.decayed += 1,
+            RemovalReason::Pruned => change.pruned += 1,
+            RemovalReason::Budget => change.budget += 1,
+        }
+    }
+    change
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warns_when_more_than_half_of_at_least_two_entries_left() {
+        let change = |before, archived| MemoryChange {
+            before,
+            after: before - archived,
+            archived,
+            budget: archived,
+            ..MemoryChange::default()
+        };
+        for (before, archived, warns) in [
+            (0, 0, false),
+            (1, 1, false),
+            (2, 1, false),
+            (2, 2, true),
+            (3, 2, true),
+            (4, 2, false),
+            (18, 10, true),
+        ] {
+            assert_eq!(
+                change(before, archived).warning().is_some(),
+                warns,
+                "{archived} of {before}"
+            );
+        }
+        let text = change(3, 2).warning().unwrap_or_default();
+        assert!(
+            text.contains("2 of the 3 entries") && text.contains("over the token budget 2"),
+            "{text}"
+        );
+    }
 }

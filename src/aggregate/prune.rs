@@ -1,12 +1,20 @@
-//! Rule 5 of SPEC §7: category caps, then the token budget of the whole state file.
+//! Rule 5 of SPEC §7: category caps, then the token budget of the memory.
 //!
 //! Weakest first: lowest strength, then older `last_seen`, then older `created`, then
-//! the larger id. The budget is measured on the state exactly as `State::to_json` writes
-//! it (bytes / 4), computed once and updated per removal rather than re-serialized.
+//! the larger id. The budget measures the memory — the four categories, serialized
+//! exactly as `State::to_json` lays them out (bytes / 4) — and nothing else: thread
+//! state, escalation history and unknown top-level fields are bounded on their own
+//! ([`super::bounds`]) and can never push an entry out. The size is computed once and
+//! updated per removal rather than re-serialized.
+//!
+//! Both steps sort once (O(n log n)), so a state far over its caps (an older version's,
+//! a hand-edited one, caps lowered in the config) is cut in milliseconds; the aggregator
+//! also runs [`caps`] first, before matching, so the rules work on at most the caps.
 
 use std::cmp::{Ordering, Reverse};
 
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 
 use super::{Archived, RemovalReason, Report, Settings};
 use crate::state::{Category, Entry, State};
@@ -24,26 +32,14 @@ pub fn weakness(a: &Entry, b: &Entry) -> Ordering {
     ))
 }
 
-/// Counts bytes instead of storing them.
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Counts the bytes of `value` pretty-printed, and the newlines among them.
-struct LineCounter {
+/// Counts the bytes written, and the newlines among them.
+#[derive(Default)]
+struct Counter {
     bytes: usize,
     newlines: usize,
 }
 
-impl std::io::Write for LineCounter {
+impl std::io::Write for Counter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.bytes += buf.len();
         self.newlines += buf.split(|b| *b == b'\n').count() - 1;
@@ -54,111 +50,200 @@ impl std::io::Write for LineCounter {
     }
 }
 
-/// Bytes an entry takes inside a category array of the pretty-printed state.
-fn entry_bytes(entry: &Entry) -> usize {
-    let mut c = LineCounter {
-        bytes: 0,
-        newlines: 0,
-    };
+/// The memory: the four categories, as the budget measures them.
+#[derive(Serialize)]
+struct Memory<'a> {
+    active_threads: &'a [Entry],
+    patterns: &'a [Entry],
+    hunches: &'a [Entry],
+    insights: &'a [Entry],
+}
+
+impl<'a> Memory<'a> {
+    fn of(state: &'a State) -> Memory<'a> {
+        Memory {
+            active_threads: &state.active_threads,
+            patterns: &state.patterns,
+            hunches: &state.hunches,
+            insights: &state.insights,
+        }
+    }
+
+    fn empty() -> Memory<'static> {
+        Memory {
+            active_threads: &[],
+            patterns: &[],
+            hunches: &[],
+            insights: &[],
+        }
+    }
+}
+
+/// Bytes the memory takes pretty-printed (as `serde_json::to_string_pretty` writes it).
+fn memory_bytes(memory: &Memory) -> usize {
+    let mut c = Counter::default();
     // Writing to a counter cannot fail.
+    let _ = serde_json::to_writer_pretty(&mut c, memory);
+    c.bytes
+}
+
+/// Bytes an entry takes inside a category array, one level below the top (as in both
+/// the memory and the state file).
+fn entry_bytes(entry: &Entry) -> usize {
+    let mut c = Counter::default();
     let _ = serde_json::to_writer_pretty(&mut c, entry);
     // Nested two levels deeper than standalone: 4 more spaces after every newline,
     // plus the newline, indentation and comma that separate array items.
     c.bytes + 4 * c.newlines + 6
 }
 
-/// The exact size of `State::to_json(state)`, computed category by category.
+/// The exact size of the memory, kept per category so a removal is a subtraction.
 #[derive(Debug)]
-struct SizedState {
+struct SizedMemory {
     /// Size with every category empty (`[]`).
     base: usize,
-    /// Per category, the size of each entry in file order.
-    entries: [Vec<usize>; 4],
+    /// Per category: the number of entries and the sum of their sizes.
+    count: [usize; 4],
+    bytes: [usize; 4],
 }
 
-impl SizedState {
-    fn new(state: &mut State) -> SizedState {
-        let entries = Category::ALL.map(|c| state.entries(c).iter().map(entry_bytes).collect());
-        // Measure the rest with the categories taken out (and put back): no clone.
-        let taken = Category::ALL.map(|c| std::mem::take(state.entries_mut(c)));
-        let mut counter = Counter(0);
-        let _ = serde_json::to_writer_pretty(&mut counter, &*state);
-        for (c, list) in Category::ALL.into_iter().zip(taken) {
-            *state.entries_mut(c) = list;
+impl SizedMemory {
+    fn new(state: &State) -> SizedMemory {
+        let mut count = [0; 4];
+        let mut bytes = [0; 4];
+        for (i, cat) in Category::ALL.into_iter().enumerate() {
+            count[i] = state.entries(cat).len();
+            bytes[i] = state.entries(cat).iter().map(entry_bytes).sum();
         }
-        SizedState {
-            base: counter.0 + 1, // `State::to_json` ends with a newline
-            entries,
+        SizedMemory {
+            base: memory_bytes(&Memory::empty()),
+            count,
+            bytes,
         }
+    }
+
+    fn remove(&mut self, cat: usize, bytes: usize) {
+        self.count[cat] -= 1;
+        self.bytes[cat] -= bytes;
     }
 
     fn total(&self) -> usize {
         self.base
-            + self
-                .entries
-                .iter()
-                .filter(|sizes| !sizes.is_empty())
+            + (0..4)
+                .filter(|&i| self.count[i] > 0)
                 // "[]" becomes "[\n    …\n  ]": 2 more bytes beyond the items.
-                .map(|sizes| sizes.iter().sum::<usize>() + 2)
+                .map(|i| self.bytes[i] + 2)
                 .sum::<usize>()
+    }
+
+    fn tokens(&self) -> usize {
+        self.total() / BYTES_PER_TOKEN
     }
 }
 
-/// The estimated token count of the state as written.
+/// The estimated token count of the memory (the four categories), as the budget
+/// measures it.
 pub fn estimated_tokens(state: &State) -> usize {
-    SizedState::new(&mut state.clone()).total() / BYTES_PER_TOKEN
+    memory_bytes(&Memory::of(state)) / BYTES_PER_TOKEN
 }
 
-fn remove(
+/// Removes the entries at `doomed` (indices into the category, weakest first) and
+/// archives them in that order with `reason`.
+fn remove_all(
     state: &mut State,
     cat: Category,
-    index: usize,
+    doomed: &[usize],
     reason: RemovalReason,
     now: DateTime<Utc>,
     report: &mut Report,
 ) {
-    let entry = state.entries_mut(cat).remove(index);
-    report.removed.push(Archived {
-        entry,
-        category: cat,
-        removed_at: now,
-        reason,
-    });
-}
-
-fn weakest(entries: &[Entry]) -> Option<usize> {
-    entries
-        .iter()
-        .enumerate()
-        .min_by(|a, b| weakness(a.1, b.1))
-        .map(|(i, _)| i)
-}
-
-pub fn apply(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: &mut Report) {
-    for cat in Category::ALL {
-        while state.entries(cat).len() > settings.caps.of(cat) {
-            let Some(i) = weakest(state.entries(cat)) else {
-                break;
-            };
-            remove(state, cat, i, RemovalReason::Pruned, now, report);
+    if doomed.is_empty() {
+        return;
+    }
+    let mut slots: Vec<Option<Entry>> = std::mem::take(state.entries_mut(cat))
+        .into_iter()
+        .map(Some)
+        .collect();
+    for &i in doomed {
+        if let Some(entry) = slots.get_mut(i).and_then(Option::take) {
+            report.removed.push(Archived {
+                entry,
+                category: cat,
+                removed_at: now,
+                reason,
+            });
         }
     }
+    *state.entries_mut(cat) = slots.into_iter().flatten().collect();
+}
 
-    let mut sized = SizedState::new(state);
-    while sized.total() / BYTES_PER_TOKEN > settings.token_budget {
-        let candidate = Category::ALL
-            .iter()
-            .enumerate()
-            .filter_map(|(ci, &cat)| {
-                weakest(state.entries(cat)).map(|i| (ci, cat, i, &state.entries(cat)[i]))
-            })
-            .min_by(|a, b| weakness(a.3, b.3));
-        let Some((ci, cat, i, _)) = candidate else {
-            break;
+/// Cuts every category to its cap, weakest first (archived as `pruned`).
+pub fn caps(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: &mut Report) {
+    for cat in Category::ALL {
+        let entries = state.entries(cat);
+        let Some(excess) = entries.len().checked_sub(settings.caps.of(cat)) else {
+            continue;
         };
-        sized.entries[ci].remove(i);
-        remove(state, cat, i, RemovalReason::Budget, now, report);
+        if excess == 0 {
+            continue;
+        }
+        let mut order: Vec<usize> = (0..entries.len()).collect();
+        // Stable: of equals (only possible with duplicate ids), the first goes first.
+        order.sort_by(|&a, &b| weakness(&entries[a], &entries[b]));
+        order.truncate(excess);
+        remove_all(state, cat, &order, RemovalReason::Pruned, now, report);
     }
+}
+
+/// Removes the globally weakest entries (archived as `budget`) until the memory fits the
+/// token budget, or no entry is left.
+pub fn budget(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: &mut Report) {
+    let mut sized = SizedMemory::new(state);
+    if sized.tokens() <= settings.token_budget {
+        return;
+    }
+    // Every entry, weakest first; of equals, the earlier category, then file order.
+    let mut order: Vec<(usize, usize)> = Category::ALL
+        .into_iter()
+        .enumerate()
+        .flat_map(|(ci, cat)| (0..state.entries(cat).len()).map(move |i| (ci, i)))
+        .collect();
+    let entry = |(ci, i): (usize, usize)| &state.entries(Category::ALL[ci])[i];
+    order.sort_by(|&a, &b| weakness(entry(a), entry(b)));
+    let mut doomed = Vec::new();
+    for at in order {
+        if sized.tokens() <= settings.token_budget {
+            break;
+        }
+        sized.remove(at.0, entry_bytes(entry(at)));
+        doomed.push(at);
+    }
+    // Archived in removal order (weakest first), whatever the category.
+    let mut slots: [Vec<Option<Entry>>; 4] = Category::ALL.map(|cat| {
+        std::mem::take(state.entries_mut(cat))
+            .into_iter()
+            .map(Some)
+            .collect()
+    });
+    for (ci, i) in doomed {
+        if let Some(entry) = slots[ci].get_mut(i).and_then(Option::take) {
+            report.removed.push(Archived {
+                entry,
+                category: Category::ALL[ci],
+                removed_at: now,
+                reason: RemovalReason::Budget,
+            });
+        }
+    }
+    for (cat, list) in Category::ALL.into_iter().zip(slots) {
+        *state.entries_mut(cat) = list.into_iter().flatten().collect();
+    }
+}
+
+/// Rule 5: caps, then the budget.
+pub fn apply(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: &mut Report) {
+    caps(state, now, settings, report);
+    budget(state, now, settings, report);
 }
 
 #[cfg(test)]
@@ -180,20 +265,51 @@ mod tests {
         }
     }
 
+    fn written_memory(state: &State) -> usize {
+        let v: serde_json::Value = serde_json::from_str(&state.to_json()).unwrap();
+        let memory = serde_json::json!({
+            "active_threads": v["active_threads"], "patterns": v["patterns"],
+            "hunches": v["hunches"], "insights": v["insights"],
+        });
+        serde_json::to_string_pretty(&memory).unwrap().len()
+    }
+
     #[test]
     fn size_estimate_is_exact() {
         let mut state = State::default();
-        assert_eq!(SizedState::new(&mut state).total(), state.to_json().len());
+        assert_eq!(SizedMemory::new(&state).total(), written_memory(&state));
         state.patterns.push(entry("p-a", 3));
         state.patterns.push(entry("p-b", 4));
         state.insights.push(entry("i-c", 5));
         state.insights[0]
             .extra
             .insert("note".into(), serde_json::json!({"deep": [1, 2]}));
-        assert_eq!(
-            SizedState::new(&mut state.clone()).total(),
-            state.to_json().len()
-        );
-        assert_eq!(estimated_tokens(&state), state.to_json().len() / 4);
+        // Bookkeeping does not count.
+        state.thread_state.watcher.focus_hint = "x".repeat(10_000);
+        state
+            .extra
+            .insert("notes".into(), "y".repeat(10_000).into());
+        let sized = SizedMemory::new(&state);
+        assert_eq!(sized.total(), written_memory(&state));
+        assert_eq!(sized.total(), memory_bytes(&Memory::of(&state)));
+        assert_eq!(estimated_tokens(&state), written_memory(&state) / 4);
+    }
+
+    #[test]
+    fn removals_keep_the_size_exact() {
+        let mut state = State {
+            patterns: (0..4).map(|i| entry(&format!("p-{i}"), 3)).collect(),
+            hunches: vec![entry("h-x", 2)],
+            ..State::default()
+        };
+        let mut sized = SizedMemory::new(&state);
+        for cat in [Category::Hunches, Category::Patterns, Category::Patterns] {
+            let gone = state.entries_mut(cat).remove(0);
+            sized.remove(
+                Category::ALL.iter().position(|c| *c == cat).unwrap(),
+                entry_bytes(&gone),
+            );
+            assert_eq!(sized.total(), written_memory(&state));
+        }
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! Decay and reinforcement are applied together (`strength - 1 + 2`), never one after the
 //! other, so a reinforced entry at strength 1 survives. Matching is done against the
-//! entries as they were loaded, before anything is removed.
+//! entries as they were loaded (cut to the caps), before anything decays.
 
 use std::collections::HashMap;
 

@@ -3,9 +3,9 @@
 //! A thread that answered gets its `last_findings` (up to 3, most important first), a
 //! history of its last 3 ticks, and novelty pressure (0 when it found anything, else +1,
 //! capped). A failed or skipped thread keeps those as they were. Every thread, failed or
-//! not, gets its focus hint from the `suggest` of the other three.
+//! not, gets its focus hint from the `suggest` of the other three (cut by [`bounds`]).
 
-use super::{Report, ThreadChange, ThreadResult, ThreadStatus};
+use super::{Report, ThreadChange, ThreadResult, ThreadStatus, bounds};
 use crate::state::{MAX_PRESSURE, State};
 use crate::thread::ThreadName;
 
@@ -22,16 +22,18 @@ fn status(result: &ThreadResult) -> ThreadStatus {
     }
 }
 
-/// The focus hint of `thread`: the other threads' suggestions, in thread order.
+/// The focus hint of `thread`: the other threads' suggestions, in thread order, cut to
+/// [`bounds::MAX_FOCUS_HINT_WORDS`] words.
 pub fn focus_hint(thread: ThreadName, results: &[ThreadResult; 4]) -> String {
-    ThreadName::ALL
+    let joined = ThreadName::ALL
         .iter()
         .filter(|other| **other != thread)
         .filter_map(|other| results[other.index()].answer())
         .map(|a| a.suggest.trim())
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    bounds::focus_hint(&joined)
 }
 
 /// The report's thread lines for a tick that changed nothing.
