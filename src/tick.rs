@@ -357,9 +357,13 @@ impl ThreadJob<'_> {
         }
         let outcome = self
             .providers
-            .call_chain_with(&self.cfg.models, &request, self.budget, progress, move |c| {
-                answer::parse(thread, &c.text).map_err(|e| e.to_string())
-            })
+            .call_chain_with(
+                &self.cfg.models,
+                &request,
+                self.budget,
+                progress,
+                move |c| answer::parse(thread, &c.text).map_err(|e| e.to_string()),
+            )
             .await;
         record.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
         record.tokens_in = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_in));
