@@ -88,8 +88,10 @@ fn prompt(global: &Global, args: &PromptArgs) -> Result<u8, Error> {
         .map_err(|e: thread::UnknownThread| Error::Usage(e.to_string()))?;
     let config = required_config(global)?;
     let dir = StateDir::at(&state_dir(global, Some(&config))?);
-    let state = dir.load()?;
+    let loaded = dir.load()?;
     let now = now_from(args.now.as_deref())?;
+    // As the tick shows it: at most the caps.
+    let state = aggregate::as_seen(&loaded, now, &config.memory);
     let sources = config
         .thread(thread)
         .map(|t| t.sources.clone())

@@ -121,6 +121,8 @@ async fn tick(
         (dir, Some(lock))
     };
     let state = dir.load()?;
+    // What the threads are shown: at most the caps (the aggregation cuts to them first).
+    let seen = aggregate::as_seen(&state, now, &config.memory);
     let ledger = load_ledger(&dir)?.for_day(budget::local_day(now));
     let run = ledger.next_run();
     let budget = Budget::new(config, &ledger);
@@ -142,7 +144,7 @@ async fn tick(
         Providers::new(config.providers.clone()).map_err(|e| Error::Failed(e.to_string()))?;
     let prompts = Prompts::new(config.prompts_dir.as_deref());
     let ctx = GatherContext {
-        state: &state,
+        state: &seen,
         state_dir: dir.path(),
         last_tick: state.last_tick,
         now,
@@ -152,7 +154,7 @@ async fn tick(
         let cfg = config.thread(thread);
         let scheduled = budget::schedule(cfg, run, now).and_then(|()| cfg.ok_or(Skip::Disabled));
         let (ctx, prompts, providers, budget, state) =
-            (&ctx, &prompts, &providers, &budget, &state);
+            (&ctx, &prompts, &providers, &budget, &*seen);
         async move {
             match scheduled {
                 Ok(cfg) => {

@@ -575,3 +575,28 @@ fn over_cap_entries_are_pruned_before_matching() {
     assert_eq!(next.patterns[0].strength, 8);
     assert_eq!(next.entries(Category::Patterns).len(), 1);
 }
+
+/// Guards against a state loaded over its caps putting all of it into every prompt (a
+/// 30,000-entry state made each prompt 2.8 MB): threads see at most the caps, the
+/// strongest, as the aggregation will keep them.
+#[test]
+fn a_prompt_shows_at_most_the_caps_of_an_oversized_state() {
+    let active: Vec<Value> = (0..12)
+        .map(|i| {
+            json!({"id": format!("t-item-{i}"), "summary": format!("Oversized item number{i} waits"),
+                   "strength": 1 + i % 10, "created": "2026-11-21T08:00:00Z",
+                   "last_seen": "2026-11-22T10:00:00Z"})
+        })
+        .collect();
+    let state = json!({"version": 1, "tick_count": 4, "last_tick": "2026-11-22T10:00:00Z",
+                       "active_threads": active, "patterns": [], "hunches": [], "insights": [],
+                       "escalation_history": [], "thread_state": {}});
+    let mut tick = Tick::new().state(&state.to_string());
+    let out = tick.thinker(&["prompt", "watcher"]);
+    out.expect_exit(0);
+    let shown: Vec<usize> = (0..12)
+        .filter(|i| out.stdout.contains(&format!("t-item-{i}")))
+        .collect();
+    // Strengths 1 + i % 10: the five strongest are i = 9 (10), 8 (9), 7 (8), 6 (7), 5 (6).
+    assert_eq!(shown, vec![5, 6, 7, 8, 9], "{}", out.stdout);
+}

@@ -249,6 +249,26 @@ impl Report {
     }
 }
 
+/// The state as the threads are shown it: cut to the caps, as the first step of
+/// [`aggregate`] will cut it, so that a state loaded over its caps (hand-edited, or
+/// written under larger caps) never puts more than the caps into a prompt. Borrowed when
+/// nothing is over a cap.
+pub fn as_seen<'a>(
+    state: &'a State,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> std::borrow::Cow<'a, State> {
+    let over = Category::ALL
+        .into_iter()
+        .any(|c| state.entries(c).len() > settings.caps.of(c));
+    if !over {
+        return std::borrow::Cow::Borrowed(state);
+    }
+    let mut seen = state.clone();
+    prune::caps(&mut seen, now, settings, &mut Report::default());
+    std::borrow::Cow::Owned(seen)
+}
+
 /// Applies one tick's thread results to `state` at `now` (SPEC §7).
 pub fn aggregate(
     state: &State,
