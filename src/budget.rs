@@ -103,10 +103,13 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// The ledger as it stands on `today`: yesterday's spending is forgotten.
+    /// The ledger as it stands on `today`: yesterday's spending is forgotten. A `today`
+    /// *before* the ledger's day (a clock stepped back, `--now` in the past, cron and a
+    /// shell in different time zones) keeps the ledger's day and its spending: the day
+    /// never moves backwards, so going back and forth cannot forget what was spent.
     #[must_use]
     pub fn for_day(mut self, today: NaiveDate) -> Ledger {
-        if self.day != Some(today) {
+        if self.day.is_none_or(|day| today > day) {
             self.day = Some(today);
             self.spent.clear();
             self.escalations = 0;
@@ -444,6 +447,31 @@ mod tests {
         assert!(err.contains("disk full"), "{err}");
         // The refused call holds no reservation: only what was recorded is spent.
         assert_eq!(budget.spent()["a"].tokens, 70);
+    }
+
+    /// Guards against a tick at an earlier local day (another TZ, a clock stepped back)
+    /// resetting today's spending, so the next tick finds the budget free again.
+    #[test]
+    fn the_ledger_day_never_moves_backwards() {
+        let day = |d: u32| NaiveDate::from_ymd_opt(2026, 11, d).unwrap();
+        let mut ledger = Ledger {
+            day: Some(day(22)),
+            ..Ledger::default()
+        };
+        ledger.spent.insert(
+            "local".into(),
+            Spend {
+                tokens: 4990,
+                cost: 0.5,
+                calls: 40,
+            },
+        );
+        let back = ledger.clone().for_day(day(21));
+        assert_eq!(back.day, Some(day(22)));
+        assert_eq!(back.spent["local"].tokens, 4990);
+        let next = ledger.for_day(day(23));
+        assert_eq!(next.day, Some(day(23)));
+        assert!(next.spent.is_empty());
     }
 
     #[test]

@@ -78,6 +78,11 @@ pub enum StorageError {
         dangling: bool,
         way_out: String,
     },
+    #[error(
+        "{path} is {kind}, not a regular file; thinker reads and writes its files only as regular files (a FIFO or a device could hang the tick or swallow the state), so it stopped and touched nothing. Move it aside (`mv {path} {path}.aside`) or pass --state a directory of thinker's own",
+        path = path.display()
+    )]
+    NotRegular { path: PathBuf, kind: &'static str },
     #[error("another thinker tick holds the lock {path}; this run was skipped and touched nothing")]
     Locked { path: PathBuf },
     #[error("cannot take the lock {path}: {source}")]
@@ -354,7 +359,7 @@ impl StateDir {
     /// state, `.bak` or ledger is refused first, so that such a tick creates nothing and
     /// calls no model whose spending it could not record.
     pub fn lock(&self) -> Result<Lock, StorageError> {
-        for name in [STATE_FILE, BACKUP_FILE, LEDGER_FILE] {
+        for name in [STATE_FILE, BACKUP_FILE, LEDGER_FILE, LOCK_FILE] {
             self.refuse_link(name)?;
         }
         let path = self.file(LOCK_FILE);
@@ -382,12 +387,17 @@ impl StateDir {
     /// any access. Never fails: what it cannot do is returned as warnings.
     pub fn tidy(&self, _lock: &Lock) -> Tidied {
         let mut done = Tidied::default();
+        // Whether the directory holds anything that is not thinker's: then it is not
+        // thinker's to make private (a home directory, a shared project directory).
+        let mut others = false;
         match fs::read_dir(&self.dir) {
             Ok(entries) => {
                 for entry in entries.flatten() {
                     let name = entry.file_name();
                     let is_file = entry.file_type().is_ok_and(|t| t.is_file());
-                    if is_file && is_stale_temp(&name.to_string_lossy()) {
+                    let text = name.to_string_lossy();
+                    others |= !is_stale_temp(&text) && !is_thinkers(&text);
+                    if is_file && is_stale_temp(&text) {
                         let path = entry.path();
                         match fs::remove_file(&path) {
                             Ok(()) => done.removed.push(path),
@@ -412,6 +422,18 @@ impl StateDir {
                 dir.display(),
                 meta.mode() & 0o7777
             )),
+            // Not thinker's own directory: only say so when others could replace its
+            // files (its files themselves are made 0600 below).
+            Ok(meta) if others => {
+                if meta.mode() & 0o022 != 0 {
+                    done.warnings.push(format!(
+                        "the state directory {} (mode {:04o}) can be written by group or others, who could replace thinker's files; it also holds files that are not thinker's, so thinker leaves its mode alone: keep the state in a directory of its own (--state DIR) or `chmod go-w {}`",
+                        dir.display(),
+                        meta.mode() & 0o7777,
+                        dir.display()
+                    ));
+                }
+            }
             _ => tighten(&dir, 0o700, &mut done),
         }
         for name in PRIVATE_FILES {
@@ -429,14 +451,22 @@ impl StateDir {
         fs::symlink_metadata(self.file(STATE_FILE)).is_ok()
     }
 
-    /// Refuses `name` if it is a symbolic link, live or dangling.
-    fn refuse_link(&self, name: &str) -> Result<(), StorageError> {
+    /// Refuses `name` if it is a symbolic link, live or dangling, or anything else that
+    /// is not a regular file (a FIFO, a socket, a device, a directory).
+    pub fn refuse_link(&self, name: &str) -> Result<(), StorageError> {
         let path = self.file(name);
         let Ok(meta) = fs::symlink_metadata(&path) else {
             return Ok(());
         };
-        if !meta.file_type().is_symlink() {
+        let kind = meta.file_type();
+        if kind.is_file() {
             return Ok(());
+        }
+        if !kind.is_symlink() {
+            return Err(StorageError::NotRegular {
+                path,
+                kind: file_kind(kind),
+            });
         }
         let target = fs::read_link(&path).unwrap_or_default();
         let dangling = fs::metadata(&path).is_err();
@@ -659,7 +689,14 @@ impl StateDir {
             }
         }
         file.write_all(&buf).map_err(werr)?;
-        file.sync_data().map_err(werr)
+        match file.sync_data() {
+            // A journal linked to /dev/null or a pipe cannot be synced, and need not be.
+            Err(e) if !file.metadata().is_ok_and(|m| m.is_file()) => {
+                tracing::debug!("{} is not a regular file; not synced: {e}", path.display());
+                Ok(())
+            }
+            other => other.map_err(werr),
+        }
     }
 }
 
@@ -691,6 +728,11 @@ fn parse_state(bytes: Vec<u8>) -> Result<State, StateProblem> {
 
 /// Whether `name` is a temp file this module creates: `.<file>.tmp` (the `.bak` in the
 /// making) or `.<file>.tmp-<pid>`.
+/// Whether `name` is one of the files thinker keeps in its state directory.
+fn is_thinkers(name: &str) -> bool {
+    PRIVATE_FILES.contains(&name) || name == "feedback.jsonl"
+}
+
 fn is_stale_temp(name: &str) -> bool {
     let Some(rest) = name.strip_prefix('.') else {
         return false;
@@ -722,6 +764,22 @@ fn tighten(path: &Path, mode: u32, done: &mut Tidied) {
             meta.mode() & 0o7777,
             path.display()
         )),
+    }
+}
+
+/// What a non-regular directory entry is, for an error message.
+fn file_kind(kind: fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "not a regular file"
     }
 }
 
@@ -860,23 +918,78 @@ mod tests {
         for name in [".subconscious.json.tmp-77", ".subconscious.json.bak.tmp"] {
             fs::write(dir.file(name), "stale").unwrap();
         }
-        fs::write(dir.file("notes.txt"), "mine").unwrap();
         let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
         let set = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
         set(dir.path(), 0o777);
         set(&dir.file(STATE_FILE), 0o666);
-        set(&dir.file("notes.txt"), 0o644);
         let lock = dir.lock().unwrap();
         let done = dir.tidy(&lock);
         assert_eq!(done.removed.len(), 2, "{done:?}");
         assert!(done.warnings.is_empty(), "{done:?}");
         assert!(!dir.file(".subconscious.json.tmp-77").exists());
-        assert!(dir.file("notes.txt").exists());
         assert_eq!(mode(dir.path()), 0o700);
         assert_eq!(mode(&dir.file(STATE_FILE)), 0o600);
         assert_eq!(mode(&dir.file(BACKUP_FILE)), 0o600);
-        assert_eq!(mode(&dir.file("notes.txt")), 0o644, "not thinker's file");
         assert_eq!(dir.tidy(&lock), Tidied::default(), "nothing left to do");
+    }
+
+    /// Guards against a home or shared project directory used as the state directory
+    /// being made private (0700) behind its owner's back.
+    #[test]
+    fn a_directory_holding_other_files_keeps_its_mode() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        dir.save(&State::default()).unwrap();
+        fs::write(dir.file("notes.txt"), "mine").unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        let set = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+        set(dir.path(), 0o2755);
+        set(&dir.file(STATE_FILE), 0o644);
+        set(&dir.file("notes.txt"), 0o644);
+        let lock = dir.lock().unwrap();
+        let done = dir.tidy(&lock);
+        assert!(done.warnings.is_empty(), "readable is fine: {done:?}");
+        assert_eq!(mode(dir.path()), 0o2755, "not thinker's directory");
+        assert_eq!(mode(&dir.file("notes.txt")), 0o644, "not thinker's file");
+        assert_eq!(mode(&dir.file(STATE_FILE)), 0o600, "thinker's file");
+        // Writable by others: warned about, still not changed.
+        set(dir.path(), 0o777);
+        let done = dir.tidy(&lock);
+        assert_eq!(done.warnings.len(), 1, "{done:?}");
+        assert!(done.warnings[0].contains("not thinker's"), "{done:?}");
+        assert_eq!(mode(dir.path()), 0o777);
+    }
+
+    /// Guards against a FIFO in place of a state file hanging the tick with the lock held.
+    #[test]
+    fn a_fifo_in_place_of_a_file_is_refused_without_opening_it() {
+        for name in [STATE_FILE, BACKUP_FILE, LEDGER_FILE, LOCK_FILE] {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = StateDir::create(tmp.path()).unwrap();
+            let status = std::process::Command::new("mkfifo")
+                .arg(dir.file(name))
+                .status()
+                .unwrap();
+            assert!(status.success());
+            let err = dir.lock().unwrap_err();
+            assert!(
+                matches!(err, StorageError::NotRegular { .. }) && err.to_string().contains("FIFO"),
+                "{name}: {err}"
+            );
+            if name != LEDGER_FILE && name != LOCK_FILE {
+                assert!(matches!(dir.load(), Err(StorageError::NotRegular { .. })));
+            }
+        }
+    }
+
+    /// Guards against a journal linked to /dev/null failing every tick (fsync: EINVAL).
+    #[test]
+    fn an_append_to_a_file_that_cannot_be_synced_is_not_an_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        std::os::unix::fs::symlink("/dev/null", dir.file(JOURNAL_FILE)).unwrap();
+        dir.append_lines(JOURNAL_FILE, &[serde_json::json!({"a": 1})])
+            .unwrap();
     }
 
     #[test]

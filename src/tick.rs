@@ -67,6 +67,9 @@ fn exit_code(threads: &[ThreadRecord]) -> u8 {
 }
 
 fn load_ledger(dir: &StateDir) -> Result<Ledger, Error> {
+    // A FIFO or device in its place would hang the read (a dry run takes no lock, which
+    // refuses it first).
+    dir.refuse_link(LEDGER_FILE)?;
     let path = dir.file(LEDGER_FILE);
     match std::fs::read_to_string(&path) {
         Ok(text) => serde_json::from_str(&text).map_err(|e| {
