@@ -606,13 +606,28 @@ mod tests {
         let t = c.thread(crate::thread::ThreadName::Oracle);
         // 03:30 UTC is 22:30 the evening before in UTC-5, 12:30 in UTC+9.
         let instant = crate::timestamp::parse("2026-11-22T03:30:00Z").unwrap();
-        let west = Clock::new(instant, Zone::Fixed(FixedOffset::west_opt(5 * 3600).unwrap()));
-        let east = Clock::new(instant, Zone::Fixed(FixedOffset::east_opt(9 * 3600).unwrap()));
+        let west = Clock::new(
+            instant,
+            Zone::Fixed(FixedOffset::west_opt(5 * 3600).unwrap()),
+        );
+        let east = Clock::new(
+            instant,
+            Zone::Fixed(FixedOffset::east_opt(9 * 3600).unwrap()),
+        );
         let utc = Clock::utc(instant);
-        assert!(matches!(schedule(t, 1, &west), Err(Skip::QuietHours { .. })));
+        assert!(matches!(
+            schedule(t, 1, &west),
+            Err(Skip::QuietHours { .. })
+        ));
         assert_eq!(schedule(t, 1, &east), Ok(()));
         assert!(matches!(schedule(t, 1, &utc), Err(Skip::QuietHours { .. })));
-        assert_eq!(local_day(&west), NaiveDate::from_ymd_opt(2026, 11, 21).unwrap());
-        assert_eq!(local_day(&utc), NaiveDate::from_ymd_opt(2026, 11, 22).unwrap());
+        assert_eq!(
+            local_day(&west),
+            NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()
+        );
+        assert_eq!(
+            local_day(&utc),
+            NaiveDate::from_ymd_opt(2026, 11, 22).unwrap()
+        );
     }
 }

@@ -62,7 +62,9 @@ pub enum Error {
     #[error("cannot set up the providers: {0}")]
     Providers(#[source] CallError),
     /// The async runtime does not start.
-    #[error("cannot start the async runtime: {0} (the system is out of threads or file descriptors?)")]
+    #[error(
+        "cannot start the async runtime: {0} (the system is out of threads or file descriptors?)"
+    )]
     Runtime(#[source] std::io::Error),
     /// A value that must be written as JSON does not serialize (a bug: please report it).
     #[error("cannot serialize {what} as JSON: {source} (a bug in thinker: please report it)")]
@@ -146,7 +148,10 @@ mod tests {
         let err = to_json_pretty(&Unserializable, "the tick report").unwrap_err();
         assert_eq!(err.exit_code(), EXIT_FAILED);
         let text = err.to_string();
-        assert!(text.contains("the tick report") && text.contains("refused"), "{text}");
+        assert!(
+            text.contains("the tick report") && text.contains("refused"),
+            "{text}"
+        );
         assert_eq!(to_json_pretty(&[1], "a list").unwrap(), "[\n  1\n]\n");
     }
 
@@ -156,6 +161,9 @@ mod tests {
             path: "/nowhere/config.toml".into(),
             source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
         };
-        assert!(err.to_string().starts_with("cannot write /nowhere/config.toml"));
+        assert!(
+            err.to_string()
+                .starts_with("cannot write /nowhere/config.toml")
+        );
     }
 }

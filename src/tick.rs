@@ -18,13 +18,11 @@ use crate::budget::{self, Budget, LEDGER_FILE, Ledger, Skip};
 use crate::clock::Clock;
 use crate::config::{Config, ThreadConfig};
 use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
-use crate::journal::{
-    AggregateRecord, AttemptRecord, JournalLine, Status, ThreadRecord, millis,
-};
 use crate::input::InputContext;
+use crate::journal::{AggregateRecord, AttemptRecord, JournalLine, Status, ThreadRecord, millis};
 use crate::prompt::{Prompts, temperature};
-use crate::runtime;
 use crate::provider::{CallError, CallRequest, Progress, Providers};
+use crate::runtime;
 use crate::state::State;
 use crate::storage::{ARCHIVE_FILE, Aftermath, JOURNAL_FILE, StateDir, StorageError};
 use crate::thread::ThreadName;
@@ -142,8 +140,7 @@ async fn tick(
 
     let runs = ThreadName::ALL.map(|thread| {
         let cfg = config.thread(thread);
-        let scheduled =
-            budget::schedule(cfg, run, &clock).and_then(|()| cfg.ok_or(Skip::Disabled));
+        let scheduled = budget::schedule(cfg, run, &clock).and_then(|()| cfg.ok_or(Skip::Disabled));
         let (inputs, providers, budget, state) = (&inputs, &providers, &budget, &*seen);
         async move {
             match scheduled {

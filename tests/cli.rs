@@ -210,3 +210,29 @@ fn tick_on_a_broken_state_file_exits_1_and_leaves_it_byte_for_byte() {
     assert!(!state.join("subconscious.json.bak").exists());
     assert!(!state.join("journal.jsonl").exists());
 }
+
+/// The binary reads local times in the system's zone (`TZ`), through the command
+/// context's clock: the same instant shows 05:05 in New York and 10:05 in UTC.
+#[test]
+fn show_reads_wall_clock_times_in_the_systems_zone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = seeded(tmp.path());
+    for (tz, wall) in [
+        ("UTC", "(Sun 22 Nov 10:05)"),
+        ("America/New_York", "(Sun 22 Nov 05:05)"),
+    ] {
+        if !Path::new("/usr/share/zoneinfo").join(tz).exists() && tz != "UTC" {
+            eprintln!("skipped {tz}: no zoneinfo on this machine");
+            continue;
+        }
+        thinker(tmp.path())
+            .env("TZ", tz)
+            .args(["show", "--now", "2026-11-22T10:05:00Z", "--state"])
+            .arg(&state)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!(
+                "last tick just now {wall}"
+            )));
+    }
+}

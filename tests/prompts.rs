@@ -127,3 +127,28 @@ fn hostile_source_cannot_close_its_fence() {
     assert_eq!(ends, 1, "only the real end marker");
     assert!(!text.contains('\x1b'));
 }
+
+/// Regression (issue 8): the prompt's local time came from the machine's zone; it comes
+/// from the clock's.
+#[test]
+fn the_prompts_local_time_is_read_in_the_clocks_zone() {
+    use chrono::FixedOffset;
+    use thinker::clock::Zone;
+    let prompts = Prompts::new(None);
+    let state = State::default();
+    let new_york = Clock::new(now(), Zone::Fixed(FixedOffset::west_opt(5 * 3600).unwrap()));
+    let text = prompts
+        .thread_prompt(ThreadName::Watcher, &state, &[], &new_york)
+        .unwrap();
+    assert!(
+        text.contains("2026-11-22T10:05:00Z (Sun 22 Nov 05:05)"),
+        "{text}"
+    );
+    let text = prompts
+        .thread_prompt(ThreadName::Watcher, &state, &[], &clock())
+        .unwrap();
+    assert!(
+        text.contains("2026-11-22T10:05:00Z (Sun 22 Nov 10:05)"),
+        "{text}"
+    );
+}

@@ -82,8 +82,7 @@ impl<'a> Context<'a> {
     /// The config for commands that can do without one: an explicit `--config` or
     /// `$THINKER_CONFIG` must exist; a missing default file means built-in defaults.
     pub fn optional_config(&self) -> Result<Resolved<Option<Config>>, Error> {
-        let explicit =
-            self.global.config.is_some() || std::env::var_os("THINKER_CONFIG").is_some();
+        let explicit = self.global.config.is_some() || std::env::var_os("THINKER_CONFIG").is_some();
         let path = config::config_path(self.global.config.as_deref())?;
         let config = match Config::load(&path) {
             Ok(c) => Some(c),
