@@ -40,7 +40,7 @@ use crate::error::Error;
 
 /// Runs one command on the real streams, the system clock (unless `--now`) and the
 /// system's time zone; returns the exit code of SPEC §1 (errors carry theirs).
-pub fn run(cli: Cli) -> Result<u8, Error> {
+pub fn run(cli: &Cli) -> Result<u8, Error> {
     let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
     let stdout_is_terminal = stdout.is_terminal();
     let output = Output {
@@ -48,7 +48,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         stderr: &mut stderr,
         stdout_is_terminal,
     };
-    run_with(&cli, output, Zone::System)
+    run_with(cli, output, Zone::System)
 }
 
 /// Runs one command with these streams, reading local times in `zone`.

@@ -285,7 +285,7 @@ mod tests {
     use super::*;
 
     fn fixed_clock() -> Clock {
-        Clock::utc(crate::timestamp::parse("2026-11-22T10:05:00Z").unwrap())
+        Clock::utc(timestamp::parse("2026-11-22T10:05:00Z").unwrap())
     }
 
     #[test]
