@@ -144,3 +144,18 @@ pub fn now_from(flag: Option<&str>) -> Result<DateTime<Utc>, Error> {
             }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::EXIT_USAGE;
+
+    #[test]
+    fn now_is_whole_seconds_in_utc_and_a_bad_one_is_a_usage_error() {
+        let now = now_from(Some("2026-11-22T11:05:00.7+01:00")).unwrap();
+        assert_eq!(timestamp::format(now), "2026-11-22T10:05:00Z");
+        let err = now_from(Some("yesterday")).unwrap_err();
+        assert_eq!(err.exit_code(), EXIT_USAGE);
+        assert!(err.to_string().contains("--now `yesterday`"), "{err}");
+    }
+}

@@ -4,7 +4,7 @@
 
 use crate::cli::{ShowArgs, ShowFormat};
 use crate::cmd::Context;
-use crate::error::{EXIT_OK, Error};
+use crate::error::{EXIT_OK, Error, to_json_pretty};
 use crate::storage::{self, STATE_FILE, StateDir};
 
 pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
@@ -26,7 +26,11 @@ fn json(ctx: &mut Context<'_>, dir: &StateDir) -> Result<u8, Error> {
     let path = dir.file(STATE_FILE);
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => state.to_json().into_bytes(),
+        // No file yet: the empty state, as it would be written (an error, never empty
+        // bytes, if it did not serialize).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            to_json_pretty(&state, "the state")?.into_bytes()
+        }
         Err(source) => return Err(storage::StorageError::Read { path, source }.into()),
     };
     ctx.stdout(&bytes)?;
