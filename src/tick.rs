@@ -1,6 +1,7 @@
 //! `thinker tick` (SPEC §4): the one place where I/O, concurrency and time meet.
 //!
-//! Lock (and tidy the directory), load, schedule, gather, assemble, call the four threads
+//! Lock (and tidy the directory), load, schedule, build each thread's input (gather and
+//! assemble: [`crate::input`], the path `thinker prompt` shares), call the four threads
 //! concurrently (each with its timeout, the whole tick with a deadline), aggregate, then
 //! update the ledger, stage the state, archive, append the journal, commit the state
 //! (spending and journal before the state: crash windows in ARCHITECTURE.md), and release
