@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use crate::aggregate::RemovalReason;
-use crate::journal::Status;
+use crate::aggregate::{RemovalReason, Report};
+use crate::journal::{Status, ThreadRecord};
 use crate::show::clean;
 use crate::state::OUTCOME_PENDING;
 use crate::tick::TickReport;
@@ -14,14 +14,6 @@ use crate::timestamp;
 /// Renders `tick` for a person; `dry_run` phrases changes as what would happen.
 pub fn render(tick: &TickReport) -> String {
     let dry = tick.dry_run;
-    // Headings: "Would add" in a dry run, "Added" after a real tick.
-    let would = |verb: &str, done: &str| {
-        if dry {
-            format!("Would {verb}")
-        } else {
-            done.to_string()
-        }
-    };
     let mut out = String::new();
     let j = &tick.journal;
     let _ = writeln!(
@@ -36,8 +28,35 @@ pub fn render(tick: &TickReport) -> String {
             ""
         }
     );
+    threads(&mut out, &j.threads);
+    let r = &tick.report;
+    if !r.applied {
+        let _ = writeln!(
+            out,
+            "\nNo thread answered: the subconscious {} unchanged (no decay, no tick count).",
+            if dry { "would stay" } else { "stays" }
+        );
+        return out;
+    }
+    changes(&mut out, r, dry);
+    thread_state(&mut out, r);
+    escalations(&mut out, r, dry);
+    out
+}
+
+/// A heading: "Would add" in a dry run, "Added" after a real tick.
+fn heading(dry: bool, verb: &str, done: &str) -> String {
+    if dry {
+        format!("Would {verb}")
+    } else {
+        done.to_string()
+    }
+}
+
+/// What each thread did, and its failed sources.
+fn threads(out: &mut String, threads: &[ThreadRecord]) {
     let _ = writeln!(out, "\nThreads");
-    for t in &j.threads {
+    for t in threads {
         let line = match t.status {
             Status::Skipped => format!(
                 "skipped    {}",
@@ -71,17 +90,12 @@ pub fn render(tick: &TickReport) -> String {
             );
         }
     }
-    let r = &tick.report;
-    if !r.applied {
-        let _ = writeln!(
-            out,
-            "\nNo thread answered: the subconscious {} unchanged (no decay, no tick count).",
-            if dry { "would stay" } else { "stays" }
-        );
-        return out;
-    }
+}
+
+/// Added, reinforced, decayed, archived entries, and reinforcements of unknown ids.
+fn changes(out: &mut String, r: &Report, dry: bool) {
     if !r.added.is_empty() {
-        let _ = writeln!(out, "\n{}", would("add", "Added"));
+        let _ = writeln!(out, "\n{}", heading(dry, "add", "Added"));
         for a in &r.added {
             let _ = writeln!(
                 out,
@@ -96,19 +110,19 @@ pub fn render(tick: &TickReport) -> String {
         }
     }
     if !r.reinforced.is_empty() {
-        let _ = writeln!(out, "\n{}", would("reinforce", "Reinforced"));
+        let _ = writeln!(out, "\n{}", heading(dry, "reinforce", "Reinforced"));
         for c in &r.reinforced {
             let _ = writeln!(out, "  ↑ {} {} → {}", c.id, c.from, c.to);
         }
     }
     if !r.decayed.is_empty() {
-        let _ = writeln!(out, "\n{}", would("decay", "Decayed"));
+        let _ = writeln!(out, "\n{}", heading(dry, "decay", "Decayed"));
         for c in &r.decayed {
             let _ = writeln!(out, "  ↓ {} {} → {}", c.id, c.from, c.to);
         }
     }
     if !r.removed.is_empty() {
-        let _ = writeln!(out, "\n{}", would("archive", "Archived"));
+        let _ = writeln!(out, "\n{}", heading(dry, "archive", "Archived"));
         for a in &r.removed {
             let why = match a.reason {
                 RemovalReason::Decayed => "decayed to 0",
@@ -131,6 +145,10 @@ pub fn render(tick: &TickReport) -> String {
             clean(&u.id)
         );
     }
+}
+
+/// Each thread's novelty pressure and focus hint after the tick.
+fn thread_state(out: &mut String, r: &Report) {
     let _ = writeln!(out, "\nThread state");
     for t in &r.threads {
         let pressure = if t.pressure_from == t.pressure_to {
@@ -145,21 +163,29 @@ pub fn render(tick: &TickReport) -> String {
         };
         let _ = writeln!(out, "  {:<10} {pressure}{hint}", t.thread.as_str());
     }
-    if !r.escalations.is_empty() {
-        let _ = writeln!(out, "\n{}", would("record escalations", "Escalations"));
-        for e in &r.escalations {
-            let note = if e.outcome == OUTCOME_PENDING {
-                if dry { "would be escalated" } else { "pending" }
-            } else {
-                "suppressed: a recent duplicate"
-            };
-            let _ = writeln!(
-                out,
-                "  ! {}: {} ({note})",
-                clean(&e.thread),
-                clean(&e.reason)
-            );
-        }
+}
+
+/// The escalations recorded (or suppressed) this tick.
+fn escalations(out: &mut String, r: &Report, dry: bool) {
+    if r.escalations.is_empty() {
+        return;
     }
-    out
+    let _ = writeln!(
+        out,
+        "\n{}",
+        heading(dry, "record escalations", "Escalations")
+    );
+    for e in &r.escalations {
+        let note = if e.outcome == OUTCOME_PENDING {
+            if dry { "would be escalated" } else { "pending" }
+        } else {
+            "suppressed: a recent duplicate"
+        };
+        let _ = writeln!(
+            out,
+            "  ! {}: {} ({note})",
+            clean(&e.thread),
+            clean(&e.reason)
+        );
+    }
 }

@@ -16,10 +16,11 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use chrono::{DateTime, Local, NaiveDate, Utc};
+use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::clock::Clock;
 use crate::config::{Config, ProviderConfig, ThreadConfig};
 
 /// File name of the ledger in the state directory.
@@ -133,9 +134,9 @@ impl Ledger {
     }
 }
 
-/// The local calendar day of `now` (budgets are daily in the user's time zone).
-pub fn local_day(now: DateTime<Utc>) -> NaiveDate {
-    now.with_timezone(&Local).date_naive()
+/// The local calendar day of the clock (budgets are daily in the user's time zone).
+pub fn local_day(clock: &Clock) -> NaiveDate {
+    clock.today()
 }
 
 /// Why a thread does not run this tick.
@@ -163,15 +164,16 @@ impl std::fmt::Display for Skip {
     }
 }
 
-/// Whether `thread` runs on run number `run` (1-based) at `now`, by configuration alone.
-pub fn schedule(thread: Option<&ThreadConfig>, run: u64, now: DateTime<Utc>) -> Result<(), Skip> {
+/// Whether `thread` runs on run number `run` (1-based) at the clock's `now`, read in its
+/// zone, by configuration alone.
+pub fn schedule(thread: Option<&ThreadConfig>, run: u64, clock: &Clock) -> Result<(), Skip> {
     let Some(t) = thread.filter(|t| t.enabled) else {
         return Err(Skip::Disabled);
     };
     if !run.saturating_sub(1).is_multiple_of(u64::from(t.every)) {
         return Err(Skip::Cadence { every: t.every });
     }
-    let local = now.with_timezone(&Local).time();
+    let local = clock.zone.time(clock.now);
     if let Some(q) = t.quiet_hours.iter().find(|q| q.contains(local)) {
         return Err(Skip::QuietHours {
             window: format!("{}-{}", q.from.format("%H:%M"), q.to.format("%H:%M")),
@@ -614,9 +616,46 @@ mod tests {
             "[providers.p]\nkind = \"ollama\"\n[threads.oracle]\nmodel = \"p/m\"\nevery = 3\n",
         );
         let t = c.thread(crate::thread::ThreadName::Oracle);
-        let now = Utc::now();
-        let ran: Vec<u64> = (1..=7).filter(|r| schedule(t, *r, now).is_ok()).collect();
+        let now = Clock::utc(crate::timestamp::parse("2026-11-22T10:05:00Z").unwrap());
+        let ran: Vec<u64> = (1..=7).filter(|r| schedule(t, *r, &now).is_ok()).collect();
         assert_eq!(ran, vec![1, 4, 7]);
-        assert_eq!(schedule(None, 1, now), Err(Skip::Disabled));
+        assert_eq!(schedule(None, 1, &now), Err(Skip::Disabled));
+    }
+
+    /// Regression (issue 8): quiet hours and the budget's day were read in the machine's
+    /// zone; they follow the clock's zone, whatever `TZ` the tests run under.
+    #[test]
+    fn quiet_hours_and_the_day_follow_the_clocks_zone() {
+        use crate::clock::Zone;
+        use chrono::FixedOffset;
+        let c = config(
+            "[providers.p]\nkind = \"ollama\"\n[threads.oracle]\nmodel = \"p/m\"\nquiet_hours = [\"22:00-07:00\"]\n",
+        );
+        let t = c.thread(crate::thread::ThreadName::Oracle);
+        // 03:30 UTC is 22:30 the evening before in UTC-5, 12:30 in UTC+9.
+        let instant = crate::timestamp::parse("2026-11-22T03:30:00Z").unwrap();
+        let west = Clock::new(
+            instant,
+            Zone::Fixed(FixedOffset::west_opt(5 * 3600).unwrap()),
+        );
+        let east = Clock::new(
+            instant,
+            Zone::Fixed(FixedOffset::east_opt(9 * 3600).unwrap()),
+        );
+        let utc = Clock::utc(instant);
+        assert!(matches!(
+            schedule(t, 1, &west),
+            Err(Skip::QuietHours { .. })
+        ));
+        assert_eq!(schedule(t, 1, &east), Ok(()));
+        assert!(matches!(schedule(t, 1, &utc), Err(Skip::QuietHours { .. })));
+        assert_eq!(
+            local_day(&west),
+            NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()
+        );
+        assert_eq!(
+            local_day(&utc),
+            NaiveDate::from_ymd_opt(2026, 11, 22).unwrap()
+        );
     }
 }

@@ -1,11 +1,19 @@
 //! The program's error type and its mapping to the exit codes of SPEC §1:
 //! 0 done; 1 tick failed, nothing written; 2 usage or config error; 3 done but a thread
 //! failed; 75 another tick holds the lock.
+//!
+//! Owns the exit code of every error a command can end with: each variant knows its code
+//! ([`Error::exit_code`]), and each message says what failed and what to do. It must not
+//! flatten a typed error into a sentence: wrap the typed error instead.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::config::ConfigError;
+use crate::prompt::PromptError;
+use crate::provider::CallError;
 use crate::storage::StorageError;
+use crate::thread::UnknownThread;
 
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_FAILED: u8 = 1;
@@ -20,10 +28,50 @@ pub enum Error {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Storage(#[from] StorageError),
-    #[error("{0}")]
-    Usage(String),
-    #[error("{0}")]
-    Failed(String),
+    /// `thinker prompt <thread>` with a thread that does not exist.
+    #[error(transparent)]
+    UnknownThread(#[from] UnknownThread),
+    /// `--now` that does not parse.
+    #[error("--now `{text}` is not an RFC 3339 time ({source}); e.g. 2026-11-22T10:05:00Z")]
+    BadNow {
+        text: String,
+        source: chrono::ParseError,
+    },
+    /// A template that does not render, for a command that prints it.
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// `thinker init` would overwrite a file.
+    #[error(
+        "{} already exists; thinker init never overwrites (remove it first, or pass --config / --state to write elsewhere)",
+        path.display()
+    )]
+    InitExists { path: PathBuf },
+    /// `thinker init` cannot write the config file or its directory.
+    #[error("cannot write {}: {source} (check the directory's permissions, or pass --config to write elsewhere)", path.display())]
+    InitWrite {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// `ledger.json` does not read as a ledger.
+    #[error(
+        "ledger {} is unusable ({message}); it only counts today's spending and the runs for `every = N`: fix it or delete it to start counting afresh",
+        path.display()
+    )]
+    Ledger { path: PathBuf, message: String },
+    /// The providers of the config cannot be set up (e.g. the TLS client).
+    #[error("cannot set up the providers: {0}")]
+    Providers(#[source] CallError),
+    /// The async runtime does not start.
+    #[error(
+        "cannot start the async runtime: {0} (the system is out of threads or file descriptors?)"
+    )]
+    Runtime(#[source] std::io::Error),
+    /// A value that must be written as JSON does not serialize (a bug: please report it).
+    #[error("cannot serialize {what} as JSON: {source} (a bug in thinker: please report it)")]
+    Serialize {
+        what: &'static str,
+        source: serde_json::Error,
+    },
     #[error("cannot write to {what}: {source}")]
     Output {
         what: &'static str,
@@ -35,9 +83,19 @@ impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Config(_) | Error::Usage(_) => EXIT_USAGE,
+            Error::Config(_)
+            | Error::UnknownThread(_)
+            | Error::BadNow { .. }
+            | Error::Prompt(_)
+            | Error::InitExists { .. }
+            | Error::InitWrite { .. } => EXIT_USAGE,
             Error::Storage(StorageError::Locked { .. }) => EXIT_LOCKED,
-            Error::Storage(_) | Error::Failed(_) | Error::Output { .. } => EXIT_FAILED,
+            Error::Storage(_)
+            | Error::Ledger { .. }
+            | Error::Providers(_)
+            | Error::Runtime(_)
+            | Error::Serialize { .. }
+            | Error::Output { .. } => EXIT_FAILED,
         }
     }
 
@@ -45,6 +103,18 @@ impl Error {
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Output { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
     }
+}
+
+/// `value` as pretty JSON with a final newline; an error, never empty bytes, when it does
+/// not serialize.
+pub fn to_json_pretty<T: serde::Serialize + ?Sized>(
+    value: &T,
+    what: &'static str,
+) -> Result<String, Error> {
+    let mut text =
+        serde_json::to_string_pretty(value).map_err(|source| Error::Serialize { what, source })?;
+    text.push('\n');
+    Ok(text)
 }
 
 /// Turns a result into the process exit code, printing the error on stderr.
@@ -56,5 +126,44 @@ pub fn report(result: Result<u8, Error>) -> ExitCode {
             eprintln!("thinker: {e}");
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Unserializable;
+
+    impl serde::Serialize for Unserializable {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("refused"))
+        }
+    }
+
+    /// Regression (issue 8): `unwrap_or_default()` printed empty bytes for a report that
+    /// did not serialize.
+    #[test]
+    fn a_value_that_does_not_serialize_is_an_error_not_empty_output() {
+        let err = to_json_pretty(&Unserializable, "the tick report").unwrap_err();
+        assert_eq!(err.exit_code(), EXIT_FAILED);
+        let text = err.to_string();
+        assert!(
+            text.contains("the tick report") && text.contains("refused"),
+            "{text}"
+        );
+        assert_eq!(to_json_pretty(&[1], "a list").unwrap(), "[\n  1\n]\n");
+    }
+
+    #[test]
+    fn init_failing_to_write_says_so() {
+        let err = Error::InitWrite {
+            path: "/nowhere/config.toml".into(),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        assert!(
+            err.to_string()
+                .starts_with("cannot write /nowhere/config.toml")
+        );
     }
 }

@@ -1,11 +1,11 @@
-//! `thinker init`: writes the commented default config and an empty state, refusing to
-//! overwrite either.
+//! `thinker init`'s work: writes the commented default config and an empty state,
+//! refusing to overwrite either. The command itself (paths, output) is `cmd::init`.
 
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use crate::config::{ConfigError, DEFAULT_CONFIG};
+use crate::config::DEFAULT_CONFIG;
 use crate::error::Error;
 use crate::state::State;
 use crate::storage::{STATE_FILE, StateDir};
@@ -16,14 +16,13 @@ pub fn init(config_path: &Path, state_dir: &Path) -> Result<String, Error> {
     let state_path = state_dir.join(STATE_FILE);
     for existing in [config_path, state_path.as_path()] {
         if existing.exists() {
-            return Err(Error::Usage(format!(
-                "{} already exists; thinker init never overwrites (remove it first, or pass --config / --state to write elsewhere)",
-                existing.display()
-            )));
+            return Err(Error::InitExists {
+                path: existing.to_path_buf(),
+            });
         }
     }
     if let Some(parent) = config_path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(parent).map_err(|source| ConfigError::Read {
+        fs::create_dir_all(parent).map_err(|source| Error::InitWrite {
             path: parent.to_path_buf(),
             source,
         })?;
@@ -32,12 +31,12 @@ pub fn init(config_path: &Path, state_dir: &Path) -> Result<String, Error> {
         .write(true)
         .create_new(true)
         .open(config_path)
-        .map_err(|source| ConfigError::Read {
+        .map_err(|source| Error::InitWrite {
             path: config_path.to_path_buf(),
             source,
         })?;
     file.write_all(DEFAULT_CONFIG.as_bytes())
-        .map_err(|source| ConfigError::Read {
+        .map_err(|source| Error::InitWrite {
             path: config_path.to_path_buf(),
             source,
         })?;

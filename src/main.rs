@@ -33,5 +33,5 @@ fn main() -> ExitCode {
         .with_ansi(std::io::stderr().is_terminal())
         .without_time()
         .init();
-    thinker::error::report(thinker::run(cli))
+    thinker::error::report(thinker::run(&cli))
 }

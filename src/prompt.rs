@@ -17,7 +17,8 @@ use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
 
 use crate::answer;
-use crate::show::{age, local};
+use crate::clock::Clock;
+use crate::show::age;
 use crate::sources::SourceText;
 use crate::state::{Category, State};
 use crate::thread::ThreadName;
@@ -190,14 +191,16 @@ impl Prompts {
         template.render(ctx).map_err(|e| self.error(name, &e))
     }
 
-    /// The exact prompt `thread` is sent at `now`.
+    /// The exact prompt `thread` is sent at the clock's `now` (its local time read in
+    /// the clock's zone).
     pub fn thread_prompt(
         &self,
         thread: ThreadName,
         state: &State,
         sources: &[SourceText],
-        now: DateTime<Utc>,
+        clock: &Clock,
     ) -> Result<String, PromptError> {
+        let now = clock.now;
         let own = state.thread_state.get(thread);
         let subconscious = subconscious_view(state, now);
         let subconscious_empty = subconscious.iter().all(|c| c.entries.is_empty());
@@ -227,7 +230,7 @@ impl Prompts {
             thread: thread.as_str(),
             role: format!("the {}", capitalized(thread.as_str())),
             now: timestamp::format(now),
-            now_local: local(now),
+            now_local: clock.wall(now),
             reinforce_ids: state
                 .all_entries()
                 .map(|(_, e)| clean_line(&e.id))
@@ -281,6 +284,10 @@ fn capitalized(s: &str) -> String {
 mod tests {
     use super::*;
 
+    fn fixed_clock() -> Clock {
+        Clock::utc(timestamp::parse("2026-11-22T10:05:00Z").unwrap())
+    }
+
     #[test]
     fn only_plain_ids_are_listed_outside_the_fence() {
         assert!(is_plain_id("t-acme-invoice-4411"));
@@ -304,7 +311,7 @@ mod tests {
         std::fs::write(dir.path().join("oracle.md"), "{{ no_such_variable }}").unwrap();
         let prompts = Prompts::new(Some(dir.path()));
         let err = prompts
-            .thread_prompt(ThreadName::Oracle, &State::default(), &[], Utc::now())
+            .thread_prompt(ThreadName::Oracle, &State::default(), &[], &fixed_clock())
             .unwrap_err()
             .to_string();
         assert!(
@@ -314,7 +321,7 @@ mod tests {
         // The other threads still use the built-in templates.
         assert!(
             prompts
-                .thread_prompt(ThreadName::Watcher, &State::default(), &[], Utc::now())
+                .thread_prompt(ThreadName::Watcher, &State::default(), &[], &fixed_clock())
                 .is_ok()
         );
     }

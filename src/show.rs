@@ -1,16 +1,18 @@
 //! `thinker show`: the subconscious rendered for a person — categories with strength
 //! bars, ages, due dates, thread state and escalation history.
 //!
-//! Pure rendering: state, `now` and a colour switch in, text out. Text that came from
+//! Pure rendering: state, the clock (`now` and the time zone) and a colour switch in,
+//! text out. Text that came from
 //! models or mail is shown cleaned ([`clean`]: no escape sequences, control, bidi or
 //! zero-width characters), so a hostile summary cannot drive the terminal or hide or
 //! reorder what is printed — even from a state file an older version wrote.
 
 use std::fmt::Write;
 
-use chrono::{DateTime, Local, TimeDelta, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::aggregate::Caps;
+use crate::clock::Clock;
 use crate::state::{Category, Entry, MAX_PRESSURE, MAX_STRENGTH, State};
 use crate::thread::ThreadName;
 use crate::untrusted;
@@ -52,11 +54,6 @@ pub fn span(d: TimeDelta) -> String {
     }
 }
 
-/// A local wall-clock time: `Tue 24 Nov 09:00`.
-pub fn local(t: DateTime<Utc>) -> String {
-    t.with_timezone(&Local).format("%a %d %b %H:%M").to_string()
-}
-
 struct Painter {
     color: bool,
 }
@@ -82,15 +79,17 @@ impl Painter {
     }
 }
 
-fn due_text(due: DateTime<Utc>, now: DateTime<Utc>) -> String {
+fn due_text(due: DateTime<Utc>, clock: &Clock) -> String {
+    let now = clock.now;
     if due < now {
-        format!("overdue by {} ({})", span(now - due), local(due))
+        format!("overdue by {} ({})", span(now - due), clock.wall(due))
     } else {
-        format!("due in {} ({})", span(due - now), local(due))
+        format!("due in {} ({})", span(due - now), clock.wall(due))
     }
 }
 
-fn entry_lines(out: &mut String, p: &Painter, e: &Entry, now: DateTime<Utc>) {
+fn entry_lines(out: &mut String, p: &Painter, e: &Entry, clock: &Clock) {
+    let now = clock.now;
     let _ = writeln!(
         out,
         "  {} {:>2}  {}",
@@ -106,20 +105,22 @@ fn entry_lines(out: &mut String, p: &Painter, e: &Entry, now: DateTime<Utc>) {
     meta.push(format!("added {}", age(e.created, now)));
     let mut line = meta.join(" · ");
     if let Some(due) = e.due {
-        let text = due_text(due, now);
+        let text = due_text(due, clock);
         let code = if due < now { RED } else { YELLOW };
         let _ = write!(line, " · {}", p.paint(code, &text));
     }
     let _ = writeln!(out, "                 {}", p.paint(DIM, &line));
 }
 
-/// Renders the subconscious for a person.
-pub fn render(state: &State, caps: &Caps, now: DateTime<Utc>, color: bool) -> String {
+/// Renders the subconscious for a person: ages against the clock's `now`, wall-clock
+/// times in its zone.
+pub fn render(state: &State, caps: &Caps, clock: &Clock, color: bool) -> String {
+    let now = clock.now;
     let p = Painter { color };
     let mut out = String::new();
     let last = state.last_tick.map_or_else(
         || "no tick yet".to_string(),
-        |t| format!("last tick {} ({})", age(t, now), local(t)),
+        |t| format!("last tick {} ({})", age(t, now), clock.wall(t)),
     );
     let _ = writeln!(
         out,
@@ -147,7 +148,7 @@ pub fn render(state: &State, caps: &Caps, now: DateTime<Utc>, color: bool) -> St
                 .then(b.last_seen.cmp(&a.last_seen))
         });
         for e in sorted {
-            entry_lines(&mut out, &p, e, now);
+            entry_lines(&mut out, &p, e, clock);
         }
     }
 
@@ -189,7 +190,7 @@ pub fn render(state: &State, caps: &Caps, now: DateTime<Utc>, color: bool) -> St
         let _ = writeln!(
             out,
             "  {}  {:<9} {}  {}",
-            local(r.timestamp),
+            clock.wall(r.timestamp),
             clean(&r.thread),
             p.paint(code, &outcome),
             clean(&r.reason)
@@ -228,7 +229,7 @@ mod tests {
                 outcome: dirty.into(),
                 extra: serde_json::Map::new(),
             });
-        let text = render(&state, &Caps::default(), now, false);
+        let text = render(&state, &Caps::default(), &Clock::utc(now), false);
         let bad: Vec<char> = text
             .chars()
             .filter(|&c| (c.is_control() && c != '\n') || untrusted::is_invisible(c))

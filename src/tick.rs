@@ -1,29 +1,29 @@
 //! `thinker tick` (SPEC §4): the one place where I/O, concurrency and time meet.
 //!
-//! Lock (and tidy the directory), load, schedule, gather, assemble, call the four threads
+//! Lock (and tidy the directory), load, schedule, build each thread's input (gather and
+//! assemble: [`crate::input`], the path `thinker prompt` shares), call the four threads
 //! concurrently (each with its timeout, the whole tick with a deadline), aggregate, then
 //! update the ledger, stage the state, archive, append the journal, commit the state
 //! (spending and journal before the state: crash windows in ARCHITECTURE.md), and release
 //! the lock. A dry run does the same up to the aggregation and writes nothing at all.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use serde::Serialize;
 
 use crate::aggregate::{self, Report, ThreadResult};
 use crate::answer::{self, Answer};
 use crate::budget::{self, Budget, LEDGER_FILE, Ledger, Skip};
+use crate::clock::Clock;
 use crate::config::{Config, ThreadConfig};
 use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
-use crate::journal::{
-    AggregateRecord, AttemptRecord, JournalLine, SourceRecord, Status, ThreadRecord, millis,
-};
+use crate::input::InputContext;
+use crate::journal::{AggregateRecord, AttemptRecord, JournalLine, Status, ThreadRecord, millis};
 use crate::prompt::{Prompts, temperature};
 use crate::provider::{CallError, CallRequest, Progress, Providers};
-use crate::sources::{self, GatherContext};
+use crate::runtime;
 use crate::state::State;
 use crate::storage::{ARCHIVE_FILE, Aftermath, JOURNAL_FILE, StateDir, StorageError};
 use crate::thread::ThreadName;
@@ -32,7 +32,8 @@ use crate::thread::ThreadName;
 #[derive(Clone, Debug)]
 pub struct TickOptions {
     pub dry_run: bool,
-    pub now: DateTime<Utc>,
+    /// The tick's instant and the zone its day and quiet hours are read in.
+    pub clock: Clock,
 }
 
 /// Everything a tick did: the journal line, plus the full aggregator report.
@@ -72,11 +73,9 @@ fn load_ledger(dir: &StateDir) -> Result<Ledger, Error> {
     dir.refuse_link(LEDGER_FILE)?;
     let path = dir.file(LEDGER_FILE);
     match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| {
-            Error::Failed(format!(
-                "ledger {} is unusable ({e}); it only counts today's spending and the runs for `every = N`: fix it or delete it to start counting afresh",
-                path.display()
-            ))
+        Ok(text) => serde_json::from_str(&text).map_err(|e| Error::Ledger {
+            path,
+            message: e.to_string(),
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Ledger::default()),
         Err(source) => Err(StorageError::Read { path, source }.into()),
@@ -84,26 +83,16 @@ fn load_ledger(dir: &StateDir) -> Result<Ledger, Error> {
 }
 
 fn write_ledger(dir: &StateDir, ledger: &Ledger) -> Result<(), Error> {
-    let bytes = serde_json::to_vec_pretty(ledger)
-        .map_err(|e| Error::Failed(format!("cannot serialize the ledger: {e}")))?;
+    let bytes = serde_json::to_vec_pretty(ledger).map_err(|source| Error::Serialize {
+        what: "the ledger",
+        source,
+    })?;
     Ok(dir.write_file(LEDGER_FILE, &bytes)?)
-}
-
-/// Runs a future to completion on a current-thread runtime (one tick needs no more),
-/// then gives blocking work (a source stuck on a hung mount) at most a second.
-pub fn block_on<F: Future>(future: F) -> Result<F::Output, Error> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Failed(format!("cannot start the async runtime: {e}")))?;
-    let output = runtime.block_on(future);
-    runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(output)
 }
 
 /// Runs one tick.
 pub fn run(config: &Config, state_dir: &Path, options: &TickOptions) -> Result<TickReport, Error> {
-    block_on(tick(config, state_dir, options))?
+    runtime::block_on(tick(config, state_dir, options))?
 }
 
 async fn tick(
@@ -113,7 +102,8 @@ async fn tick(
 ) -> Result<TickReport, Error> {
     let started = Instant::now();
     let deadline = started + config.tick_deadline;
-    let now = options.now;
+    let clock = options.clock;
+    let now = clock.now;
     // A dry run creates nothing, not even the directory or the lock file.
     let (dir, _lock) = if options.dry_run {
         (StateDir::at(state_dir), None)
@@ -126,7 +116,7 @@ async fn tick(
     let state = dir.load()?;
     // What the threads are shown: at most the caps (the aggregation cuts to them first).
     let seen = aggregate::as_seen(&state, now, &config.memory);
-    let ledger = load_ledger(&dir)?.for_day(budget::local_day(now));
+    let ledger = load_ledger(&dir)?.for_day(budget::local_day(&clock));
     let run = ledger.next_run();
     let budget = Budget::new(config, &ledger);
     // Spending is written ahead of each call, so a kill mid-call never loses it.
@@ -143,21 +133,19 @@ async fn tick(
             write_ledger(&dir, &ahead).map_err(|e| e.to_string())
         }))
     };
-    let providers =
-        Providers::new(config.providers.clone()).map_err(|e| Error::Failed(e.to_string()))?;
+    let providers = Providers::new(config.providers.clone()).map_err(Error::Providers)?;
     let prompts = Prompts::new(config.prompts_dir.as_deref());
-    let ctx = GatherContext {
-        state: &seen,
+    let inputs = InputContext {
+        seen: &seen,
         state_dir: dir.path(),
-        last_tick: state.last_tick,
-        now,
+        prompts: &prompts,
+        clock,
     };
 
     let runs = ThreadName::ALL.map(|thread| {
         let cfg = config.thread(thread);
-        let scheduled = budget::schedule(cfg, run, now).and_then(|()| cfg.ok_or(Skip::Disabled));
-        let (ctx, prompts, providers, budget, state) =
-            (&ctx, &prompts, &providers, &budget, &*seen);
+        let scheduled = budget::schedule(cfg, run, &clock).and_then(|()| cfg.ok_or(Skip::Disabled));
+        let (inputs, providers, budget, state) = (&inputs, &providers, &budget, &*seen);
         async move {
             match scheduled {
                 Ok(cfg) => {
@@ -165,8 +153,7 @@ async fn tick(
                         thread,
                         cfg,
                         state,
-                        ctx,
-                        prompts,
+                        inputs,
                         providers,
                         budget,
                         run,
@@ -245,13 +232,13 @@ async fn tick(
     })
 }
 
-/// One thread's work: gather, assemble, call, read.
+/// One thread's work: its input (gather, assemble: [`InputContext::thread_input`]),
+/// call, read.
 struct ThreadJob<'a> {
     thread: ThreadName,
     cfg: &'a ThreadConfig,
     state: &'a State,
-    ctx: &'a GatherContext<'a>,
-    prompts: &'a Prompts,
+    inputs: &'a InputContext<'a>,
     providers: &'a Providers,
     budget: &'a Budget,
     run: u64,
@@ -319,32 +306,9 @@ impl ThreadJob<'_> {
         progress: &Progress,
     ) -> Result<Answer, Failure> {
         let thread = self.thread;
-        let gathered = sources::gather(&self.cfg.sources, self.ctx).await;
-        record.sources = gathered
-            .texts
-            .iter()
-            .map(|t| SourceRecord {
-                name: t.name.clone(),
-                kind: t.kind.to_string(),
-                bytes: t.text.len(),
-                truncated: t.truncated,
-                error: None,
-            })
-            .chain(gathered.failures.iter().map(|f| SourceRecord {
-                name: f.name.clone(),
-                kind: f.kind.to_string(),
-                bytes: 0,
-                truncated: false,
-                error: Some(f.error.clone()),
-            }))
-            .collect();
-        for f in &gathered.failures {
-            tracing::warn!(thread = %thread, source = %f.name, "source failed: {}", f.error);
-        }
-        let prompt = self
-            .prompts
-            .thread_prompt(thread, self.state, &gathered.texts, self.ctx.now)
-            .map_err(|e| Failure::Failed(e.to_string()))?;
+        let input = self.inputs.thread_input(thread, &self.cfg.sources).await;
+        record.sources = input.sources;
+        let prompt = input.prompt.map_err(|e| Failure::Failed(e.to_string()))?;
         let pressure = self.state.thread_state.get(thread).novelty_pressure;
         let request = CallRequest {
             system: String::new(),

@@ -210,3 +210,68 @@ fn tick_on_a_broken_state_file_exits_1_and_leaves_it_byte_for_byte() {
     assert!(!state.join("subconscious.json.bak").exists());
     assert!(!state.join("journal.jsonl").exists());
 }
+
+/// The binary reads local times in the system's zone (`TZ`), through the command
+/// context's clock: the same instant shows 05:05 in New York and 10:05 in UTC.
+#[test]
+fn show_reads_wall_clock_times_in_the_systems_zone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = seeded(tmp.path());
+    for (tz, wall) in [
+        ("UTC", "(Sun 22 Nov 10:05)"),
+        ("America/New_York", "(Sun 22 Nov 05:05)"),
+    ] {
+        if !Path::new("/usr/share/zoneinfo").join(tz).exists() && tz != "UTC" {
+            eprintln!("skipped {tz}: no zoneinfo on this machine");
+            continue;
+        }
+        thinker(tmp.path())
+            .env("TZ", tz)
+            .args(["show", "--now", "2026-11-22T10:05:00Z", "--state"])
+            .arg(&state)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!(
+                "last tick just now {wall}"
+            )));
+    }
+}
+
+/// In process, through `run_with`: the command writes to the context's streams and reads
+/// local times in the context's zone, whatever the machine's.
+#[test]
+fn commands_write_to_the_contexts_streams_in_its_zone() {
+    use clap::Parser;
+    use thinker::clock::Zone;
+    use thinker::cmd::Output;
+    let tmp = tempfile::tempdir().unwrap();
+    let state = seeded(tmp.path());
+    let config = tmp.path().join("empty.toml");
+    fs::write(&config, "").unwrap();
+    let cli = thinker::cli::Cli::parse_from([
+        "thinker".as_ref(),
+        "show".as_ref(),
+        "--now".as_ref(),
+        "2026-11-22T10:05:00Z".as_ref(),
+        "--config".as_ref(),
+        config.as_os_str(),
+        "--state".as_ref(),
+        state.as_os_str(),
+    ]);
+    let new_york = chrono::FixedOffset::west_opt(5 * 3600).unwrap();
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let output = Output {
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+        stdout_is_terminal: false,
+    };
+    let code = thinker::run_with(&cli, output, Zone::Fixed(new_york)).unwrap();
+    assert_eq!(code, 0);
+    let text = String::from_utf8(stdout).unwrap();
+    assert!(
+        text.contains("last tick just now (Sun 22 Nov 05:05)"),
+        "{text}"
+    );
+    assert!(!text.contains('\x1b'), "not a terminal: no colour");
+    assert!(stderr.is_empty());
+}

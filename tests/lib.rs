@@ -11,6 +11,7 @@
 mod aggregate_props;
 mod aggregate_rules;
 mod cli;
+mod cmd_snapshots;
 mod hardening_config;
 mod hardening_memory;
 mod hardening_providers;

@@ -1,12 +1,19 @@
 //! Snapshots of each assembled prompt for a fixed state, including high novelty
 //! pressure, a focus hint and a hostile source.
 
+use thinker::clock::Clock;
 use thinker::prompt::Prompts;
 use thinker::sources::SourceText;
 use thinker::state::State;
 use thinker::thread::ThreadName;
 
 use crate::support::{entry, now, t};
+
+/// The prompts' clock, read in UTC whatever the machine's zone (issue 8: the snapshots
+/// failed on machines not set to UTC).
+fn clock() -> Clock {
+    Clock::utc(now())
+}
 
 fn fixed_state() -> State {
     let mut due = entry(
@@ -70,7 +77,7 @@ fn prompt_snapshots() {
     ];
     for thread in ThreadName::ALL {
         let text = prompts
-            .thread_prompt(thread, &state, &sources, now())
+            .thread_prompt(thread, &state, &sources, &clock())
             .unwrap();
         insta::assert_snapshot!(format!("prompt_{thread}"), text);
     }
@@ -79,7 +86,7 @@ fn prompt_snapshots() {
 #[test]
 fn first_tick_prompt_on_an_empty_state() {
     let text = Prompts::new(None)
-        .thread_prompt(ThreadName::Watcher, &State::default(), &[], now())
+        .thread_prompt(ThreadName::Watcher, &State::default(), &[], &clock())
         .unwrap();
     assert!(text.contains("(empty: nothing is remembered yet)"));
     assert!(text.contains("(this is your first tick)"));
@@ -95,7 +102,7 @@ fn pressure_widens_the_search_step_by_step() {
     for pressure in [0, 2, 5, 10] {
         state.thread_state.watcher.novelty_pressure = pressure;
         let text = prompts
-            .thread_prompt(ThreadName::Watcher, &state, &[], now())
+            .thread_prompt(ThreadName::Watcher, &state, &[], &clock())
             .unwrap();
         let start = text.find("## How wide to look").unwrap();
         let guidance = text[start..].lines().nth(1).unwrap().to_string();
@@ -111,7 +118,7 @@ fn pressure_widens_the_search_step_by_step() {
 fn hostile_source_cannot_close_its_fence() {
     let sources = [src("mail", "command", MAIL, false)];
     let text = Prompts::new(None)
-        .thread_prompt(ThreadName::Watcher, &State::default(), &sources, now())
+        .thread_prompt(ThreadName::Watcher, &State::default(), &sources, &clock())
         .unwrap();
     let ends = text
         .lines()
@@ -119,4 +126,29 @@ fn hostile_source_cannot_close_its_fence() {
         .count();
     assert_eq!(ends, 1, "only the real end marker");
     assert!(!text.contains('\x1b'));
+}
+
+/// Regression (issue 8): the prompt's local time came from the machine's zone; it comes
+/// from the clock's.
+#[test]
+fn the_prompts_local_time_is_read_in_the_clocks_zone() {
+    use chrono::FixedOffset;
+    use thinker::clock::Zone;
+    let prompts = Prompts::new(None);
+    let state = State::default();
+    let new_york = Clock::new(now(), Zone::Fixed(FixedOffset::west_opt(5 * 3600).unwrap()));
+    let text = prompts
+        .thread_prompt(ThreadName::Watcher, &state, &[], &new_york)
+        .unwrap();
+    assert!(
+        text.contains("2026-11-22T10:05:00Z (Sun 22 Nov 05:05)"),
+        "{text}"
+    );
+    let text = prompts
+        .thread_prompt(ThreadName::Watcher, &state, &[], &clock())
+        .unwrap();
+    assert!(
+        text.contains("2026-11-22T10:05:00Z (Sun 22 Nov 10:05)"),
+        "{text}"
+    );
 }

@@ -1,0 +1,99 @@
+//! The clock a command runs on, as a value: the instant it acts at (`now`) and the time
+//! zone that instant is read in (the user's calendar day, quiet hours, the wall-clock
+//! times shown to people and to the threads).
+//!
+//! Owns every conversion of an instant to local time: nothing else may name
+//! `chrono::Local`. It must not read the real time itself: the command context decides
+//! (`--now` or the system clock) and hands the value down, so replays, snapshots and
+//! quiet hours never depend on the machine they run on.
+
+use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveTime, Utc};
+
+/// A time zone: the system's (from `TZ` or the system settings, via `chrono::Local`), or
+/// a fixed offset (UTC in tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zone {
+    /// The machine's zone, with its daylight-saving rules.
+    System,
+    /// A fixed offset from UTC, e.g. `FixedOffset::east_opt(0)` for UTC.
+    Fixed(FixedOffset),
+}
+
+impl Zone {
+    /// UTC.
+    pub const UTC: Zone = Zone::Fixed(match FixedOffset::east_opt(0) {
+        Some(z) => z,
+        None => unreachable!(),
+    });
+
+    /// `t` as local date and time in this zone, as a fixed-offset time.
+    pub fn at(self, t: DateTime<Utc>) -> DateTime<FixedOffset> {
+        match self {
+            Zone::System => t.with_timezone(&Local).fixed_offset(),
+            Zone::Fixed(offset) => t.with_timezone(&offset),
+        }
+    }
+
+    /// The local calendar day of `t`.
+    pub fn day(self, t: DateTime<Utc>) -> NaiveDate {
+        self.at(t).date_naive()
+    }
+
+    /// The local wall-clock time of `t`.
+    pub fn time(self, t: DateTime<Utc>) -> NaiveTime {
+        self.at(t).time()
+    }
+
+    /// A local wall-clock time for people: `Tue 24 Nov 09:00`.
+    pub fn wall(self, t: DateTime<Utc>) -> String {
+        self.at(t).format("%a %d %b %H:%M").to_string()
+    }
+}
+
+/// The instant a command acts at, and the zone it reads local times in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    pub now: DateTime<Utc>,
+    pub zone: Zone,
+}
+
+impl Clock {
+    pub fn new(now: DateTime<Utc>, zone: Zone) -> Clock {
+        Clock { now, zone }
+    }
+
+    /// `now` read in UTC (tests and replays that must not depend on the machine).
+    pub fn utc(now: DateTime<Utc>) -> Clock {
+        Clock::new(now, Zone::UTC)
+    }
+
+    /// Today, in the clock's zone.
+    pub fn today(&self) -> NaiveDate {
+        self.zone.day(self.now)
+    }
+
+    /// A local wall-clock time for people (see [`Zone::wall`]).
+    pub fn wall(&self, t: DateTime<Utc>) -> String {
+        self.zone.wall(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(text: &str) -> DateTime<Utc> {
+        crate::timestamp::parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_fixed_zone_moves_the_day_and_the_wall_clock() {
+        let late = t("2026-11-22T03:30:00Z");
+        let new_york = Zone::Fixed(FixedOffset::west_opt(5 * 3600).unwrap());
+        assert_eq!(Zone::UTC.day(late).to_string(), "2026-11-22");
+        assert_eq!(new_york.day(late).to_string(), "2026-11-21");
+        assert_eq!(Zone::UTC.wall(late), "Sun 22 Nov 03:30");
+        assert_eq!(new_york.wall(late), "Sat 21 Nov 22:30");
+        assert_eq!(Clock::utc(late).today().to_string(), "2026-11-22");
+    }
+}

@@ -1,0 +1,28 @@
+//! `thinker tick`: runs one tick ([`crate::tick::run`]) on the context's clock and
+//! reports it: the JSON report on stdout (`--json`), the account on stdout (`--dry-run`)
+//! or on stderr (`-v`), else nothing. The exit code is the tick's (SPEC §1).
+
+use crate::account;
+use crate::cli::TickArgs;
+use crate::cmd::Context;
+use crate::error::{Error, to_json_pretty};
+use crate::tick::{self, TickOptions};
+
+pub fn run(ctx: &mut Context<'_>, args: &TickArgs) -> Result<u8, Error> {
+    let resolved = ctx.required_config()?;
+    resolved.config.check_threads()?;
+    let options = TickOptions {
+        dry_run: args.dry_run,
+        clock: ctx.clock,
+    };
+    let report = tick::run(&resolved.config, &resolved.state_dir, &options)?;
+    if args.json {
+        let text = to_json_pretty(&report, "the tick report")?;
+        ctx.stdout(text.as_bytes())?;
+    } else if args.dry_run {
+        ctx.stdout(account::render(&report).as_bytes())?;
+    } else if ctx.global.verbose > 0 {
+        ctx.stderr(&account::render(&report))?;
+    }
+    Ok(report.exit_code())
+}

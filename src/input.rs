@@ -1,0 +1,99 @@
+//! What a thread is sent: its sources gathered (run, capped, cleaned), then its prompt
+//! rendered with them fenced as data. The one path the tick and `thinker prompt` (and
+//! later `doctor`) take, so "`thinker prompt` prints the exact prompt" holds by
+//! construction.
+//!
+//! Owns the gather context of a thread, the source records the journal keeps and the
+//! warning for a source that failed. It must not call a model, write anything or read the
+//! real clock: the state as seen, the templates and the clock are handed in.
+
+use std::path::Path;
+
+use crate::clock::Clock;
+use crate::config::SourceConfig;
+use crate::journal::SourceRecord;
+use crate::prompt::{PromptError, Prompts};
+use crate::sources::{self, GatherContext};
+use crate::state::State;
+use crate::thread::ThreadName;
+
+/// What every thread of one tick (or one `thinker prompt`) shares.
+#[derive(Debug, Clone, Copy)]
+pub struct InputContext<'a> {
+    /// The state as the threads are shown it: [`crate::aggregate::as_seen`], cut to the caps.
+    pub seen: &'a State,
+    /// The state directory (the archive source reads it).
+    pub state_dir: &'a Path,
+    pub prompts: &'a Prompts,
+    /// `now` and the zone the prompt's local time is read in.
+    pub clock: Clock,
+}
+
+/// One thread's input.
+#[derive(Debug)]
+pub struct ThreadInput {
+    /// The exact prompt, or why its template did not render.
+    pub prompt: Result<String, PromptError>,
+    /// Every configured source, in config order of the read ones, then the failed ones
+    /// (each with its `error`), as the journal records them.
+    pub sources: Vec<SourceRecord>,
+}
+
+impl ThreadInput {
+    /// The sources that failed (left out of the prompt).
+    pub fn failures(&self) -> impl Iterator<Item = &SourceRecord> {
+        self.sources.iter().filter(|s| s.error.is_some())
+    }
+}
+
+impl InputContext<'_> {
+    /// The sources' view of the tick.
+    pub fn gather_context(&self) -> GatherContext<'_> {
+        GatherContext {
+            state: self.seen,
+            state_dir: self.state_dir,
+            last_tick: self.seen.last_tick,
+            now: self.clock.now,
+        }
+    }
+
+    /// Gathers `sources` for `thread` and renders its prompt; a failed source is logged
+    /// and left out, never put into the prompt.
+    pub async fn thread_input(&self, thread: ThreadName, sources: &[SourceConfig]) -> ThreadInput {
+        let ctx = self.gather_context();
+        let gathered = sources::gather(sources, &ctx).await;
+        for f in &gathered.failures {
+            tracing::warn!(
+                thread = %thread,
+                source = %f.name,
+                "source failed (left out of the prompt): {}",
+                f.error
+            );
+        }
+        let records = gathered
+            .texts
+            .iter()
+            .map(|t| SourceRecord {
+                name: t.name.clone(),
+                kind: t.kind.to_string(),
+                bytes: t.text.len(),
+                truncated: t.truncated,
+                error: None,
+            })
+            .chain(gathered.failures.iter().map(|f| SourceRecord {
+                name: f.name.clone(),
+                kind: f.kind.to_string(),
+                bytes: 0,
+                truncated: false,
+                error: Some(f.error.clone()),
+            }))
+            .collect();
+        let prompt = self
+            .prompts
+            .thread_prompt(thread, self.seen, &gathered.texts, &self.clock);
+        ThreadInput {
+            prompt,
+            sources: records,
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! The async runtime of a command: one current-thread runtime per command (one tick
+//! needs no more), in one place for every command that awaits (tick, prompt, later
+//! doctor). It must not hold any logic of the work it runs.
+
+use std::time::Duration;
+
+use crate::error::Error;
+
+/// Runs a future to completion on a current-thread runtime, then gives blocking work (a
+/// source stuck on a hung mount) at most a second.
+pub fn block_on<F: Future>(future: F) -> Result<F::Output, Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(Error::Runtime)?;
+    let output = runtime.block_on(future);
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(output)
+}

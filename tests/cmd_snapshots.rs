@@ -1,0 +1,181 @@
+//! Snapshots of what people read from the commands: the dry-run account, the `-v`
+//! account, the shape of `tick --json`, and the user-facing error messages (corrupt
+//! state, bad config key, missing key variable, held lock). Volatile values (durations,
+//! temp paths, the mock server's port) are normalised before the snapshot.
+
+use std::fs::{self, File};
+
+use serde_json::{Value, json};
+use thinker::thread::ThreadName::{self, Dreamer, Oracle, Watcher};
+
+use crate::support::thinker_cmd;
+use crate::tick::{Outcome, SEED, Tick};
+
+/// Durations (`0.0 s`, `12.3 s`) as `[time] s`; temp paths as `[home]`.
+fn normalised(text: &str, tick: &Tick) -> String {
+    let home = tick
+        .config_path()
+        .parent()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let text = text.replace(&home, "[home]");
+    text.lines()
+        .map(|line| {
+            line.split("  ")
+                .map(|part| match part.strip_suffix(" s") {
+                    Some(n) if n.parse::<f64>().is_ok() && n.contains('.') => "[time] s",
+                    _ => part,
+                })
+                .collect::<Vec<_>>()
+                .join("  ")
+        })
+        .map(|line| line + "\n")
+        .collect()
+}
+
+/// Every `*_ms` field set to a placeholder: durations vary from run to run.
+fn without_durations(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                if key.ends_with("_ms") {
+                    *v = json!("[ms]");
+                } else {
+                    without_durations(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_durations),
+        _ => {}
+    }
+}
+
+/// A tick where the watcher finds something, the oracle reinforces, the dreamer fails.
+fn busy_tick() -> Tick {
+    Tick::new()
+        .state(SEED)
+        .env("THINKER_LOG", "off")
+        .answer(
+            Watcher,
+            &json!({"findings": [{"summary": "NAS disk is 99% full", "importance": 8, "kind": "anomaly"}],
+                    "reinforce": [], "suggest": "watch the NAS", "escalate": true,
+                    "escalate_reason": "The NAS will be full within the hour"}),
+        )
+        .answer(
+            Oracle,
+            &json!({"findings": [], "reinforce": ["t-acme-invoice-overdue"], "suggest": ""}),
+        )
+        .respond(
+            Dreamer,
+            wiremock::ResponseTemplate::new(500).set_body_string("model overloaded"),
+        )
+}
+
+#[test]
+fn dry_run_account() {
+    let mut tick = busy_tick();
+    let out = tick.run_with(&["--dry-run"]);
+    out.expect_exit(3);
+    insta::assert_snapshot!("dry_run_account", normalised(&out.stdout, &tick));
+}
+
+#[test]
+fn verbose_account() {
+    let mut tick = busy_tick();
+    let out = tick.run_with(&["-v"]);
+    out.expect_exit(3);
+    assert_eq!(out.stdout, "", "the -v account goes to stderr");
+    insta::assert_snapshot!("verbose_account", normalised(&out.stderr, &tick));
+}
+
+#[test]
+fn tick_json_shape() {
+    let mut tick = busy_tick();
+    let out = tick.run_with(&["--json"]);
+    out.expect_exit(3);
+    let mut report: Value = serde_json::from_str(&out.stdout).unwrap();
+    without_durations(&mut report);
+    let text = normalised(&serde_json::to_string_pretty(&report).unwrap(), &tick);
+    insta::assert_snapshot!("tick_json", text);
+}
+
+fn error_of(out: &Outcome, code: i32, tick: &Tick) -> String {
+    out.expect_exit(code);
+    assert_eq!(out.stdout, "", "errors go to stderr only");
+    normalised(&out.stderr, tick)
+}
+
+#[test]
+fn error_corrupt_state() {
+    let mut tick = Tick::new()
+        .state(&SEED.replace("\"strength\": 5", "\"strength\": \"high\""))
+        .env("THINKER_LOG", "off");
+    let out = tick.run();
+    insta::assert_snapshot!("error_corrupt_state", error_of(&out, 1, &tick));
+}
+
+#[test]
+fn error_bad_config_key() {
+    // Its own config file, so the line in the message does not follow the harness's.
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("thinker.toml");
+    fs::write(
+        &config,
+        "[providers.p]\nkind = \"ollama\"\n\n[memory]\nmatch_treshold = 0.5\n",
+    )
+    .unwrap();
+    let out = thinker_cmd(tmp.path())
+        .args(["tick", "--now", "2026-11-22T10:05:00Z", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr)
+        .unwrap()
+        .replace(&tmp.path().display().to_string(), "[home]");
+    insta::assert_snapshot!("error_bad_config_key", stderr);
+}
+
+#[test]
+fn error_missing_key_variable() {
+    let mut tick = Tick::new().state(SEED).env("THINKER_LOG", "off");
+    for thread in ThreadName::ALL {
+        tick = tick.expect(thread, 0);
+    }
+    let mut tick = tick.local("api_key_env = \"THINKER_TEST_UNSET_KEY\"");
+    let out = tick.run_with(&["--dry-run"]);
+    out.expect_exit(1);
+    insta::assert_snapshot!("error_missing_key_variable", normalised(&out.stdout, &tick));
+    tick.verify();
+}
+
+#[test]
+fn error_held_lock() {
+    let mut tick = Tick::new().state(SEED).env("THINKER_LOG", "off");
+    let lock = File::create(tick.dir().join("subconscious.json.lock")).unwrap();
+    lock.try_lock().unwrap();
+    let out = tick.run();
+    insta::assert_snapshot!("error_held_lock", error_of(&out, 75, &tick));
+    drop(lock);
+}
+
+/// Regression (issue 8): `init` failing to write its config said "cannot read config".
+#[test]
+fn error_init_cannot_write() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("file"), "not a directory").unwrap();
+    let out = thinker_cmd(tmp.path())
+        .args(["init", "--config"])
+        .arg(tmp.path().join("file/config.toml"))
+        .arg("--state")
+        .arg(tmp.path().join("state"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr)
+        .unwrap()
+        .replace(&tmp.path().display().to_string(), "[home]");
+    insta::assert_snapshot!("error_init_cannot_write", stderr);
+    assert!(!tmp.path().join("state").exists());
+}
