@@ -196,8 +196,9 @@ fn a_failed_state_commit_still_journals_and_counts_the_spending() {
         .state(SEED)
         .answer(Watcher, &found("Disk almost full on host", 7));
     let dir = tick.dir().to_path_buf();
-    // A directory where the `.bak` goes makes the commit fail after everything else.
-    fs::create_dir_all(dir.join("subconscious.json.bak").join("in-the-way")).unwrap();
+    // A directory where the `.bak` is staged makes the commit fail after everything else
+    // (a directory at `.bak` itself is refused before anything is done).
+    fs::create_dir_all(dir.join(".subconscious.json.bak.tmp").join("in-the-way")).unwrap();
     let out = tick.run();
     out.expect_exit(1);
     assert!(
@@ -219,13 +220,9 @@ fn a_failed_state_commit_still_journals_and_counts_the_spending() {
     assert_eq!(ledger["spent"]["local"]["tokens"], 440, "{ledger}");
     let temps = fs::read_dir(&dir)
         .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .file_name()
-                .to_string_lossy()
-                .contains(".tmp")
-        })
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().unwrap().is_file())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
         .count();
     assert_eq!(temps, 0, "the staged state is removed");
 }
