@@ -4,14 +4,33 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::CallRequest;
-use super::http::{self, ApiKey, Prepared, Reply};
+use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireFormat};
 use crate::config::{ProviderConfig, StructuredOutput};
+
+/// Ollama's native chat.
+#[derive(Clone, Copy, Debug)]
+pub struct Ollama;
+
+impl WireFormat for Ollama {
+    fn prepare(
+        &self,
+        config: &ProviderConfig,
+        model: &str,
+        req: &CallRequest,
+        key: Option<&ApiKey>,
+    ) -> Result<Prepared, String> {
+        prepare(config, model, req, key)
+    }
+
+    fn read(&self, body: &[u8]) -> Result<Reply, String> {
+        read(body)
+    }
+}
 
 #[derive(Serialize)]
 struct ChatRequest<'a> {
     model: &'a str,
-    messages: Vec<http::Message<'a>>,
+    messages: Vec<wire::Message<'a>>,
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     format: Option<Format<'a>>,
@@ -31,7 +50,7 @@ struct Options {
     num_predict: u32,
 }
 
-pub fn prepare(
+fn prepare(
     config: &ProviderConfig,
     model: &str,
     req: &CallRequest,
@@ -44,8 +63,8 @@ pub fn prepare(
         }
         StructuredOutput::Tool | StructuredOutput::OutputFormat | StructuredOutput::None => None,
     };
-    let messages = http::chat_messages(req);
-    let body = http::body(&ChatRequest {
+    let messages = wire::chat_messages(req);
+    let body = wire::body(&ChatRequest {
         model,
         messages,
         stream: false,
@@ -55,7 +74,7 @@ pub fn prepare(
             num_predict: req.max_tokens,
         },
     })?;
-    let headers = http::key_headers(config, key, "authorization", "Bearer ")?;
+    let headers = wire::key_headers(config, key, "authorization", "Bearer ")?;
     Ok(Prepared {
         path: "/api/chat",
         headers,
@@ -68,7 +87,7 @@ struct ChatResponse {
     model: Option<String>,
     message: Option<ResponseMessage>,
     done_reason: Option<String>,
-    /// Read tolerantly (see [`http::tokens`]): an odd count never rejects an answer.
+    /// Read tolerantly (see [`wire::tokens`]): an odd count never rejects an answer.
     prompt_eval_count: Option<Value>,
     eval_count: Option<Value>,
     error: Option<String>,
@@ -79,16 +98,16 @@ struct ResponseMessage {
     content: Option<String>,
 }
 
-pub fn read(body: &[u8]) -> Result<Reply, String> {
-    let response: ChatResponse = http::decode(body)?;
+fn read(body: &[u8]) -> Result<Reply, String> {
+    let response: ChatResponse = wire::decode(body)?;
     if let Some(e) = response.error {
         return Err(format!("the response holds an error: {e}"));
     }
     Ok(Reply {
         text: response.message.and_then(|m| m.content),
         model: response.model,
-        tokens_in: http::tokens(response.prompt_eval_count.as_ref()),
-        tokens_out: http::tokens(response.eval_count.as_ref()),
+        tokens_in: wire::tokens(response.prompt_eval_count.as_ref()),
+        tokens_out: wire::tokens(response.eval_count.as_ref()),
         truncated: response.done_reason.as_deref() == Some("length"),
     })
 }
