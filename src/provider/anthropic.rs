@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireFormat, wire_name};
+use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireError, WireFormat, wire_name};
 use crate::config::{ProviderConfig, StructuredOutput};
 
 /// The Anthropic Messages API.
@@ -24,11 +24,11 @@ impl WireFormat for Anthropic {
         model: &str,
         req: &CallRequest,
         key: Option<&ApiKey>,
-    ) -> Result<Prepared, String> {
+    ) -> Result<Prepared, WireError> {
         prepare(config, model, req, key)
     }
 
-    fn read(&self, body: &[u8]) -> Result<Reply, String> {
+    fn read(&self, body: &[u8]) -> Result<Reply, WireError> {
         read(body)
     }
 }
@@ -89,7 +89,7 @@ fn prepare(
     model: &str,
     req: &CallRequest,
     key: Option<&ApiKey>,
-) -> Result<Prepared, String> {
+) -> Result<Prepared, WireError> {
     let name = wire_name(&req.schema_name);
     let (tools, tool_choice) = match config.structured_output {
         StructuredOutput::Auto | StructuredOutput::Tool => (
@@ -128,10 +128,10 @@ fn prepare(
     let mut headers = wire::key_headers(config, key, "x-api-key", "")?;
     let version =
         reqwest::header::HeaderValue::from_str(&config.anthropic_version).map_err(|_| {
-            format!(
-                "anthropic_version `{}` is not a header value",
-                config.anthropic_version
-            )
+            WireError::HeaderValue {
+                setting: "anthropic_version",
+                value: config.anthropic_version.clone(),
+            }
         })?;
     wire::header(&mut headers, "anthropic-version", version);
     if config.structured_output == StructuredOutput::OutputFormat {
@@ -172,15 +172,10 @@ enum Block {
     Other,
 }
 
-fn read(body: &[u8]) -> Result<Reply, String> {
+fn read(body: &[u8]) -> Result<Reply, WireError> {
     let response: MessagesResponse = wire::decode(body)?;
     if let Some(e) = response.error {
-        return Err(format!(
-            "the response holds an error: {}",
-            e.get("message")
-                .and_then(Value::as_str)
-                .map_or_else(|| e.to_string(), str::to_string)
-        ));
+        return Err(WireError::server(&e));
     }
     let tool_input = response.content.iter().find_map(|b| match b {
         Block::ToolUse { input } => Some(input.to_string()),

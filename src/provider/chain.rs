@@ -10,9 +10,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::usage::prompt_estimate;
-use super::{Attempt, CallError, CallRequest, Completion, Gate, Progress, Providers};
-use crate::config::{ModelRef, ProviderKind};
+use super::usage::{Usage, prompt_estimate};
+use super::{Attempt, CallError, CallRequest, Completion, Gate, Outcome, Progress, Providers};
+use crate::config::{ModelRef, ProviderConfig, ProviderKind};
 
 /// What [`Providers::call_chain`] did: the accepted answer (or the error that ended the
 /// chain) and every model it tried, in order.
@@ -76,18 +76,7 @@ impl Providers {
                     model: model.to_string(),
                     message: why,
                 };
-                attempts.push(Attempt {
-                    model: model.clone(),
-                    latency: Duration::ZERO,
-                    tokens_in: 0,
-                    tokens_out: 0,
-                    cost: 0.0,
-                    tries: 0,
-                    skipped: true,
-                    error: Some(error.to_string()),
-                    usage_clamped: false,
-                    usage_estimated: false,
-                });
+                attempts.push(Attempt::skipped(model, &error));
                 refused.get_or_insert(error);
                 continue;
             }
@@ -96,44 +85,18 @@ impl Providers {
             if let Some(config) = gated {
                 gate.record(config, usage.tokens_in, usage.tokens_out, usage.cost);
             }
-            let mut attempt = Attempt {
-                model: model.clone(),
-                latency: outcome.latency,
-                tokens_in: usage.tokens_in,
-                tokens_out: usage.tokens_out,
-                cost: usage.cost,
-                tries: outcome.tries,
-                skipped: false,
-                error: None,
-                usage_clamped: usage.clamped,
-                usage_estimated: usage.estimated,
-            };
+            let mut attempt = Attempt::made(model, &outcome, usage);
             let error = match outcome.result {
-                Ok(completion) => {
-                    let check = Arc::clone(&accept);
-                    let verdict = tokio::task::spawn_blocking(move || {
-                        let verdict = check(&completion);
-                        (verdict, completion)
-                    })
-                    .await;
-                    match verdict {
-                        Ok((Ok(value), completion)) => {
-                            attempts.push(attempt);
-                            return ChainOutcome {
-                                result: Ok((value, completion)),
-                                attempts,
-                            };
-                        }
-                        Ok((Err(message), _)) => CallError::Unreadable {
-                            model: model.to_string(),
-                            message: self.quote(config, &message),
-                        },
-                        Err(e) => CallError::Unreadable {
-                            model: model.to_string(),
-                            message: self.quote(config, &format!("the reader failed: {e}")),
-                        },
+                Ok(completion) => match self.accept(config, completion, &accept).await {
+                    Ok(taken) => {
+                        attempts.push(attempt);
+                        return ChainOutcome {
+                            result: Ok(taken),
+                            attempts,
+                        };
                     }
-                }
+                    Err(e) => e,
+                },
                 Err(e) => e,
             };
             tracing::debug!(provider = %model.provider, model = %model.model, error = %error, "model failed");
@@ -144,6 +107,72 @@ impl Providers {
         ChainOutcome {
             result: Err(last_error.or(refused).unwrap_or(CallError::NoModels)),
             attempts,
+        }
+    }
+
+    /// Runs the caller's `accept` on the blocking pool over an answer; its refusal (or
+    /// its panic) is the model's [`CallError::Unreadable`], quoted like server text.
+    async fn accept<T, F>(
+        &self,
+        config: Option<&ProviderConfig>,
+        completion: Completion,
+        accept: &Arc<F>,
+    ) -> Result<(T, Completion), CallError>
+    where
+        T: Send + 'static,
+        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+    {
+        let model = completion.model.to_string();
+        let check = Arc::clone(accept);
+        let verdict = tokio::task::spawn_blocking(move || {
+            let verdict = check(&completion);
+            (verdict, completion)
+        })
+        .await;
+        match verdict {
+            Ok((Ok(value), completion)) => Ok((value, completion)),
+            Ok((Err(message), _)) => Err(CallError::Unreadable {
+                model,
+                message: self.quote(config, &message),
+            }),
+            Err(e) => Err(CallError::Unreadable {
+                model,
+                message: self.quote(config, &format!("the reader failed: {e}")),
+            }),
+        }
+    }
+}
+
+impl Attempt {
+    /// A model the gate refused: no request was made.
+    fn skipped(model: &ModelRef, error: &CallError) -> Self {
+        Attempt {
+            model: model.clone(),
+            latency: Duration::ZERO,
+            tokens_in: 0,
+            tokens_out: 0,
+            cost: 0.0,
+            tries: 0,
+            skipped: true,
+            error: Some(error.to_string()),
+            usage_clamped: false,
+            usage_estimated: false,
+        }
+    }
+
+    /// A model that was called, with what it used; its error is filled in if it failed.
+    fn made(model: &ModelRef, outcome: &Outcome, usage: Usage) -> Self {
+        Attempt {
+            model: model.clone(),
+            latency: outcome.latency,
+            tokens_in: usage.tokens_in,
+            tokens_out: usage.tokens_out,
+            cost: usage.cost,
+            tries: outcome.tries,
+            skipped: false,
+            error: None,
+            usage_clamped: usage.clamped,
+            usage_estimated: usage.estimated,
         }
     }
 }

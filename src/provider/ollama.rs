@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireFormat};
+use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireError, WireFormat};
 use crate::config::{ProviderConfig, StructuredOutput};
 
 /// Ollama's native chat.
@@ -18,11 +18,11 @@ impl WireFormat for Ollama {
         model: &str,
         req: &CallRequest,
         key: Option<&ApiKey>,
-    ) -> Result<Prepared, String> {
+    ) -> Result<Prepared, WireError> {
         prepare(config, model, req, key)
     }
 
-    fn read(&self, body: &[u8]) -> Result<Reply, String> {
+    fn read(&self, body: &[u8]) -> Result<Reply, WireError> {
         read(body)
     }
 }
@@ -55,7 +55,7 @@ fn prepare(
     model: &str,
     req: &CallRequest,
     key: Option<&ApiKey>,
-) -> Result<Prepared, String> {
+) -> Result<Prepared, WireError> {
     let format = match config.structured_output {
         StructuredOutput::Auto | StructuredOutput::JsonSchema => Some(Format::Schema(&req.schema)),
         StructuredOutput::JsonObject | StructuredOutput::JsonObjectSchema => {
@@ -98,10 +98,10 @@ struct ResponseMessage {
     content: Option<String>,
 }
 
-fn read(body: &[u8]) -> Result<Reply, String> {
+fn read(body: &[u8]) -> Result<Reply, WireError> {
     let response: ChatResponse = wire::decode(body)?;
     if let Some(e) = response.error {
-        return Err(format!("the response holds an error: {e}"));
+        return Err(WireError::Server { message: e });
     }
     Ok(Reply {
         text: response.message.and_then(|m| m.content),

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireFormat, wire_name};
+use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireError, WireFormat, wire_name};
 use crate::config::{ProviderConfig, StructuredOutput};
 
 /// OpenAI-compatible chat completions.
@@ -18,11 +18,11 @@ impl WireFormat for Openai {
         model: &str,
         req: &CallRequest,
         key: Option<&ApiKey>,
-    ) -> Result<Prepared, String> {
+    ) -> Result<Prepared, WireError> {
         prepare(config, model, req, key)
     }
 
-    fn read(&self, body: &[u8]) -> Result<Reply, String> {
+    fn read(&self, body: &[u8]) -> Result<Reply, WireError> {
         read(body)
     }
 }
@@ -64,7 +64,7 @@ fn prepare(
     model: &str,
     req: &CallRequest,
     key: Option<&ApiKey>,
-) -> Result<Prepared, String> {
+) -> Result<Prepared, WireError> {
     let response_format = match config.structured_output {
         StructuredOutput::Auto | StructuredOutput::JsonSchema => Some(ResponseFormat::JsonSchema {
             json_schema: JsonSchema {
@@ -118,19 +118,14 @@ struct ChoiceMessage {
     refusal: Option<String>,
 }
 
-fn read(body: &[u8]) -> Result<Reply, String> {
+fn read(body: &[u8]) -> Result<Reply, WireError> {
     let response: ChatResponse = wire::decode(body)?;
     let usage = response.usage.as_ref();
     let Some(choice) = response.choices.into_iter().next() else {
-        return Err(match response.error {
-            Some(e) => format!(
-                "the response holds an error: {}",
-                e.get("message")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| e.to_string(), str::to_string)
-            ),
-            None => "the response has no choices".into(),
-        });
+        return Err(response
+            .error
+            .as_ref()
+            .map_or(WireError::NoChoices, WireError::server));
     };
     let message = choice.message.unwrap_or(ChoiceMessage {
         content: None,
@@ -151,7 +146,7 @@ fn read(body: &[u8]) -> Result<Reply, String> {
         && !truncated
         && let Some(refusal) = message.refusal
     {
-        return Err(format!("the model refused: {refusal}"));
+        return Err(WireError::Refused { refusal });
     }
     Ok(Reply {
         text,

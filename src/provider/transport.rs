@@ -550,11 +550,11 @@ fn read_answer(
     let read = call.format.read(body);
     let reply = match read {
         Ok(r) => r,
-        Err(message) => {
+        Err(error) => {
             return Outcome {
                 result: Err(CallError::BadResponse {
                     model: model.to_string(),
-                    message: quote(&message, key),
+                    message: quote(&error.to_string(), key),
                 }),
                 // A 2xx was answered, so probably billed: count the estimate.
                 usage: Some(bounds.usage(config, model, None, None)),
@@ -670,5 +670,83 @@ mod tests {
             &config("anthropic", "https://api.anthropic.com")
         ]));
         assert!(!needs_tls([]));
+    }
+
+    /// Guards the seam: the transport speaks any [`WireFormat`] it is handed (its path,
+    /// headers, body and reader), and scrubs what the reader returns.
+    #[tokio::test]
+    async fn any_wire_format_is_sent_and_read_through_the_trait() {
+        use wiremock::matchers::{body_string, header, method, path};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+
+        use crate::provider::wire::{Reply, WireError, key_headers};
+
+        struct Echo;
+        impl WireFormat for Echo {
+            fn prepare(
+                &self,
+                config: &ProviderConfig,
+                model: &str,
+                _: &CallRequest,
+                key: Option<&ApiKey>,
+            ) -> Result<Prepared, WireError> {
+                Ok(Prepared {
+                    path: "/echo",
+                    headers: key_headers(config, key, "authorization", "Key ")?,
+                    body: model.as_bytes().to_vec(),
+                })
+            }
+            fn read(&self, body: &[u8]) -> Result<Reply, WireError> {
+                Ok(Reply {
+                    text: Some(String::from_utf8_lossy(body).into_owned()),
+                    tokens_in: Some(1),
+                    tokens_out: Some(2),
+                    ..Reply::default()
+                })
+            }
+        }
+
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/echo"))
+            .and(header("authorization", "Key k-0123456789"))
+            .and(body_string("m"))
+            .respond_with(ResponseTemplate::new(200).set_body_string("echo k-0123456789 said hi"))
+            .expect(1)
+            .mount(&server)
+            .await;
+        let text = format!(
+            "[providers.p]\nkind = \"openai\"\nbase_url = \"{}\"\napi_key_env = \"K\"\n",
+            server.uri()
+        );
+        let config = crate::config::Config::parse(&text, None).unwrap().providers["p"].clone();
+        let model = ModelRef {
+            provider: "p".into(),
+            model: "m".into(),
+        };
+        let request = CallRequest {
+            system: String::new(),
+            prompt: "hi".into(),
+            schema: Value::Null,
+            schema_name: "answer".into(),
+            max_tokens: 10,
+            temperature: 0.0,
+            sequence: 1,
+        };
+        let transport = Transport::new([&config]).unwrap();
+        let outcome = transport
+            .call(
+                &config,
+                &Echo,
+                &model,
+                &request,
+                Some(ApiKey::new("k-0123456789")),
+                &Progress::default(),
+            )
+            .await;
+        let completion = outcome.result.unwrap();
+        assert_eq!(completion.text, "echo [redacted] said hi");
+        assert_eq!((completion.tokens_in, completion.tokens_out), (1, 2));
+        assert_eq!(outcome.tries, 1);
     }
 }

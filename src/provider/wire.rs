@@ -17,9 +17,8 @@ use serde_json::Value;
 pub use super::key::ApiKey;
 use crate::config::ProviderConfig;
 
-/// One wire format: how a request is written and how a 2xx answer is read. Errors are
-/// plain sentences; the transport scrubs them of the key, cuts them to an excerpt and
-/// names the model.
+/// One wire format: how a request is written and how a 2xx answer is read. The transport
+/// names the model in a [`WireError`], and scrubs and cuts what it quotes of the server.
 pub trait WireFormat: Sync {
     /// The request for `model`: path under the base URL, headers (the key among them),
     /// body.
@@ -29,11 +28,61 @@ pub trait WireFormat: Sync {
         model: &str,
         req: &CallRequest,
         key: Option<&ApiKey>,
-    ) -> Result<Prepared, String>;
+    ) -> Result<Prepared, WireError>;
 
     /// What a 2xx body says: the answer text, the served model, the usage, whether it was
     /// cut at the token limit. Runs on the blocking pool.
-    fn read(&self, body: &[u8]) -> Result<Reply, String>;
+    fn read(&self, body: &[u8]) -> Result<Reply, WireError>;
+}
+
+/// Why a request could not be written or a 2xx body not read. Variants that carry server
+/// text (`body`, `message`, `refusal`) hold it whole and unscrubbed: it is shown only
+/// through the transport's `quote` of the `Display` (never `Debug`).
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("cannot serialize the request: {0}")]
+    Serialize(serde_json::Error),
+    #[error("the API key in `{var}` has characters an HTTP header cannot carry")]
+    KeyHeader { var: String },
+    #[error("{setting} `{value}` is not a header value")]
+    HeaderValue {
+        setting: &'static str,
+        value: String,
+    },
+    #[error("the body is empty")]
+    Empty,
+    #[error("expected JSON, got HTML: {body}")]
+    Html { body: String },
+    #[error("the JSON body is cut off after {bytes} bytes: {body}")]
+    CutOff { bytes: usize, body: String },
+    #[error("the body is not JSON ({error}): {body}")]
+    NotJson {
+        error: serde_json::Error,
+        body: String,
+    },
+    #[error("unexpected JSON ({error}): {body}")]
+    Unexpected {
+        error: serde_json::Error,
+        body: String,
+    },
+    #[error("the response holds an error: {message}")]
+    Server { message: String },
+    #[error("the response has no choices")]
+    NoChoices,
+    #[error("the model refused: {refusal}")]
+    Refused { refusal: String },
+}
+
+impl WireError {
+    /// The `error` a 2xx body held: its `message` when it has one, else all of it.
+    pub fn server(error: &Value) -> Self {
+        WireError::Server {
+            message: error
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| error.to_string(), str::to_string),
+        }
+    }
 }
 
 /// What one model is asked.
@@ -106,14 +155,11 @@ pub fn key_headers(
     key: Option<&ApiKey>,
     name: &'static str,
     prefix: &str,
-) -> Result<HeaderMap, String> {
+) -> Result<HeaderMap, WireError> {
     let mut headers = HeaderMap::new();
     if let Some(key) = key {
-        let value = key.header(prefix).ok_or_else(|| {
-            format!(
-                "the API key in `{}` has characters an HTTP header cannot carry",
-                config.api_key_env.as_deref().unwrap_or("?")
-            )
+        let value = key.header(prefix).ok_or_else(|| WireError::KeyHeader {
+            var: config.api_key_env.clone().unwrap_or_else(|| "?".into()),
         })?;
         header(&mut headers, name, value);
     }
@@ -121,26 +167,29 @@ pub fn key_headers(
 }
 
 /// Serializes a request body.
-pub fn body(value: &impl serde::Serialize) -> Result<Vec<u8>, String> {
-    serde_json::to_vec(value).map_err(|e| format!("cannot serialize the request: {e}"))
+pub fn body(value: &impl serde::Serialize) -> Result<Vec<u8>, WireError> {
+    serde_json::to_vec(value).map_err(WireError::Serialize)
 }
 
 /// Reads a JSON body as `T`, saying plainly what was wrong when it is not. The message
 /// quotes the whole body: the transport scrubs it, then cuts it to an excerpt.
-pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, String> {
-    serde_json::from_slice(body).map_err(|e| {
+pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, WireError> {
+    serde_json::from_slice(body).map_err(|error| {
         let text = String::from_utf8_lossy(body);
-        let t = text.trim_start();
+        let t = text.trim_start().to_string();
         if t.is_empty() {
-            "the body is empty".to_string()
+            WireError::Empty
         } else if t.starts_with('<') {
-            format!("expected JSON, got HTML: {t}")
-        } else if e.is_eof() {
-            format!("the JSON body is cut off after {} bytes: {t}", body.len())
-        } else if e.is_syntax() {
-            format!("the body is not JSON ({e}): {t}")
+            WireError::Html { body: t }
+        } else if error.is_eof() {
+            WireError::CutOff {
+                bytes: body.len(),
+                body: t,
+            }
+        } else if error.is_syntax() {
+            WireError::NotJson { error, body: t }
         } else {
-            format!("unexpected JSON ({e}): {t}")
+            WireError::Unexpected { error, body: t }
         }
     })
 }
@@ -215,11 +264,31 @@ mod tests {
 
     #[test]
     fn bad_bodies_are_described() {
-        let d = |b: &str| decode::<Value>(b.as_bytes()).unwrap_err();
+        let d = |b: &str| decode::<Value>(b.as_bytes()).unwrap_err().to_string();
         assert!(d("").contains("empty"));
         assert!(d("<html><body>502</body></html>").contains("HTML"));
         assert!(d(r#"{"choices": [{"mess"#).contains("cut off"));
         assert!(d("hello").contains("not JSON"));
+    }
+
+    #[test]
+    fn wire_errors_say_what_failed() {
+        let e = |v: Value| WireError::server(&v).to_string();
+        assert_eq!(
+            e(serde_json::json!({"message": "overloaded", "type": "x"})),
+            "the response holds an error: overloaded"
+        );
+        assert_eq!(
+            e(serde_json::json!({"code": 7})),
+            r#"the response holds an error: {"code":7}"#
+        );
+        assert_eq!(
+            WireError::Refused {
+                refusal: "no".into()
+            }
+            .to_string(),
+            "the model refused: no"
+        );
     }
 
     #[test]
