@@ -6,6 +6,9 @@
 //! output forms into an OpenAI-style upstream's grammar-constrained `response_format`, which
 //! small local models honour where they ignore forced tool use. The answer is then the
 //! text block; a server that answers in prose anyway is read as text.
+//!
+//! Must not: send, retry or scrub (the transport does, through [`WireFormat`]); imports
+//! only `wire` from the provider layer.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,5 +1,8 @@
 //! Ollama's native chat: `POST {base_url}/api/chat`, not streamed, with `format` set to
 //! the answer schema (or `"json"`).
+//!
+//! Must not: send, retry or scrub (the transport does, through [`WireFormat`]); imports
+//! only `wire` from the provider layer.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,5 +1,8 @@
 //! OpenAI-compatible chat completions: `POST {base_url}/chat/completions` (OpenAI, Groq,
 //! Gemini's OpenAI endpoint, OpenRouter, vLLM, llama.cpp, LM Studio, Ollama's /v1).
+//!
+//! Must not: send, retry or scrub (the transport does, through [`WireFormat`]); imports
+//! only `wire` from the provider layer.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
