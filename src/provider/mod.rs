@@ -33,11 +33,11 @@
 //! model's call: replay or HTTP) and the public types; `chain` the fallback chain;
 //! `transport` sending (the HTTP client, concurrency slots, pacing, timeouts, retries,
 //! `Retry-After`, capped bodies, reading off the runtime thread); `wire` what a wire
-//! format is given and gives back and the [`wire::WireFormat`] seam; `openai`,
+//! format is given and gives back and the `wire::WireFormat` seam; `openai`,
 //! `anthropic`, `ollama` one wire format each (importing only `wire`); `replay` answers
 //! from files; `key` the API key and its scrubbing; `usage` counting and pricing; `error`
 //! and `progress` their types. A new wire format is one file implementing `WireFormat` and
-//! one arm in [`wire_format`].
+//! one arm in `wire_format`.
 
 mod anthropic;
 mod chain;
