@@ -6,13 +6,35 @@
 //! output forms into an OpenAI-style upstream's grammar-constrained `response_format`, which
 //! small local models honour where they ignore forced tool use. The answer is then the
 //! text block; a server that answers in prose anyway is read as text.
+//!
+//! Must not: send, retry or scrub (the transport does, through [`WireFormat`]); imports
+//! only `wire` from the provider layer.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::http::{self, ApiKey, Prepared, Reply};
-use super::{CallRequest, wire_name};
+use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireError, WireFormat, wire_name};
 use crate::config::{ProviderConfig, StructuredOutput};
+
+/// The Anthropic Messages API.
+#[derive(Clone, Copy, Debug)]
+pub struct Anthropic;
+
+impl WireFormat for Anthropic {
+    fn prepare(
+        &self,
+        config: &ProviderConfig,
+        model: &str,
+        req: &CallRequest,
+        key: Option<&ApiKey>,
+    ) -> Result<Prepared, WireError> {
+        prepare(config, model, req, key)
+    }
+
+    fn read(&self, body: &[u8]) -> Result<Reply, WireError> {
+        read(body)
+    }
+}
 
 /// The beta that introduced `output_format` (still accepted with it).
 const STRUCTURED_OUTPUTS_BETA: &str = "structured-outputs-2025-11-13";
@@ -26,7 +48,7 @@ struct MessagesRequest<'a> {
     max_tokens: u32,
     #[serde(skip_serializing_if = "str::is_empty")]
     system: &'a str,
-    messages: [http::Message<'a>; 1],
+    messages: [wire::Message<'a>; 1],
     temperature: f32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<Tool<'a>>,
@@ -65,12 +87,12 @@ enum ToolChoice {
     Tool { name: String },
 }
 
-pub fn prepare(
+fn prepare(
     config: &ProviderConfig,
     model: &str,
     req: &CallRequest,
     key: Option<&ApiKey>,
-) -> Result<Prepared, String> {
+) -> Result<Prepared, WireError> {
     let name = wire_name(&req.schema_name);
     let (tools, tool_choice) = match config.structured_output {
         StructuredOutput::Auto | StructuredOutput::Tool => (
@@ -92,11 +114,11 @@ pub fn prepare(
         StructuredOutput::OutputFormat => (None, Some(format)),
         _ => (None, None),
     };
-    let body = http::body(&MessagesRequest {
+    let body = wire::body(&MessagesRequest {
         model,
         max_tokens: req.max_tokens,
         system: &req.system,
-        messages: [http::Message {
+        messages: [wire::Message {
             role: "user",
             content: &req.prompt,
         }],
@@ -106,17 +128,17 @@ pub fn prepare(
         output_config,
         output_format,
     })?;
-    let mut headers = http::key_headers(config, key, "x-api-key", "")?;
+    let mut headers = wire::key_headers(config, key, "x-api-key", "")?;
     let version =
         reqwest::header::HeaderValue::from_str(&config.anthropic_version).map_err(|_| {
-            format!(
-                "anthropic_version `{}` is not a header value",
-                config.anthropic_version
-            )
+            WireError::HeaderValue {
+                setting: "anthropic_version",
+                value: config.anthropic_version.clone(),
+            }
         })?;
-    http::header(&mut headers, "anthropic-version", version);
+    wire::header(&mut headers, "anthropic-version", version);
     if config.structured_output == StructuredOutput::OutputFormat {
-        http::header(
+        wire::header(
             &mut headers,
             "anthropic-beta",
             reqwest::header::HeaderValue::from_static(STRUCTURED_OUTPUTS_BETA),
@@ -135,7 +157,7 @@ struct MessagesResponse {
     content: Vec<Block>,
     model: Option<String>,
     stop_reason: Option<String>,
-    /// Read tolerantly (see [`http::tokens`]): an odd usage never rejects an answer.
+    /// Read tolerantly (see [`wire::tokens`]): an odd usage never rejects an answer.
     usage: Option<Value>,
     error: Option<Value>,
 }
@@ -153,15 +175,10 @@ enum Block {
     Other,
 }
 
-pub fn read(body: &[u8]) -> Result<Reply, String> {
-    let response: MessagesResponse = http::decode(body)?;
+fn read(body: &[u8]) -> Result<Reply, WireError> {
+    let response: MessagesResponse = wire::decode(body)?;
     if let Some(e) = response.error {
-        return Err(format!(
-            "the response holds an error: {}",
-            e.get("message")
-                .and_then(Value::as_str)
-                .map_or_else(|| e.to_string(), str::to_string)
-        ));
+        return Err(WireError::server(&e));
     }
     let tool_input = response.content.iter().find_map(|b| match b {
         Block::ToolUse { input } => Some(input.to_string()),
@@ -179,7 +196,7 @@ pub fn read(body: &[u8]) -> Result<Reply, String> {
         (!joined.is_empty()).then_some(joined)
     });
     let usage = response.usage.as_ref();
-    let field = |name: &str| http::tokens(usage.and_then(|u| u.get(name)));
+    let field = |name: &str| wire::tokens(usage.and_then(|u| u.get(name)));
     // Input is the uncached, cache-written and cache-read tokens together; unknown when
     // none of them is given.
     let tokens_in = [

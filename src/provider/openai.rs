@@ -1,17 +1,39 @@
 //! OpenAI-compatible chat completions: `POST {base_url}/chat/completions` (OpenAI, Groq,
 //! Gemini's OpenAI endpoint, OpenRouter, vLLM, llama.cpp, LM Studio, Ollama's /v1).
+//!
+//! Must not: send, retry or scrub (the transport does, through [`WireFormat`]); imports
+//! only `wire` from the provider layer.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::http::{self, ApiKey, Prepared, Reply};
-use super::{CallRequest, wire_name};
+use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireError, WireFormat, wire_name};
 use crate::config::{ProviderConfig, StructuredOutput};
+
+/// OpenAI-compatible chat completions.
+#[derive(Clone, Copy, Debug)]
+pub struct Openai;
+
+impl WireFormat for Openai {
+    fn prepare(
+        &self,
+        config: &ProviderConfig,
+        model: &str,
+        req: &CallRequest,
+        key: Option<&ApiKey>,
+    ) -> Result<Prepared, WireError> {
+        prepare(config, model, req, key)
+    }
+
+    fn read(&self, body: &[u8]) -> Result<Reply, WireError> {
+        read(body)
+    }
+}
 
 #[derive(Serialize)]
 struct ChatRequest<'a> {
     model: &'a str,
-    messages: Vec<http::Message<'a>>,
+    messages: Vec<wire::Message<'a>>,
     max_tokens: u32,
     temperature: f32,
     stream: bool,
@@ -40,12 +62,12 @@ struct JsonSchema<'a> {
     schema: &'a Value,
 }
 
-pub fn prepare(
+fn prepare(
     config: &ProviderConfig,
     model: &str,
     req: &CallRequest,
     key: Option<&ApiKey>,
-) -> Result<Prepared, String> {
+) -> Result<Prepared, WireError> {
     let response_format = match config.structured_output {
         StructuredOutput::Auto | StructuredOutput::JsonSchema => Some(ResponseFormat::JsonSchema {
             json_schema: JsonSchema {
@@ -59,8 +81,8 @@ pub fn prepare(
         StructuredOutput::JsonObject => Some(ResponseFormat::JsonObject { schema: None }),
         StructuredOutput::Tool | StructuredOutput::OutputFormat | StructuredOutput::None => None,
     };
-    let messages = http::chat_messages(req);
-    let body = http::body(&ChatRequest {
+    let messages = wire::chat_messages(req);
+    let body = wire::body(&ChatRequest {
         model,
         messages,
         max_tokens: req.max_tokens,
@@ -68,7 +90,7 @@ pub fn prepare(
         stream: false,
         response_format,
     })?;
-    let headers = http::key_headers(config, key, "authorization", "Bearer ")?;
+    let headers = wire::key_headers(config, key, "authorization", "Bearer ")?;
     Ok(Prepared {
         path: "/chat/completions",
         headers,
@@ -81,7 +103,7 @@ struct ChatResponse {
     #[serde(default)]
     choices: Vec<Choice>,
     model: Option<String>,
-    /// Read tolerantly (see [`http::tokens`]): an odd usage never rejects an answer.
+    /// Read tolerantly (see [`wire::tokens`]): an odd usage never rejects an answer.
     usage: Option<Value>,
     error: Option<Value>,
 }
@@ -99,19 +121,14 @@ struct ChoiceMessage {
     refusal: Option<String>,
 }
 
-pub fn read(body: &[u8]) -> Result<Reply, String> {
-    let response: ChatResponse = http::decode(body)?;
+fn read(body: &[u8]) -> Result<Reply, WireError> {
+    let response: ChatResponse = wire::decode(body)?;
     let usage = response.usage.as_ref();
     let Some(choice) = response.choices.into_iter().next() else {
-        return Err(match response.error {
-            Some(e) => format!(
-                "the response holds an error: {}",
-                e.get("message")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| e.to_string(), str::to_string)
-            ),
-            None => "the response has no choices".into(),
-        });
+        return Err(response
+            .error
+            .as_ref()
+            .map_or(WireError::NoChoices, WireError::server));
     };
     let message = choice.message.unwrap_or(ChoiceMessage {
         content: None,
@@ -132,13 +149,13 @@ pub fn read(body: &[u8]) -> Result<Reply, String> {
         && !truncated
         && let Some(refusal) = message.refusal
     {
-        return Err(format!("the model refused: {refusal}"));
+        return Err(WireError::Refused { refusal });
     }
     Ok(Reply {
         text,
         model: response.model,
-        tokens_in: http::tokens(usage.and_then(|u| u.get("prompt_tokens"))),
-        tokens_out: http::tokens(usage.and_then(|u| u.get("completion_tokens"))),
+        tokens_in: wire::tokens(usage.and_then(|u| u.get("prompt_tokens"))),
+        tokens_out: wire::tokens(usage.and_then(|u| u.get("completion_tokens"))),
         truncated,
     })
 }

@@ -1,0 +1,178 @@
+//! The fallback chain: [`Providers::call_chain`] tries each model in order until one
+//! answers and the caller's `accept` takes the answer, asking the [`Gate`] before each
+//! model and telling it what each admitted call used, and returns every [`Attempt`] for
+//! the journal.
+//!
+//! Must not: send requests itself (one model's call is `Providers::run`: replay or the
+//! transport), know what an answer means (`accept` decides), or keep budgets (the gate
+//! does).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::usage::{Usage, prompt_estimate};
+use super::{Attempt, CallError, CallRequest, Completion, Gate, Outcome, Progress, Providers};
+use crate::config::{ModelRef, ProviderConfig, ProviderKind};
+
+/// What [`Providers::call_chain`] did: the accepted answer (or the error that ended the
+/// chain) and every model it tried, in order.
+#[derive(Debug)]
+pub struct ChainOutcome<T> {
+    /// The accepted value and the completion it was read from; else the last model's
+    /// error ([`CallError::OverBudget`] when every model was skipped by the gate).
+    pub result: Result<(T, Completion), CallError>,
+    pub attempts: Vec<Attempt>,
+}
+
+impl Providers {
+    /// Tries each model in order until one answers and `accept` takes its answer. Before
+    /// each model the gate is asked (estimate: (system + prompt bytes) / 4 + max_tokens);
+    /// after each admitted call it is told what that call used (see [`Gate::record`]).
+    /// `replay` models are neither gated nor recorded: they cost nothing. `accept` sees the
+    /// answer already scrubbed of the provider's key, and runs on the blocking pool, so a
+    /// slow read never holds the timers of other calls on the same runtime.
+    pub async fn call_chain<T, F>(
+        &self,
+        models: &[ModelRef],
+        req: &CallRequest,
+        gate: &dyn Gate,
+        accept: F,
+    ) -> ChainOutcome<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+    {
+        self.call_chain_with(models, req, gate, &Progress::default(), accept)
+            .await
+    }
+
+    /// [`Providers::call_chain`], keeping `progress` up to date with what the call waits
+    /// for, so a caller that gives up on it (a timeout) can say why.
+    pub async fn call_chain_with<T, F>(
+        &self,
+        models: &[ModelRef],
+        req: &CallRequest,
+        gate: &dyn Gate,
+        progress: &Progress,
+        accept: F,
+    ) -> ChainOutcome<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+    {
+        let accept = Arc::new(accept);
+        let mut attempts = Vec::with_capacity(models.len());
+        let mut last_error: Option<CallError> = None;
+        let mut refused: Option<CallError> = None;
+        let estimate = prompt_estimate(req).saturating_add(u64::from(req.max_tokens));
+        for model in models {
+            let config = self.configs.get(&model.provider);
+            let gated = config.filter(|c| c.kind != ProviderKind::Replay);
+            if let Some(config) = gated
+                && let Err(why) = gate.admit(config, estimate)
+            {
+                tracing::debug!(provider = %model.provider, model = %model.model, reason = %why, "skipped by budget");
+                let error = CallError::OverBudget {
+                    model: model.to_string(),
+                    message: why,
+                };
+                attempts.push(Attempt::skipped(model, &error));
+                refused.get_or_insert(error);
+                continue;
+            }
+            let outcome = self.run(model, req, progress).await;
+            let usage = outcome.usage.unwrap_or_default();
+            if let Some(config) = gated {
+                gate.record(config, usage.tokens_in, usage.tokens_out, usage.cost);
+            }
+            let mut attempt = Attempt::made(model, &outcome, usage);
+            let error = match outcome.result {
+                Ok(completion) => match self.accept(config, completion, &accept).await {
+                    Ok(taken) => {
+                        attempts.push(attempt);
+                        return ChainOutcome {
+                            result: Ok(taken),
+                            attempts,
+                        };
+                    }
+                    Err(e) => e,
+                },
+                Err(e) => e,
+            };
+            tracing::debug!(provider = %model.provider, model = %model.model, error = %error, "model failed");
+            attempt.error = Some(error.to_string());
+            attempts.push(attempt);
+            last_error = Some(error);
+        }
+        ChainOutcome {
+            result: Err(last_error.or(refused).unwrap_or(CallError::NoModels)),
+            attempts,
+        }
+    }
+
+    /// Runs the caller's `accept` on the blocking pool over an answer; its refusal (or
+    /// its panic) is the model's [`CallError::Unreadable`], quoted like server text.
+    async fn accept<T, F>(
+        &self,
+        config: Option<&ProviderConfig>,
+        completion: Completion,
+        accept: &Arc<F>,
+    ) -> Result<(T, Completion), CallError>
+    where
+        T: Send + 'static,
+        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+    {
+        let model = completion.model.to_string();
+        let check = Arc::clone(accept);
+        let verdict = tokio::task::spawn_blocking(move || {
+            let verdict = check(&completion);
+            (verdict, completion)
+        })
+        .await;
+        match verdict {
+            Ok((Ok(value), completion)) => Ok((value, completion)),
+            Ok((Err(message), _)) => Err(CallError::Unreadable {
+                model,
+                message: self.quote(config, &message),
+            }),
+            Err(e) => Err(CallError::Unreadable {
+                model,
+                message: self.quote(config, &format!("the reader failed: {e}")),
+            }),
+        }
+    }
+}
+
+impl Attempt {
+    /// A model the gate refused: no request was made.
+    fn skipped(model: &ModelRef, error: &CallError) -> Self {
+        Attempt {
+            model: model.clone(),
+            latency: Duration::ZERO,
+            tokens_in: 0,
+            tokens_out: 0,
+            cost: 0.0,
+            tries: 0,
+            skipped: true,
+            error: Some(error.to_string()),
+            usage_clamped: false,
+            usage_estimated: false,
+        }
+    }
+
+    /// A model that was called, with what it used; its error is filled in if it failed.
+    fn made(model: &ModelRef, outcome: &Outcome, usage: Usage) -> Self {
+        Attempt {
+            model: model.clone(),
+            latency: outcome.latency,
+            tokens_in: usage.tokens_in,
+            tokens_out: usage.tokens_out,
+            cost: usage.cost,
+            tries: outcome.tries,
+            skipped: false,
+            error: None,
+            usage_clamped: usage.clamped,
+            usage_estimated: usage.estimated,
+        }
+    }
+}

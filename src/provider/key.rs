@@ -1,0 +1,233 @@
+//! The API key that never shows: [`ApiKey`] (a redacted `Debug`, no `Display`, sent only
+//! as a header value marked sensitive), [`scrub`] (every whole or partial echo of the key
+//! taken out of provider text) and [`quote`] (server text as an error may show it:
+//! scrubbed, cut to an excerpt by [`crate::untrusted::excerpt`], scrubbed again).
+//!
+//! Must not: log, store or format a key anywhere but the one header that carries it. The
+//! generic cleaning and cutting of untrusted text is not here but in
+//! [`crate::untrusted`]; this module adds only what needs the key.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use reqwest::header::HeaderValue;
+
+use crate::untrusted;
+
+/// Server text put in an error is cut to this many characters (and an `…`).
+pub const EXCERPT_CHARS: usize = 200;
+
+/// An API key. Its `Debug` is redacted and it has no `Display`: the only way to the
+/// text is [`ApiKey::expose`], used to build one header value (marked sensitive).
+#[derive(Clone)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: &str) -> Self {
+        ApiKey(key.to_string())
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// A header value carrying `prefix` + the key, marked sensitive so that no `Debug` of
+    /// the request shows it.
+    pub fn header(&self, prefix: &str) -> Option<HeaderValue> {
+        let mut v = HeaderValue::from_str(&format!("{prefix}{}", self.0)).ok()?;
+        v.set_sensitive(true);
+        Some(v)
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey([redacted])")
+    }
+}
+
+/// The shortest run of a key's characters that counts as an echo of it: a server that
+/// masks the middle of a key (`sk-ZQX7vK93p***Fs6A`) must not publish its ends.
+pub const KEY_RUN: usize = 8;
+
+/// What a scrubbed key is replaced with.
+pub const REDACTED: &str = "[redacted]";
+
+/// `text` with every echo of the key replaced by [`REDACTED`]: the whole key, and any run
+/// of [`KEY_RUN`] or more consecutive characters of it (overlapping and adjacent runs
+/// merge into one). A key shorter than [`KEY_RUN`] is replaced only where it appears
+/// whole. Linear in the text: each window of [`KEY_RUN`] characters is looked up in a set
+/// of the key's windows.
+pub fn scrub(text: &str, key: Option<&ApiKey>) -> String {
+    let Some(key) = key.map(ApiKey::expose).filter(|k| !k.is_empty()) else {
+        return text.to_string();
+    };
+    let grams: HashSet<String> = windows(key)
+        .map(|(s, e, visible)| visible.unwrap_or_else(|| key[s..e].to_string()))
+        .collect();
+    if grams.is_empty() {
+        return text.replace(key, REDACTED);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut run: Option<(usize, usize)> = None;
+    for (s, e, visible) in windows(text) {
+        if !grams.contains(visible.as_deref().unwrap_or(&text[s..e])) {
+            continue;
+        }
+        run = match run {
+            Some((start, end)) if s <= end => Some((start, end.max(e))),
+            Some((start, end)) => {
+                out.push_str(&text[copied..start]);
+                out.push_str(REDACTED);
+                copied = end;
+                Some((s, e))
+            }
+            None => Some((s, e)),
+        };
+    }
+    if let Some((start, end)) = run {
+        out.push_str(&text[copied..start]);
+        out.push_str(REDACTED);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// The byte ranges of every window of [`KEY_RUN`] consecutive visible characters of
+/// `text` (see [`visible_chars`]; a range spans any invisible ones between its
+/// characters), with those characters when the range holds invisible ones too.
+fn windows(text: &str) -> impl Iterator<Item = (usize, usize, Option<String>)> + '_ {
+    let mut ring = [(0usize, ' '); KEY_RUN];
+    visible_chars(text)
+        .enumerate()
+        .filter_map(move |(j, (i, c))| {
+            ring[j % KEY_RUN] = (i, c);
+            if j + 1 < KEY_RUN {
+                return None;
+            }
+            let first = (j + 1) % KEY_RUN;
+            let (start, end) = (ring[first].0, i + c.len_utf8());
+            let chars = || (0..KEY_RUN).map(|k| ring[(first + k) % KEY_RUN].1);
+            let width: usize = chars().map(char::len_utf8).sum();
+            Some((
+                start,
+                end,
+                (width != end - start).then(|| chars().collect()),
+            ))
+        })
+}
+
+/// The characters of `text` a reader (or later cleaning) keeps: not control characters,
+/// not the bytes of an escape sequence (`ESC [ … final`, `ESC x`, C1 `CSI … final`), not
+/// invisible format characters. A key broken up by those is still a key once cleaned.
+fn visible_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Escape {
+        None,
+        /// Just after `ESC`.
+        Start,
+        /// Inside a control sequence, before its final byte.
+        Csi,
+    }
+    let mut escape = Escape::None;
+    text.char_indices().filter(move |&(_, c)| {
+        match escape {
+            Escape::Start => {
+                escape = if c == '[' { Escape::Csi } else { Escape::None };
+                return false;
+            }
+            Escape::Csi if ('\u{20}'..='\u{3f}').contains(&c) => return false,
+            Escape::Csi => {
+                escape = Escape::None;
+                if ('\u{40}'..='\u{7e}').contains(&c) {
+                    return false;
+                }
+            }
+            Escape::None => {}
+        }
+        match c {
+            '\u{1b}' => escape = Escape::Start,
+            '\u{9b}' => escape = Escape::Csi,
+            _ => {}
+        }
+        !(c.is_control() || untrusted::is_invisible(c))
+    })
+}
+
+/// Server text as an error may quote it: scrubbed, cut to an excerpt of
+/// [`EXCERPT_CHARS`] (cleaned of control, escape and invisible characters, white space
+/// collapsed), and scrubbed again (cleaning can join the pieces of a key split by control
+/// characters).
+pub fn quote(text: &str, key: Option<&ApiKey>) -> String {
+    scrub(
+        &untrusted::excerpt(&scrub(text, key), EXCERPT_CHARS + 1),
+        key,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_scrubbed_and_redacted() {
+        let k = ApiKey::new("sk-secret-123");
+        assert_eq!(format!("{k:?}"), "ApiKey([redacted])");
+        assert_eq!(
+            scrub("bad key sk-secret-123!", Some(&k)),
+            "bad key [redacted]!"
+        );
+        let v = k.header("Bearer ").unwrap();
+        assert!(!format!("{v:?}").contains("secret"));
+    }
+
+    #[test]
+    fn partial_echoes_of_a_key_are_scrubbed() {
+        let k = ApiKey::new("sk-ZQX7vK93pAbCdEfFs6A");
+        let s = |t: &str| scrub(t, Some(&k));
+        // The 401: the key's first 12 characters, its middle masked.
+        assert_eq!(
+            s("Incorrect API key provided: sk-ZQX7vK93p***Fs6A."),
+            "Incorrect API key provided: [redacted]***Fs6A."
+        );
+        assert_eq!(s("Bearer sk-ZQX7vK93pAbCdEfFs6A"), "Bearer [redacted]");
+        // Any 8-character run, anywhere; shorter runs are left.
+        assert_eq!(s("…93pAbCdE…"), "…[redacted]…");
+        assert_eq!(s("93pAbCd and Fs6A"), "93pAbCd and Fs6A");
+        // Back-to-back and overlapping echoes become one.
+        assert_eq!(
+            s("sk-ZQX7vK93pAbCdEfFs6Ask-ZQX7vK93pAbCdEfFs6A!"),
+            "[redacted]!"
+        );
+        assert_eq!(
+            s("[sk-ZQX7vK] and [EdEfFs6A]"),
+            "[[redacted]] and [EdEfFs6A]"
+        );
+        // Broken up by control or zero-width characters, with text in any script around.
+        assert_eq!(s("ключ sk-ZQX\u{7}7vK9\u{200b}3pA ✓"), "ключ [redacted] ✓");
+        // A short key: whole matches only.
+        let short = ApiKey::new("abc123");
+        assert_eq!(scrub("abc123 abc12", Some(&short)), "[redacted] abc12");
+        assert_eq!(scrub("anything", None), "anything");
+    }
+
+    #[test]
+    fn quoting_scrubs_what_cleaning_joins() {
+        let k = ApiKey::new("sk-ZQX7vK93pAbCdEfFs6A");
+        let quoted = quote(
+            &format!("{}  {}", "x".repeat(190), "sk-ZQX7vK93pAbCd"),
+            Some(&k),
+        );
+        assert!(!quoted.contains("sk-ZQX7v"), "{quoted}");
+    }
+
+    #[test]
+    fn quotes_are_cut_clean_lines() {
+        let quoted = quote(&format!("a\x1b[31m\n\n b {}", "x".repeat(500)), None);
+        assert!(quoted.starts_with("a b xxx"), "{quoted}");
+        assert_eq!(quoted.chars().count(), EXCERPT_CHARS + 1);
+        assert!(quoted.ends_with('…'));
+    }
+}
