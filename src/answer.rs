@@ -64,12 +64,23 @@ pub enum AnswerError {
     NoJson(String),
     #[error("the answer's `findings` is not a list")]
     FindingsNotAList,
+    #[error(
+        "the answer's JSON is not a thread answer: it has none of `findings`, `reinforce`, `suggest`, `escalate` (it begins: {0:?})"
+    )]
+    NotAnAnswer(String),
 }
 
 /// Reads a thread's answer from model output: a JSON object, or prose or a code fence
 /// around one.
+/// An object with none of the answer's keys (`{"status": "ok"}`, or a finding found
+/// alone inside an answer whose JSON is broken) is not an answer: it fails, so the next
+/// model is asked, rather than counting as a thread that found nothing. `{}` is an empty
+/// answer.
 pub fn parse(thread: ThreadName, text: &str) -> Result<Answer, AnswerError> {
     let object = find_object(text).ok_or_else(|| AnswerError::NoJson(excerpt(text)))?;
+    if !object.is_empty() && !looks_like_answer(&object) {
+        return Err(AnswerError::NotAnAnswer(excerpt(text)));
+    }
     from_object(thread, &object)
 }
 
@@ -86,12 +97,7 @@ pub fn from_value(thread: ThreadName, value: &Value) -> Result<Answer, AnswerErr
 /// already scrubbed of API keys (providers scrub every answer before it is read), and
 /// the provider layer scrubs the error again before it goes anywhere.
 fn excerpt(text: &str) -> String {
-    let clean: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(80)
-        .collect();
-    clean.trim().to_string()
+    crate::untrusted::excerpt(text, 80)
 }
 
 const ANSWER_KEYS: [&str; 5] = [
@@ -457,6 +463,28 @@ pub fn schema(thread: ThreadName) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Guards against a broken answer (a trailing comma) or unrelated JSON being taken
+    /// as an answer that found nothing: no fallback was tried and novelty pressure rose.
+    #[test]
+    fn json_that_is_not_an_answer_is_a_failure() {
+        let broken = r#"{"findings":[{"summary":"ACME invoice overdue 14 days","importance":8,"kind":"anomaly"},],"reinforce":[],"escalate":false}"#;
+        for text in [broken, r#"All good: {"status":"ok"}"#] {
+            let err = parse(ThreadName::Watcher, text).unwrap_err();
+            assert!(matches!(err, AnswerError::NotAnAnswer(_)), "{text}: {err}");
+        }
+        assert_eq!(
+            parse(ThreadName::Watcher, "{}").unwrap(),
+            Answer::default(),
+            "an empty object is an empty answer"
+        );
+        let err = parse(ThreadName::Watcher, "no\u{202e} JSON\x1b[31m here").unwrap_err();
+        assert_eq!(
+            err,
+            AnswerError::NoJson("no JSON here".into()),
+            "cleaned excerpt"
+        );
+    }
 
     #[test]
     fn reads_plain_json() {

@@ -6,6 +6,7 @@
 //! ([`Error::exit_code`]), and each message says what failed and what to do. It must not
 //! flatten a typed error into a sentence: wrap the typed error instead.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -123,9 +124,27 @@ pub fn report(result: Result<u8, Error>) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) if e.is_broken_pipe() => ExitCode::from(EXIT_OK),
         Err(e) => {
-            eprintln!("thinker: {e}");
+            let _ = writeln!(QuietStderr, "thinker: {e}");
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// Standard error that never fails: a closed stderr (`2>&1 | head -c 5`) must not stop a
+/// tick half-way (`eprintln!` and tracing's own fallback panic on a write error), so what
+/// cannot be written is dropped.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QuietStderr;
+
+impl std::io::Write for QuietStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = std::io::stderr().write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = std::io::stderr().flush();
+        Ok(())
     }
 }
 

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
         .unwrap_or_else(|_| EnvFilter::new(format!("thinker={level}")));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| thinker::error::QuietStderr)
         .with_target(false)
         .with_ansi(std::io::stderr().is_terminal())
         .without_time()

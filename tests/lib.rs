@@ -18,6 +18,7 @@ mod hardening_providers;
 mod hardening_servers;
 mod hardening_spending;
 mod hardening_storage;
+mod hardening_streams;
 mod hardening_untrusted;
 mod litellm_e2e;
 mod llama_e2e;
