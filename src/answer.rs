@@ -97,7 +97,7 @@ pub fn from_value(thread: ThreadName, value: &Value) -> Result<Answer, AnswerErr
 /// already scrubbed of API keys (providers scrub every answer before it is read), and
 /// the provider layer scrubs the error again before it goes anywhere.
 fn excerpt(text: &str) -> String {
-    crate::untrusted::excerpt(text, 80)
+    untrusted::excerpt(text, 80)
 }
 
 const ANSWER_KEYS: [&str; 5] = [
