@@ -3,10 +3,12 @@
 //!
 //! Owns where the config and the state directory are found (`--config`, then
 //! `$THINKER_CONFIG`, then the XDG config dir; `--state`, then `[state] dir`, then the
-//! XDG data dir), the defaults and ranges of every key, and error messages that name the
-//! key and its line (found again in the file's text only when there is an error). Every
-//! number is range-checked before it is converted (`Duration`, `TimeDelta`), so no value
-//! can panic or overflow later. Relative paths in the file are relative to the file's own
+//! XDG data dir), the defaults and ranges of every key but a source's, and error messages
+//! that name the key and its line (found again in the file's text only when there is an
+//! error). A source's keys belong to its kind (`sources::Source::from_table` checks them);
+//! this module adds the source's place and the line to their errors. Every number is
+//! range-checked before it is converted (`Duration`, `TimeDelta`), so no value can panic
+//! or overflow later. Relative paths in the file are relative to the file's own
 //! directory; `~` and `~/x` expand with `$HOME`, `~user/x` with `/etc/passwd`, and a `~`
 //! that cannot expand is an error naming the key (never a literal `~` directory).
 

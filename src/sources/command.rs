@@ -96,6 +96,22 @@ impl CommandSettings {
     }
 }
 
+#[cfg(test)]
+impl CommandSettings {
+    /// Settings as the config would give them (`None`: left out), for tests.
+    pub(crate) fn for_test(
+        argv: &[&str],
+        timeout: Option<f64>,
+        max: Option<usize>,
+    ) -> CommandSettings {
+        CommandSettings {
+            argv: argv.iter().map(ToString::to_string).collect(),
+            timeout: Duration::from_secs_f64(timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
+            max_bytes: max.unwrap_or(DEFAULT_COMMAND_MAX_BYTES),
+        }
+    }
+}
+
 /// Runs the command and cleans and caps its output.
 pub(super) async fn text(settings: &CommandSettings) -> Result<Text, String> {
     let max = settings.max_bytes;
@@ -203,12 +219,24 @@ pub(super) async fn run_command(
             truncated: true,
         });
     }
-    let has_output = buf.iter().any(|b| !b.is_ascii_whitespace());
+    finish(program, buf, read, status, &err)
+}
+
+/// What a command that exited within its time and cap amounts to: its output, or (when
+/// it failed and printed nothing) a failure with the exit and the first line of stderr.
+fn finish(
+    program: &str,
+    stdout: Vec<u8>,
+    read: io::Result<()>,
+    status: io::Result<ExitStatus>,
+    stderr: &[u8],
+) -> Result<CommandOutput, CommandError> {
+    let has_output = stdout.iter().any(|b| !b.is_ascii_whitespace());
     let status =
         status.map_err(|e| CommandError::Other(format!("cannot wait for `{program}`: {e}")))?;
     if status.success() || has_output {
         return Ok(CommandOutput {
-            bytes: buf,
+            bytes: stdout,
             truncated: false,
         });
     }
@@ -218,7 +246,7 @@ pub(super) async fn run_command(
         )));
     }
     let mut message = format!("`{program}` {}", describe_exit(status));
-    if let Some(line) = first_line(&err) {
+    if let Some(line) = first_line(stderr) {
         let _ = write!(message, ": {line}");
     }
     Err(CommandError::Other(message))
@@ -278,19 +306,8 @@ fn first_line(stderr: &[u8]) -> Option<String> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::sources::SourceKind;
-    use crate::sources::testing::one;
-
-    /// A command source as the config would give it (`None`: left out).
-    pub(crate) fn command(argv: &[&str], timeout: Option<f64>, max: Option<usize>) -> SourceKind {
-        SourceKind::Command(CommandSettings {
-            argv: argv.iter().map(ToString::to_string).collect(),
-            timeout: Duration::from_secs_f64(timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
-            max_bytes: max.unwrap_or(DEFAULT_COMMAND_MAX_BYTES),
-        })
-    }
+mod tests {
+    use crate::sources::testing::{command, one};
 
     #[tokio::test]
     async fn command_output_is_captured() {

@@ -289,7 +289,7 @@ async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, St
 /// Shared by the kinds' tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::{GatherContext, Gathered, Source, gather};
+    use super::{CommandSettings, GatherContext, Gathered, Source, SourceKind, gather};
     use crate::state::State;
     use crate::timestamp;
     use std::path::Path;
@@ -301,6 +301,11 @@ pub(crate) mod testing {
             last_tick: None,
             now: timestamp::parse("2026-11-22T10:05:00Z").unwrap(),
         }
+    }
+
+    /// A command source as the config would give it (`None`: left out).
+    pub fn command(argv: &[&str], timeout: Option<f64>, max: Option<usize>) -> SourceKind {
+        SourceKind::Command(CommandSettings::for_test(argv, timeout, max))
     }
 
     /// Gathers one source against an empty state in a fresh directory.
@@ -315,9 +320,8 @@ pub(crate) mod testing {
 mod tests {
     use std::path::PathBuf;
 
-    use super::testing::ctx;
+    use super::testing::{command, ctx};
     use super::*;
-    use crate::sources::command::tests::command;
 
     fn from_toml(text: &str) -> Result<Source, SettingsError> {
         let resolve = |p: &str| -> Result<PathBuf, String> {
@@ -399,6 +403,12 @@ mod tests {
             ("name = 'x'", "-"),
             ("kind = 'system'\nname = 4", "name"),
         ];
+        // Every kind the config may name is read by its own file.
+        for kind in SourceKind::NAMES {
+            if let Err(e) = from_toml(&format!("kind = '{kind}'")) {
+                assert_ne!(e.field.as_deref(), Some("kind"), "{kind}: {e}");
+            }
+        }
         for (text, field) in cases {
             match (from_toml(text), *field) {
                 (Ok(_), "") => {}
