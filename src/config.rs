@@ -3,10 +3,12 @@
 //!
 //! Owns where the config and the state directory are found (`--config`, then
 //! `$THINKER_CONFIG`, then the XDG config dir; `--state`, then `[state] dir`, then the
-//! XDG data dir), the defaults and ranges of every key, and error messages that name the
-//! key and its line (found again in the file's text only when there is an error). Every
-//! number is range-checked before it is converted (`Duration`, `TimeDelta`), so no value
-//! can panic or overflow later. Relative paths in the file are relative to the file's own
+//! XDG data dir), the defaults and ranges of every key but a source's, and error messages
+//! that name the key and its line (found again in the file's text only when there is an
+//! error). A source's keys belong to its kind (`sources::Source::from_table` checks them);
+//! this module adds the source's place and the line to their errors. Every number is
+//! range-checked before it is converted (`Duration`, `TimeDelta`), so no value can panic
+//! or overflow later. Relative paths in the file are relative to the file's own
 //! directory; `~` and `~/x` expand with `$HOME`, `~user/x` with `/etc/passwd`, and a `~`
 //! that cannot expand is an error naming the key (never a literal `~` directory).
 
@@ -19,6 +21,7 @@ use chrono::NaiveTime;
 use serde::Deserialize;
 
 use crate::aggregate::{Caps, Settings};
+use crate::sources::Source;
 use crate::thread::ThreadName;
 
 /// The default config written by `thinker init`, commented key by key.
@@ -302,37 +305,9 @@ impl fmt::Display for ModelRef {
     }
 }
 
-/// A source a thread reads (SPEC §6).
-#[derive(Clone, Debug, PartialEq, Deserialize, serde::Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum SourceConfig {
-    /// A command's output: `command = ["df", "-h"]`.
-    Command {
-        name: Option<String>,
-        command: Vec<String>,
-        timeout_seconds: Option<f64>,
-        max_bytes: Option<usize>,
-    },
-    /// Files matching globs, those changed since the last tick called out.
-    Files {
-        name: Option<String>,
-        paths: Vec<String>,
-        max_bytes: Option<usize>,
-    },
-    /// Load, memory and disk of this machine.
-    System { name: Option<String> },
-    /// The tail of the agent's conversation log.
-    Transcript {
-        name: Option<String>,
-        path: String,
-        max_bytes: Option<usize>,
-    },
-    /// Forgotten entries from `archive.jsonl` that resemble what is remembered now.
-    Archive {
-        name: Option<String>,
-        max_entries: Option<usize>,
-    },
-}
+/// A source a thread reads (SPEC §6), checked by [`crate::sources::Source::from_table`]
+/// (the name it had when the kinds lived here).
+pub use crate::sources::Source as SourceConfig;
 
 /// Quiet hours: a daily local-time window `from` to `to` (may wrap past midnight).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -363,7 +338,7 @@ pub struct ThreadConfig {
     pub timeout: Duration,
     pub max_tokens: u32,
     pub temperature: f32,
-    pub sources: Vec<SourceConfig>,
+    pub sources: Vec<Source>,
 }
 
 /// `[escalation]`.
@@ -422,8 +397,6 @@ const MAX_PRICE: f64 = 1_000_000.0;
 const MAX_DAILY_COST: f64 = 1_000_000_000.0;
 /// `max_tokens` (at least 16: a shorter answer cannot hold the schema).
 const MAX_TOKENS_RANGE: std::ops::RangeInclusive<u32> = 16..=1_000_000;
-/// A source's `max_bytes`.
-const MAX_BYTES_RANGE: std::ops::RangeInclusive<usize> = 1..=10_000_000;
 /// Caps, histories, entries, escalations per day: counts of small things.
 const MAX_COUNT: usize = 1000;
 
@@ -507,7 +480,13 @@ impl Validator<'_> {
 
     /// A path from the file: `~` expanded, relative to the file's directory.
     fn resolve(&self, key: &str, p: &str) -> Result<PathBuf, ConfigError> {
-        let expanded = expand_home(p).map_err(|message| self.err(key, message))?;
+        self.resolve_path(p)
+            .map_err(|message| self.err(key, message))
+    }
+
+    /// [`Validator::resolve`] without a key: the error says only why.
+    fn resolve_path(&self, p: &str) -> Result<PathBuf, String> {
+        let expanded = expand_home(p)?;
         Ok(if expanded.is_absolute() {
             expanded
         } else {
@@ -912,18 +891,6 @@ impl Validator<'_> {
             .enumerate()
             .map(|(i, s)| self.source(&format!("{}[{i}]", key("sources")), s))
             .collect::<Result<Vec<_>, _>>()?;
-        for (i, s) in sources.iter().enumerate() {
-            if let SourceConfig::Command { command, .. } = s
-                && command.is_empty()
-            {
-                {
-                    return Err(self.err(
-                        format!("{}[{i}].command", key("sources")),
-                        "needs at least the program, e.g. [\"df\", \"-h\"]",
-                    ));
-                }
-            }
-        }
         Ok(ThreadConfig {
             thread,
             enabled: t.enabled.unwrap_or(true),
@@ -946,84 +913,15 @@ impl Validator<'_> {
         })
     }
 
-    /// Reads one source, `key` its place (e.g. `threads.watcher.sources[0]`): its numbers
-    /// are checked on the TOML value first, so that a wrong type or sign is named with its
-    /// key and line; its paths are resolved relative to the config file.
-    fn source(&self, key: &str, table: toml::Table) -> Result<SourceConfig, ConfigError> {
-        let field = |k: &str| format!("{key}.{k}");
-        for (name, range) in [
-            ("max_bytes", MAX_BYTES_RANGE),
-            ("max_entries", 1..=MAX_COUNT),
-        ] {
-            match table.get(name) {
-                None => {}
-                Some(toml::Value::Integer(n)) => {
-                    let wide = i64::try_from(*range.start()).unwrap_or(i64::MAX)
-                        ..=i64::try_from(*range.end()).unwrap_or(i64::MAX);
-                    self.int(&field(name), Some(*n), *n, wide)?;
-                }
-                Some(other) => {
-                    return Err(self.err(field(name), format!("{other} must be a whole number")));
-                }
-            }
-        }
-        let seconds = match table.get("timeout_seconds") {
-            None => None,
-            Some(toml::Value::Integer(n)) => Some(*n as f64),
-            Some(toml::Value::Float(x)) => Some(*x),
-            Some(other) => {
-                return Err(self.err(
-                    field("timeout_seconds"),
-                    format!("{other} must be a number of seconds"),
-                ));
-            }
-        };
-        if let Some(s) = seconds {
-            self.seconds(&field("timeout_seconds"), Some(s), s)?;
-        }
-        let source: SourceConfig =
-            toml::Value::Table(table)
-                .try_into()
-                .map_err(|e: toml::de::Error| {
-                    let message = e.message().trim_end();
-                    // Point at the field the message is about, when it names one.
-                    let at = match message.strip_prefix("unknown field `") {
-                        Some(rest) => field(rest.split('`').next().unwrap_or_default()),
-                        None if message.starts_with("unknown variant") => field("kind"),
-                        None => key.to_string(),
-                    };
-                    self.err(at, message)
-                })?;
-        Ok(match source {
-            SourceConfig::Files {
-                name,
-                paths,
-                max_bytes,
-            } => SourceConfig::Files {
-                name,
-                paths: paths
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        self.resolve(&format!("{}[{i}]", field("paths")), p)
-                            .map(|p| p.to_string_lossy().into_owned())
-                    })
-                    .collect::<Result<_, _>>()?,
-                max_bytes,
-            },
-            SourceConfig::Transcript {
-                name,
-                path,
-                max_bytes,
-            } => SourceConfig::Transcript {
-                name,
-                path: self
-                    .resolve(&field("path"), &path)?
-                    .to_string_lossy()
-                    .into_owned(),
-                max_bytes,
-            },
-            other => other,
+    /// Reads one source, `key` its place (e.g. `threads.watcher.sources[0]`): the kind
+    /// checks its settings ([`Source::from_table`]); an error gets the key's full place
+    /// and its line here. Paths are resolved relative to the config file.
+    fn source(&self, key: &str, table: toml::Table) -> Result<Source, ConfigError> {
+        Source::from_table(table, &|p| self.resolve_path(p)).map_err(|e| {
+            let at = e
+                .field
+                .map_or_else(|| key.to_string(), |f| format!("{key}.{f}"));
+            self.err(at, e.message)
         })
     }
 
@@ -1559,6 +1457,51 @@ mod tests {
             err.contains("threads.watcher.sources[0].max_bytez") && err.contains("line 8"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn source_settings_are_errors_naming_the_key_and_its_line() {
+        // Regression (issue 8): `timeout_seconds = -3` must not be corrected silently, and
+        // `max_bytes` is checked; each kind's error names its key and line.
+        let head = "[providers.p]\nkind = \"ollama\"\n[threads.watcher]\nmodel = \"p/m\"\n[[threads.watcher.sources]]\n";
+        for (body, key, line) in [
+            (
+                "kind = \"command\"\ncommand = [\"df\"]\ntimeout_seconds = -3\n",
+                "timeout_seconds",
+                8,
+            ),
+            (
+                "kind = \"command\"\ncommand = [\"df\"]\nmax_bytes = 0\n",
+                "max_bytes",
+                8,
+            ),
+            (
+                "kind = \"files\"\npaths = [\"/x\"]\nmax_bytes = 20000000\n",
+                "max_bytes",
+                8,
+            ),
+            ("kind = \"command\"\ncommand = []\n", "command", 7),
+            ("kind = \"maildir\"\n", "kind", 6),
+        ] {
+            let err = parse(&format!("{head}{body}")).unwrap_err();
+            let msg = err.to_string();
+            match err {
+                ConfigError::Invalid {
+                    key: named,
+                    line: at,
+                    ..
+                } => {
+                    assert_eq!(named, format!("threads.watcher.sources[0].{key}"), "{msg}");
+                    assert_eq!(at, Some(line), "{msg}");
+                }
+                other => panic!("{body}: {other}"),
+            }
+        }
+        let ok = parse(&format!(
+            "{head}kind = \"command\"\ncommand = [\"df\"]\ntimeout_seconds = 3\n"
+        ))
+        .unwrap();
+        assert_eq!(ok.thread(ThreadName::Watcher).unwrap().sources.len(), 1);
     }
 
     #[test]

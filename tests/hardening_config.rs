@@ -87,6 +87,23 @@ fn out_of_range_numbers_are_refused_with_key_and_line() {
         "threads.watcher.sources[0].max_bytes",
         "max_bytes = -5",
     );
+    // Issue 8: a negative source timeout was once taken as "use the default".
+    refused(
+        Tick::new().thread(
+            Watcher,
+            "[[threads.watcher.sources]]\nkind = \"command\"\ncommand = [\"true\"]\ntimeout_seconds = -3",
+        ),
+        "threads.watcher.sources[0].timeout_seconds",
+        "timeout_seconds = -3",
+    );
+    refused(
+        Tick::new().thread(
+            Watcher,
+            "[[threads.watcher.sources]]\nkind = \"files\"\npaths = [\"/x\"]\nmax_bytes = 0",
+        ),
+        "threads.watcher.sources[0].max_bytes",
+        "max_bytes = 0",
+    );
     refused(
         Tick::new().tick_table("deadline_seconds = 60\nthread_timeout_seconds = inf"),
         "tick.thread_timeout_seconds",

@@ -1,0 +1,389 @@
+//! The `command` source (SPEC §6): a program's output, run without a shell.
+//!
+//! argv, no shell; stdin `/dev/null`; stdout read up to `max_bytes + 1` bytes, then the
+//! process is killed (a command that prints forever returns at once, marked truncated);
+//! stderr is drained concurrently and only its first 1 KiB is kept, for error messages.
+//! Timeout `timeout_seconds` (default 10 s) → failure `timed out after N s`, the process
+//! is killed. Program not found → failure naming it. Non-zero exit: with output, the
+//! output is used; with none (blank), a failure with the exit code or signal and the
+//! first line of stderr. Exit 0 with no output is an empty text. Only the direct child
+//! is killed (killing a process group needs `unsafe` or a new dependency); once it has
+//! exited, its pipes are read for 200 ms more and then let go, so a background process
+//! it started that keeps them open cannot hold the source until the timeout.
+//!
+//! Owns [`CommandSettings`], its defaults and checks (an empty `command`, a timeout that
+//! is not a positive number of seconds up to a day, `max_bytes` out of range are config
+//! errors naming the key); must not run a shell or keep more than its caps.
+
+use std::fmt::Write as _;
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use serde::Deserialize;
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+use super::Text;
+use super::settings::{self, MAX_BYTES_RANGE, SettingsError};
+use super::text::{cap_head, one_line, sanitize};
+
+/// Default timeout of a `command` source.
+pub const DEFAULT_COMMAND_TIMEOUT_SECONDS: f64 = 10.0;
+/// Default cap of a `command` source's output.
+pub const DEFAULT_COMMAND_MAX_BYTES: usize = 4000;
+
+/// How much of a command's stderr is kept for its error message.
+const STDERR_KEEP: usize = 1024;
+/// How long a pipe is still read once the process has exited (a process it started
+/// may keep the pipe open).
+const PIPE_GRACE: Duration = Duration::from_millis(200);
+/// Longest stderr line quoted in a failure, in chars.
+const ERROR_LINE_CHARS: usize = 200;
+
+/// The keys a `command` source takes besides `kind` and `name`.
+pub(super) const KEYS: &[&str] = &["command", "timeout_seconds", "max_bytes"];
+
+/// A `command` source as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    command: Vec<String>,
+    timeout_seconds: Option<toml::Value>,
+    max_bytes: Option<toml::Value>,
+}
+
+/// A `command` source, checked: `command = ["df", "-h"]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandSettings {
+    /// The program and its arguments; never empty.
+    argv: Vec<String>,
+    timeout: Duration,
+    max_bytes: usize,
+}
+
+impl CommandSettings {
+    /// Checks the keys of a `command` table (`kind` and `name` taken out).
+    pub fn from_table(table: toml::Table) -> Result<CommandSettings, SettingsError> {
+        let raw: Raw = settings::read("command", KEYS, table)?;
+        if raw.command.is_empty() {
+            return Err(SettingsError::at(
+                "command",
+                "needs at least the program, e.g. [\"df\", \"-h\"]",
+            ));
+        }
+        Ok(CommandSettings {
+            argv: raw.command,
+            timeout: settings::seconds(
+                "timeout_seconds",
+                raw.timeout_seconds.as_ref(),
+                DEFAULT_COMMAND_TIMEOUT_SECONDS,
+            )?,
+            max_bytes: settings::count(
+                "max_bytes",
+                raw.max_bytes.as_ref(),
+                DEFAULT_COMMAND_MAX_BYTES,
+                MAX_BYTES_RANGE,
+            )?,
+        })
+    }
+
+    /// The program's file name (`df` for `/usr/bin/df`): the source's default name.
+    pub fn program_name(&self) -> Option<String> {
+        let program = self.argv.first()?;
+        let file = std::path::Path::new(program).file_name()?;
+        Some(file.to_string_lossy().into_owned())
+    }
+}
+
+#[cfg(test)]
+impl CommandSettings {
+    /// Settings as the config would give them (`None`: left out), for tests.
+    pub(crate) fn for_test(
+        argv: &[&str],
+        timeout: Option<f64>,
+        max: Option<usize>,
+    ) -> CommandSettings {
+        CommandSettings {
+            argv: argv.iter().map(ToString::to_string).collect(),
+            timeout: Duration::from_secs_f64(timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
+            max_bytes: max.unwrap_or(DEFAULT_COMMAND_MAX_BYTES),
+        }
+    }
+}
+
+/// Runs the command and cleans and caps its output.
+pub(super) async fn text(settings: &CommandSettings) -> Result<Text, String> {
+    let max = settings.max_bytes;
+    let out = run_command(&settings.argv, settings.timeout, max)
+        .await
+        .map_err(|e| match e {
+            CommandError::TimedOut => {
+                format!("timed out after {} s", settings.timeout.as_secs_f64())
+            }
+            CommandError::Other(m) => m,
+        })?;
+    let mut text = sanitize(&out.bytes);
+    let truncated = cap_head(&mut text, max, out.truncated);
+    Ok(Text { text, truncated })
+}
+
+/// What a command printed.
+#[derive(Debug)]
+pub(super) struct CommandOutput {
+    /// At most `max` bytes of stdout.
+    pub bytes: Vec<u8>,
+    /// There was more; the process was killed.
+    truncated: bool,
+}
+
+#[derive(Debug)]
+pub(super) enum CommandError {
+    TimedOut,
+    Other(String),
+}
+
+/// Runs `argv` (no shell) and reads at most `max` bytes of its stdout.
+pub(super) async fn run_command(
+    argv: &[String],
+    timeout: Duration,
+    max: usize,
+) -> Result<CommandOutput, CommandError> {
+    let Some((program, arguments)) = argv.split_first() else {
+        return Err(CommandError::Other(
+            "no program given (command = [])".into(),
+        ));
+    };
+    let mut child = tokio::process::Command::new(program)
+        .args(arguments)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| CommandError::Other(spawn_error(program, &e)))?;
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+    let child_ref = &mut child;
+    let out_part = async move {
+        let mut buf = Vec::new();
+        let mut exited = None;
+        let read = {
+            let limit = u64::try_from(max.saturating_add(1)).unwrap_or(u64::MAX);
+            let read = read_limited(stdout, limit, &mut buf);
+            tokio::pin!(read);
+            tokio::select! {
+                r = &mut read => r,
+                s = child_ref.wait() => {
+                    // Exited, but something it started may hold stdout open.
+                    exited = Some(s);
+                    tokio::time::timeout(PIPE_GRACE, &mut read).await.unwrap_or(Ok(()))
+                }
+            }
+        };
+        let over = buf.len() > max;
+        if over {
+            let _ = child_ref.start_kill();
+        }
+        let status = match exited {
+            Some(s) => s,
+            None => child_ref.wait().await,
+        };
+        let _ = done_tx.send(());
+        (buf, over, read, status)
+    };
+    let err_part = async move {
+        let mut buf = Vec::new();
+        if let Some(mut s) = stderr {
+            let drain = drain(&mut s, &mut buf);
+            tokio::select! {
+                () = drain => {}
+                () = async {
+                    let _ = done_rx.await;
+                    tokio::time::sleep(PIPE_GRACE).await;
+                } => {}
+            }
+        }
+        buf
+    };
+    let outcome = tokio::time::timeout(timeout, async { tokio::join!(out_part, err_part) }).await;
+    let Ok(((mut buf, over, read, status), err)) = outcome else {
+        let _ = child.kill().await;
+        return Err(CommandError::TimedOut);
+    };
+    if over {
+        buf.truncate(max);
+        return Ok(CommandOutput {
+            bytes: buf,
+            truncated: true,
+        });
+    }
+    finish(program, buf, read, status, &err)
+}
+
+/// What a command that exited within its time and cap amounts to: its output, or (when
+/// it failed and printed nothing) a failure with the exit and the first line of stderr.
+fn finish(
+    program: &str,
+    stdout: Vec<u8>,
+    read: io::Result<()>,
+    status: io::Result<ExitStatus>,
+    stderr: &[u8],
+) -> Result<CommandOutput, CommandError> {
+    let has_output = stdout.iter().any(|b| !b.is_ascii_whitespace());
+    let status =
+        status.map_err(|e| CommandError::Other(format!("cannot wait for `{program}`: {e}")))?;
+    if status.success() || has_output {
+        return Ok(CommandOutput {
+            bytes: stdout,
+            truncated: false,
+        });
+    }
+    if let Err(e) = read {
+        return Err(CommandError::Other(format!(
+            "cannot read the output of `{program}`: {e}"
+        )));
+    }
+    let mut message = format!("`{program}` {}", describe_exit(status));
+    if let Some(line) = first_line(stderr) {
+        let _ = write!(message, ": {line}");
+    }
+    Err(CommandError::Other(message))
+}
+
+/// Reads at most `limit` bytes of `r` into `buf`.
+async fn read_limited(
+    r: Option<impl AsyncRead + Unpin>,
+    limit: u64,
+    buf: &mut Vec<u8>,
+) -> io::Result<()> {
+    match r {
+        Some(r) => r.take(limit).read_to_end(buf).await.map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// Reads `r` to its end, keeping the first [`STDERR_KEEP`] bytes in `keep`.
+async fn drain(r: &mut (impl AsyncRead + Unpin), keep: &mut Vec<u8>) {
+    let mut chunk = [0u8; 4096];
+    loop {
+        match r.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                let room = STDERR_KEEP.saturating_sub(keep.len());
+                keep.extend_from_slice(&chunk[..n.min(room)]);
+            }
+        }
+    }
+}
+
+fn spawn_error(program: &str, e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => {
+            format!("program `{program}` not found (is it installed and on PATH?)")
+        }
+        io::ErrorKind::PermissionDenied => format!("program `{program}` cannot be run: {e}"),
+        _ => format!("cannot run `{program}`: {e}"),
+    }
+}
+
+fn describe_exit(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with code {code} and printed nothing"),
+        (None, Some(signal)) => format!("was killed by signal {signal} and printed nothing"),
+        (None, None) => format!("failed ({status}) and printed nothing"),
+    }
+}
+
+/// The first non-blank line of a command's stderr, cleaned and bounded.
+fn first_line(stderr: &[u8]) -> Option<String> {
+    let text = sanitize(stderr);
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| one_line(l, ' ', ERROR_LINE_CHARS))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sources::testing::{command, one};
+
+    #[tokio::test]
+    async fn command_output_is_captured() {
+        let g = one(command(&["echo", "hello", "world"], None, None)).await;
+        assert!(g.failures.is_empty(), "{g:?}");
+        assert_eq!(g.texts.len(), 1);
+        let t = &g.texts[0];
+        assert_eq!((t.name.as_str(), t.kind), ("echo", "command"));
+        assert_eq!(t.text, "hello world\n");
+        assert!(!t.truncated);
+    }
+
+    #[tokio::test]
+    async fn command_timeout_is_a_failure() {
+        let g = one(command(&["sleep", "5"], Some(0.2), None)).await;
+        assert!(g.texts.is_empty());
+        assert_eq!(g.failures.len(), 1);
+        assert_eq!(g.failures[0].name, "sleep");
+        assert_eq!(g.failures[0].error, "timed out after 0.2 s");
+    }
+
+    #[tokio::test]
+    async fn missing_program_is_named() {
+        let g = one(command(&["thinker-no-such-program-x"], None, None)).await;
+        assert!(g.texts.is_empty());
+        let e = &g.failures[0].error;
+        assert!(
+            e.contains("`thinker-no-such-program-x`") && e.contains("not found"),
+            "{e}"
+        );
+    }
+
+    #[tokio::test]
+    async fn endless_output_is_cut_and_the_command_killed() {
+        let g = one(command(&["yes"], Some(30.0), Some(1001))).await;
+        assert!(g.failures.is_empty(), "{g:?}");
+        let t = &g.texts[0];
+        assert!(t.truncated);
+        // Cut after the last whole line.
+        assert_eq!(t.text, "y\n".repeat(500));
+    }
+
+    #[tokio::test]
+    async fn failing_command_reports_code_and_stderr_but_keeps_output() {
+        let g = one(command(
+            &["sh", "-c", "echo 'boom: disk gone' >&2; exit 3"],
+            None,
+            None,
+        ))
+        .await;
+        let e = &g.failures[0].error;
+        assert!(e.contains("code 3") && e.contains("boom: disk gone"), "{e}");
+
+        let g = one(command(&["sh", "-c", "echo partial; exit 1"], None, None)).await;
+        assert!(g.failures.is_empty());
+        assert_eq!(g.texts[0].text, "partial\n");
+    }
+
+    #[tokio::test]
+    async fn output_is_kept_when_a_background_child_holds_the_pipe() {
+        let g = one(command(&["sh", "-c", "sleep 5 & echo hi"], Some(2.0), None)).await;
+        assert!(g.failures.is_empty(), "{g:?}");
+        assert_eq!(g.texts[0].text, "hi\n");
+    }
+
+    #[tokio::test]
+    async fn control_characters_are_stripped() {
+        let g = one(command(
+            &[
+                "printf",
+                "\\033[31mred\\033[0m \\033]0;title\\007ok\\r\\n\\001bell\\007\\n",
+            ],
+            None,
+            None,
+        ))
+        .await;
+        assert_eq!(g.texts[0].text, "red ok\nbell\n");
+    }
+}
