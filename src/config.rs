@@ -968,7 +968,7 @@ impl Validator<'_> {
 }
 
 /// Whether `url` names this machine: `localhost` (or a `*.localhost` name), 127.0.0.0/8,
-/// or `::1`.
+/// `::1`, the unspecified addresses (`0.0.0.0`, `::`), or an IPv4-mapped loopback.
 fn is_loopback(url: &str) -> bool {
     let Ok(parsed) = reqwest::Url::parse(url) else {
         return false;
@@ -978,9 +978,12 @@ fn is_loopback(url: &str) -> bool {
             let host = host.trim_start_matches('[').trim_end_matches(']');
             host.eq_ignore_ascii_case("localhost")
                 || host.to_ascii_lowercase().ends_with(".localhost")
-                || host
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
+                || host.parse::<std::net::IpAddr>().is_ok_and(|ip| {
+                    // 0.0.0.0 / :: as a destination reach this machine; an IPv4-mapped
+                    // address is its IPv4 address.
+                    let ip = ip.to_canonical();
+                    ip.is_loopback() || ip.is_unspecified()
+                })
         }
         None => false,
     }
@@ -1535,6 +1538,8 @@ mod tests {
             "http://localhost:11434/v1",
             "http://LOCALHOST/v1",
             "http://[::1]:8080/v1",
+            "http://0.0.0.0:8080/v1",
+            "http://[::ffff:127.0.0.1]:8080/v1",
         ] {
             assert_eq!(provider(url, "").unwrap(), Some(1), "{url}");
         }

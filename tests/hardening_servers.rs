@@ -324,3 +324,35 @@ async fn anthropic_by_default_still_forces_the_tool() {
     assert_eq!(body["tool_choice"]["type"], "tool");
     assert!(body.get("output_config").is_none() && body.get("output_format").is_none());
 }
+
+/// Guards against novelty pressure raising an Anthropic thread's temperature above the
+/// Messages API's 1.0 (a 400 on every tick, and a failed thread's pressure never falls).
+#[tokio::test]
+async fn anthropic_temperature_is_kept_within_its_range() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
+            "content": [{"type": "text", "text": ANSWER}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 500, "output_tokens": 40}
+        })))
+        .mount(&server)
+        .await;
+    let model = ModelRef {
+        provider: "a".into(),
+        model: "claude-x".into(),
+    };
+    let hot = thinker::provider::CallRequest {
+        temperature: 1.2,
+        ..watcher_request()
+    };
+    anthropic(&server.uri(), StructuredOutput::Auto)
+        .call(&model, &hot)
+        .await
+        .unwrap();
+    let request = server.received_requests().await.unwrap().remove(0);
+    let body: Value = serde_json::from_slice(&request.body).unwrap();
+    assert_eq!(body["temperature"], 1.0);
+}

@@ -16,6 +16,9 @@ use serde_json::Value;
 use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireError, WireFormat, wire_name};
 use crate::config::{ProviderConfig, StructuredOutput};
 
+/// The highest temperature the Messages API accepts.
+pub const MAX_TEMPERATURE: f32 = 1.0;
+
 /// The Anthropic Messages API.
 #[derive(Clone, Copy, Debug)]
 pub struct Anthropic;
@@ -122,7 +125,8 @@ fn prepare(
             role: "user",
             content: &req.prompt,
         }],
-        temperature: req.temperature,
+        // The Messages API takes 0..=1; novelty pressure may raise a thread above 1.
+        temperature: req.temperature.clamp(0.0, MAX_TEMPERATURE),
         tools,
         tool_choice,
         output_config,
