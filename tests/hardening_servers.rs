@@ -344,7 +344,7 @@ async fn anthropic_temperature_is_kept_within_its_range() {
         provider: "a".into(),
         model: "claude-x".into(),
     };
-    let hot = thinker::provider::CallRequest {
+    let hot = CallRequest {
         temperature: 1.2,
         ..watcher_request()
     };
