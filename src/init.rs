@@ -21,6 +21,10 @@ pub fn init(config_path: &Path, state_dir: &Path) -> Result<String, Error> {
             });
         }
     }
+    // The state directory first: a path that cannot be one (under a file, a link in the
+    // way) fails before the config is written, so a second `init` is not refused.
+    let dir = StateDir::create(state_dir)?;
+    dir.refuse_link(STATE_FILE)?;
     if let Some(parent) = config_path.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(|source| Error::InitWrite {
             path: parent.to_path_buf(),
@@ -40,10 +44,14 @@ pub fn init(config_path: &Path, state_dir: &Path) -> Result<String, Error> {
             path: config_path.to_path_buf(),
             source,
         })?;
-    let dir = StateDir::create(state_dir)?;
-    dir.save(&State::default())?;
+    if let Err(e) = dir.save(&State::default()) {
+        // The config was created by this call (create_new): take it back, so that
+        // `init` can simply be run again once the state directory is fixed.
+        let _ = fs::remove_file(config_path);
+        return Err(e.into());
+    }
     Ok(format!(
-        "wrote {}\nwrote {}\nnext: set the API key variables it names, then `thinker doctor` and `thinker tick -v`\n",
+        "wrote {}\nwrote {}\nnext: set the API key variables it names, then `thinker prompt watcher` (what a thread is sent) and `thinker tick --dry-run -v` (a tick that writes nothing)\n",
         config_path.display(),
         state_path.display()
     ))

@@ -13,6 +13,7 @@ mod aggregate_rules;
 mod cli;
 mod cmd_snapshots;
 mod hardening_config;
+mod hardening_init;
 mod hardening_memory;
 mod hardening_providers;
 mod hardening_servers;
