@@ -22,28 +22,17 @@ pub fn init(config_path: &Path, state_dir: &Path) -> Result<String, Error> {
         }
     }
     // The state directory first: a path that cannot be one (under a file, a link in the
-    // way) fails before the config is written, so a second `init` is not refused.
+    // way) fails before the config is written, so a second `init` is not refused. If the
+    // config then cannot be written, a directory made here is taken back.
+    let made = !state_dir.exists();
     let dir = StateDir::create(state_dir)?;
     dir.refuse_link(STATE_FILE)?;
-    if let Some(parent) = config_path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(parent).map_err(|source| Error::InitWrite {
-            path: parent.to_path_buf(),
-            source,
-        })?;
+    if let Err(e) = write_config(config_path) {
+        if made {
+            let _ = fs::remove_dir(state_dir);
+        }
+        return Err(e);
     }
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(config_path)
-        .map_err(|source| Error::InitWrite {
-            path: config_path.to_path_buf(),
-            source,
-        })?;
-    file.write_all(DEFAULT_CONFIG.as_bytes())
-        .map_err(|source| Error::InitWrite {
-            path: config_path.to_path_buf(),
-            source,
-        })?;
     if let Err(e) = dir.save(&State::default()) {
         // The config was created by this call (create_new): take it back, so that
         // `init` can simply be run again once the state directory is fixed.
@@ -55,4 +44,22 @@ pub fn init(config_path: &Path, state_dir: &Path) -> Result<String, Error> {
         config_path.display(),
         state_path.display()
     ))
+}
+
+/// Writes the default config at `path` (never over an existing file).
+fn write_config(path: &Path) -> Result<(), Error> {
+    let werr = |at: &Path| {
+        let at = at.to_path_buf();
+        move |source| Error::InitWrite { path: at, source }
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(werr(parent))?;
+    }
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(werr(path))?;
+    file.write_all(DEFAULT_CONFIG.as_bytes())
+        .map_err(werr(path))
 }
