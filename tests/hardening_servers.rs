@@ -259,6 +259,11 @@ const ANSWER: &str = r#"{"findings":[{"summary":"Disk 91% full on /home","import
 /// Asks for the Watcher's answer in `mode`; returns the request the server got and what
 /// was read from the text block it answered with.
 async fn structured(mode: StructuredOutput) -> (wiremock::Request, String) {
+    structured_with(mode, &watcher_request()).await
+}
+
+/// The request `req` makes through an anthropic provider in `mode`, and the answer text.
+async fn structured_with(mode: StructuredOutput, req: &CallRequest) -> (wiremock::Request, String) {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/v1/messages"))
@@ -275,7 +280,7 @@ async fn structured(mode: StructuredOutput) -> (wiremock::Request, String) {
         model: "claude-x".into(),
     };
     let completion = anthropic(&server.uri(), mode)
-        .call(&model, &watcher_request())
+        .call(&model, req)
         .await
         .unwrap();
     let request = server.received_requests().await.unwrap().remove(0);
@@ -329,30 +334,11 @@ async fn anthropic_by_default_still_forces_the_tool() {
 /// Messages API's 1.0 (a 400 on every tick, and a failed thread's pressure never falls).
 #[tokio::test]
 async fn anthropic_temperature_is_kept_within_its_range() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/messages"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
-            "content": [{"type": "text", "text": ANSWER}],
-            "stop_reason": "end_turn",
-            "usage": {"input_tokens": 500, "output_tokens": 40}
-        })))
-        .mount(&server)
-        .await;
-    let model = ModelRef {
-        provider: "a".into(),
-        model: "claude-x".into(),
-    };
     let hot = CallRequest {
         temperature: 1.2,
         ..watcher_request()
     };
-    anthropic(&server.uri(), StructuredOutput::Auto)
-        .call(&model, &hot)
-        .await
-        .unwrap();
-    let request = server.received_requests().await.unwrap().remove(0);
+    let (request, _) = structured_with(StructuredOutput::Auto, &hot).await;
     let body: Value = serde_json::from_slice(&request.body).unwrap();
     assert_eq!(body["temperature"], 1.0);
 }
