@@ -90,7 +90,10 @@ def config_text(base_url: str) -> str:
     lines = [
         "[tick]", "deadline_seconds = 30", "thread_timeout_seconds = 20", "",
         "[providers.stub]", 'kind = "openai"', f'base_url = "{base_url}"',
-        "retries = 0", "price_in = 0.5", "price_out = 1.5", "",
+        "retries = 0", "price_in = 0.5", "price_out = 1.5",
+        # The stub stands for a remote API that takes the four calls at once (a loopback
+        # provider is limited to one request at a time by default).
+        "concurrency = 4", "",
     ]
     for t in THREADS:
         lines += [f"[threads.{t}]", f'model = "stub/{t}"', ""]
