@@ -8,8 +8,7 @@ use std::fs::{self, File};
 use serde_json::{Value, json};
 use thinker::thread::ThreadName::{self, Dreamer, Oracle, Watcher};
 
-use crate::support::thinker_cmd;
-use crate::tick::{Outcome, SEED, Tick};
+use crate::support::{Outcome, SEED, Tick, thinker_cmd};
 
 /// Durations (`0.0 s`, `12.3 s`) as `[time] s`; temp paths as `[home]`.
 fn normalised(text: &str, tick: &Tick) -> String {

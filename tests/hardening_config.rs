@@ -6,8 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::thinker_cmd;
-use crate::tick::{SEED, Tick, nothing};
+use crate::support::{SEED, Tick, nothing, thinker_cmd};
 use serde_json::{Value, json};
 use thinker::thread::ThreadName::{self, Watcher};
 use wiremock::ResponseTemplate;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use thinker::thread::ThreadName::{Librarian, Oracle, Watcher};
 
-use crate::tick::{NOW, Tick, found, ok};
+use crate::support::{NOW, Tick, found, ok};
 
 fn ledger(dir: &std::path::Path) -> Option<Value> {
     let text = fs::read_to_string(dir.join("ledger.json")).ok()?;

@@ -4,7 +4,7 @@ use std::process::{Command, Stdio};
 
 use thinker::thread::ThreadName::Watcher;
 
-use crate::tick::{NOW, SEED, Tick, found};
+use crate::support::{NOW, SEED, Tick, found};
 
 /// Guards against tracing's write fallback (`eprintln!`) panicking with exit 101 when a
 /// warning meets a closed stderr, after the ledger was written and before the state.
