@@ -7,9 +7,7 @@ mod rendezvous;
 mod tick;
 
 pub use rendezvous::{Event, rendezvous};
-pub use tick::{
-    Outcome, SEED, Sequence, Tick, completion, found, ids, nothing, ok, snapshot, thinker_cmd,
-};
+pub use tick::{Outcome, SEED, Sequence, Tick, completion, found, ids, nothing, ok, snapshot};
 
 use chrono::{DateTime, TimeDelta, Utc};
 use thinker::aggregate::{Settings, ThreadResult};

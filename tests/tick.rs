@@ -13,7 +13,6 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 use crate::support::{
     Event, NOW, SEED, Sequence, Tick, completion, found, ids, nothing, ok, rendezvous, snapshot,
-    thinker_cmd,
 };
 
 #[test]
@@ -335,42 +334,33 @@ fn tick_json_prints_the_four_threads_and_the_aggregator_report() {
 
 #[test]
 fn the_offline_demo_runs_three_ticks_and_escalates_on_the_third() {
-    let home = tempfile::tempdir().unwrap();
+    let mut tick = Tick::new().bare().expect_exit(0);
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo/thinker.toml");
-    let state = home.path().join("demo");
+    let (config, state) = (config.display().to_string(), tick.path("demo"));
     for now in [
         "2026-11-22T10:05:00Z",
         "2026-11-22T10:10:00Z",
         "2026-11-22T10:15:00Z",
     ] {
-        let out = thinker_cmd(home.path())
-            .args(["tick", "--now", now, "--config"])
-            .arg(&config)
-            .arg("--state")
-            .arg(&state)
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{now}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        tick.thinker(&["tick", "--now", now, "--config", &config, "--state", &state]);
     }
-    let show = thinker_cmd(home.path())
-        .args(["show", "--now", "2026-11-22T10:15:00Z", "--config"])
-        .arg(&config)
-        .arg("--state")
-        .arg(&state)
-        .output()
-        .unwrap();
-    assert_eq!(show.status.code(), Some(0));
-    let text = String::from_utf8(show.stdout).unwrap();
+    let text = tick
+        .thinker(&[
+            "show",
+            "--now",
+            "2026-11-22T10:15:00Z",
+            "--config",
+            &config,
+            "--state",
+            &state,
+        ])
+        .stdout;
     assert!(text.contains("t-acme-invoice-4411"), "{text}");
     assert!(text.contains("tick 3"), "{text}");
-    let state: Value =
-        serde_json::from_str(&fs::read_to_string(state.join("subconscious.json")).unwrap())
-            .unwrap();
+    let state: Value = serde_json::from_str(
+        &fs::read_to_string(Path::new(&state).join("subconscious.json")).unwrap(),
+    )
+    .unwrap();
     let history = state["escalation_history"].as_array().unwrap();
     assert_eq!(history.len(), 1, "{history:?}");
     assert_eq!(history[0]["thread"], "watcher");

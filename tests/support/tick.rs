@@ -88,7 +88,9 @@ pub struct Tick {
     threads: [Vec<String>; 4],
     timing: String,
     extra: String,
-    env: Vec<(String, String)>,
+    /// Set (`Some`) or removed (`None`), over the clean environment of [`thinker_cmd`].
+    env: Vec<(String, Option<String>)>,
+    in_home: bool,
     now: String,
 }
 
@@ -118,6 +120,7 @@ impl Tick {
             timing: "deadline_seconds = 60\nthread_timeout_seconds = 30".into(),
             extra: String::new(),
             env: Vec::new(),
+            in_home: false,
             now: NOW.into(),
         }
     }
@@ -247,7 +250,19 @@ impl Tick {
     }
 
     pub fn env(mut self, var: &str, value: &str) -> Tick {
-        self.env.push((var.into(), value.into()));
+        self.env.push((var.into(), Some(value.into())));
+        self
+    }
+
+    /// Runs without `var` (e.g. `HOME`) in their environment.
+    pub fn env_remove(mut self, var: &str) -> Tick {
+        self.env.push((var.into(), None));
+        self
+    }
+
+    /// Runs in the temp home as their working directory.
+    pub fn in_home(mut self) -> Tick {
+        self.in_home = true;
         self
     }
 
@@ -323,7 +338,13 @@ impl Tick {
         self.mount();
         let mut cmd = thinker_cmd(self.home.path());
         for (var, value) in &self.env {
-            cmd.env(var, value);
+            match value {
+                Some(value) => cmd.env(var, value),
+                None => cmd.env_remove(var),
+            };
+        }
+        if self.in_home {
+            cmd.current_dir(self.home.path());
         }
         cmd.args(args);
         if !self.bare {
@@ -522,9 +543,9 @@ pub fn ids(state: &Value, category: &str) -> Vec<String> {
         .collect()
 }
 
-/// The `thinker` binary with a clean environment: a temp HOME, UTC, PATH (what
-/// [`Tick`] runs; for the few tests that need a process setting it has no method for).
-pub fn thinker_cmd(home: &Path) -> Command {
+/// The `thinker` binary with a clean environment: a temp HOME, UTC, PATH (what every
+/// [`Tick`] run starts from).
+fn thinker_cmd(home: &Path) -> Command {
     let mut cmd = Command::cargo_bin("thinker").unwrap();
     cmd.env_clear()
         .env("HOME", home)
