@@ -668,17 +668,60 @@ impl Validator<'_> {
         })
     }
 
+    /// `[providers.<name>]`, validated part by part in the order its errors are reported:
+    /// the name, the connection, structured output, the replay directory, pacing, prices,
+    /// the response cap.
     fn provider(&self, name: &str, p: RawProvider) -> Result<ProviderConfig, ConfigError> {
-        let key = |k: &str| format!("providers.{name}.{k}");
         if name.is_empty() || name.contains('/') {
             return Err(self.err(
                 format!("providers.{name}"),
                 "a provider name cannot be empty or contain `/`",
             ));
         }
-        let base_url = match (p.kind, p.base_url) {
+        let base_url = self.connection(
+            name,
+            p.kind,
+            p.base_url.as_deref(),
+            p.api_key_env.as_deref(),
+        )?;
+        let structured_output = self.structured_output(name, p.kind, p.structured_output)?;
+        let replay_dir = self.replay_dir(name, p.kind, p.dir.as_deref())?;
+        let pacing = self.pacing(name, &p, &base_url)?;
+        let prices = self.prices(name, &p)?;
+        Ok(ProviderConfig {
+            name: name.to_string(),
+            kind: p.kind,
+            base_url,
+            api_key_env: p.api_key_env,
+            timeout: pacing.timeout,
+            retries: pacing.retries,
+            retry_max_wait: pacing.retry_max_wait,
+            requests_per_minute: pacing.requests_per_minute,
+            concurrency: pacing.concurrency,
+            structured_output,
+            price_in: prices.price_in,
+            price_out: prices.price_out,
+            daily_tokens: p.daily_tokens,
+            daily_cost: prices.daily_cost,
+            replay_dir,
+            anthropic_version: p.anthropic_version.unwrap_or_else(|| "2023-06-01".into()),
+            max_response_bytes: self.max_response_bytes(name, p.max_response_bytes)?,
+        })
+    }
+
+    /// The provider's `base_url` (its kind's default when left out) and `api_key_env`;
+    /// returns the base URL without a trailing `/`.
+    fn connection(
+        &self,
+        name: &str,
+        kind: ProviderKind,
+        base_url: Option<&str>,
+        api_key_env: Option<&str>,
+    ) -> Result<String, ConfigError> {
+        let key = |k: &str| provider_key(name, k);
+        let base_url = match (kind, base_url) {
             (_, Some(url)) => {
-                let parsed = reqwest::Url::parse(&url)
+                let parsed = reqwest::Url::parse(url)
                     .map_err(|e| self.err(key("base_url"), format!("`{url}` is not a URL: {e}")))?;
                 if !matches!(parsed.scheme(), "http" | "https") {
                     return Err(self.err(
@@ -698,18 +741,26 @@ impl Validator<'_> {
                 ));
             }
         };
-        if let Some(env) = &p.api_key_env
+        if let Some(env) = api_key_env
             && (env.is_empty() || env.contains('=') || env.chars().any(char::is_whitespace))
         {
-            {
-                return Err(self.err(
-                    key("api_key_env"),
-                    "must be the NAME of an environment variable, not the key itself",
-                ));
-            }
+            return Err(self.err(
+                key("api_key_env"),
+                "must be the NAME of an environment variable, not the key itself",
+            ));
         }
-        let structured_output = p.structured_output.unwrap_or(StructuredOutput::Auto);
-        let allowed: &[StructuredOutput] = match p.kind {
+        Ok(base_url)
+    }
+
+    /// `structured_output` (default `auto`): one of the modes the provider's kind offers.
+    fn structured_output(
+        &self,
+        name: &str,
+        kind: ProviderKind,
+        structured_output: Option<StructuredOutput>,
+    ) -> Result<StructuredOutput, ConfigError> {
+        let structured_output = structured_output.unwrap_or(StructuredOutput::Auto);
+        let allowed: &[StructuredOutput] = match kind {
             ProviderKind::Openai => &[
                 StructuredOutput::JsonSchema,
                 StructuredOutput::JsonObjectSchema,
@@ -729,10 +780,9 @@ impl Validator<'_> {
         ) && !allowed.contains(&structured_output)
         {
             return Err(self.err(
-                key("structured_output"),
+                provider_key(name, "structured_output"),
                 format!(
-                    "not available for kind {}; use one of: {}",
-                    p.kind,
+                    "not available for kind {kind}; use one of: {}",
                     ["auto", "none"]
                         .into_iter()
                         .chain(allowed.iter().map(|s| s.as_str()))
@@ -741,17 +791,33 @@ impl Validator<'_> {
                 ),
             ));
         }
-        let replay_dir = match (p.kind, p.dir) {
-            (ProviderKind::Replay, Some(d)) => Some(self.resolve(&key("dir"), &d)?),
-            (ProviderKind::Replay, None) => {
-                return Err(self.err(
-                    key("dir"),
-                    "a replay provider needs dir, the directory its answers are read from",
-                ));
-            }
-            (_, Some(_)) => return Err(self.err(key("dir"), "only replay providers take dir")),
-            (_, None) => None,
-        };
+        Ok(structured_output)
+    }
+
+    /// `dir`: required by replay providers, refused by every other kind.
+    fn replay_dir(
+        &self,
+        name: &str,
+        kind: ProviderKind,
+        dir: Option<&str>,
+    ) -> Result<Option<PathBuf>, ConfigError> {
+        let key = provider_key(name, "dir");
+        match (kind, dir) {
+            (ProviderKind::Replay, Some(d)) => Ok(Some(self.resolve(&key, d)?)),
+            (ProviderKind::Replay, None) => Err(self.err(
+                key,
+                "a replay provider needs dir, the directory its answers are read from",
+            )),
+            (_, Some(_)) => Err(self.err(key, "only replay providers take dir")),
+            (_, None) => Ok(None),
+        }
+    }
+
+    /// How calls are paced and bounded: `concurrency` (default 1 on a loopback
+    /// `base_url`), `timeout_seconds`, `retries`, `retry_max_wait_seconds`,
+    /// `requests_per_minute`.
+    fn pacing(&self, name: &str, p: &RawProvider, base_url: &str) -> Result<Pacing, ConfigError> {
+        let key = |k: &str| provider_key(name, k);
         let concurrency = match p.concurrency {
             Some(0) => {
                 return Err(self.err(
@@ -761,14 +827,11 @@ impl Validator<'_> {
                 ));
             }
             Some(n) => Some(n),
-            None if is_loopback(&base_url) => Some(DEFAULT_LOOPBACK_CONCURRENCY),
+            None if is_loopback(base_url) => Some(DEFAULT_LOOPBACK_CONCURRENCY),
             None => None,
         };
-        Ok(ProviderConfig {
-            name: name.to_string(),
-            kind: p.kind,
-            base_url,
-            api_key_env: p.api_key_env,
+        Ok(Pacing {
+            concurrency,
             timeout: self.seconds(
                 &key("timeout_seconds"),
                 p.timeout_seconds,
@@ -790,33 +853,37 @@ impl Validator<'_> {
                 Some(n) => Some(self.int(&key("requests_per_minute"), Some(n), n, 1..=60_000)?),
                 None => None,
             },
-            concurrency,
-            structured_output,
+        })
+    }
+
+    /// `price_in` and `price_out` (USD per million tokens, default 0) and `daily_cost`.
+    fn prices(&self, name: &str, p: &RawProvider) -> Result<Prices, ConfigError> {
+        let key = |k: &str| provider_key(name, k);
+        Ok(Prices {
             price_in: self
                 .money(&key("price_in"), p.price_in, MAX_PRICE)?
                 .unwrap_or(0.0),
             price_out: self
                 .money(&key("price_out"), p.price_out, MAX_PRICE)?
                 .unwrap_or(0.0),
-            daily_tokens: p.daily_tokens,
             daily_cost: self.money(&key("daily_cost"), p.daily_cost, MAX_DAILY_COST)?,
-            replay_dir,
-            anthropic_version: p.anthropic_version.unwrap_or_else(|| "2023-06-01".into()),
-            max_response_bytes: match p.max_response_bytes {
-                None => DEFAULT_MAX_RESPONSE_BYTES,
-                Some(n) if MAX_RESPONSE_BYTES_RANGE.contains(&n) => n as usize,
-                Some(n) => {
-                    return Err(self.err(
-                        key("max_response_bytes"),
-                        format!(
-                            "{n} is out of range: give between {} (1 KiB) and {} (1 GiB) bytes",
-                            MAX_RESPONSE_BYTES_RANGE.start(),
-                            MAX_RESPONSE_BYTES_RANGE.end()
-                        ),
-                    ));
-                }
-            },
         })
+    }
+
+    /// `max_response_bytes`, within [`MAX_RESPONSE_BYTES_RANGE`].
+    fn max_response_bytes(&self, name: &str, v: Option<u64>) -> Result<usize, ConfigError> {
+        match v {
+            None => Ok(DEFAULT_MAX_RESPONSE_BYTES),
+            Some(n) if MAX_RESPONSE_BYTES_RANGE.contains(&n) => Ok(n as usize),
+            Some(n) => Err(self.err(
+                provider_key(name, "max_response_bytes"),
+                format!(
+                    "{n} is out of range: give between {} (1 KiB) and {} (1 GiB) bytes",
+                    MAX_RESPONSE_BYTES_RANGE.start(),
+                    MAX_RESPONSE_BYTES_RANGE.end()
+                ),
+            )),
+        }
     }
 
     fn model_ref(
@@ -965,6 +1032,27 @@ impl Validator<'_> {
             timeout,
         }))
     }
+}
+
+/// `providers.<name>.<k>`, the key a provider's error names.
+fn provider_key(name: &str, k: &str) -> String {
+    format!("providers.{name}.{k}")
+}
+
+/// A provider's validated pacing and bounds (see [`Validator::pacing`]).
+struct Pacing {
+    concurrency: Option<u32>,
+    timeout: Duration,
+    retries: u32,
+    retry_max_wait: Duration,
+    requests_per_minute: Option<u32>,
+}
+
+/// A provider's validated prices and daily cost limit (see [`Validator::prices`]).
+struct Prices {
+    price_in: f64,
+    price_out: f64,
+    daily_cost: Option<f64>,
 }
 
 /// Whether `url` names this machine: `localhost` (or a `*.localhost` name), 127.0.0.0/8,

@@ -95,6 +95,10 @@ pub fn run(config: &Config, state_dir: &Path, options: &TickOptions) -> Result<T
     runtime::block_on(tick(config, state_dir, options))?
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "split into phases by the tick-phases change"
+)]
 async fn tick(
     config: &Config,
     state_dir: &Path,

@@ -1,13 +1,13 @@
-//! The binary end to end (assert_cmd) in temp dirs: `show`, `init`, and the refusal to
-//! touch a state file that does not read.
+//! The binary end to end in temp dirs, through the [`Tick`] builder in bare mode (the args
+//! exactly as given): `show`, `init`, and the refusal to touch a state file that does not
+//! read.
 
 use std::fs;
 use std::path::Path;
 
-use predicates::prelude::*;
 use thinker::state::State;
 
-use crate::support::thinker_cmd as thinker;
+use crate::support::Tick;
 
 const SEED: &str = r#"{
   "tick_count": 12,
@@ -38,17 +38,11 @@ fn seeded(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn show_renders_for_a_person_without_colour_off_a_terminal() {
-    let tmp = tempfile::tempdir().unwrap();
-    let state = seeded(tmp.path());
-    let out = thinker(tmp.path())
-        .args(["show", "--now", "2026-11-22T10:05:00Z", "--state"])
-        .arg(&state)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let mut tick = Tick::new().state(SEED).bare().expect_exit(0);
+    let state = tick.path("state");
+    let text = tick
+        .thinker(&["show", "--now", "2026-11-22T10:05:00Z", "--state", &state])
+        .stdout;
     assert!(
         !text.contains('\x1b'),
         "no escape codes off a terminal, even from the file"
@@ -58,37 +52,34 @@ fn show_renders_for_a_person_without_colour_off_a_terminal() {
 
 #[test]
 fn show_colour_when_forced() {
-    let tmp = tempfile::tempdir().unwrap();
-    let state = seeded(tmp.path());
-    thinker(tmp.path())
-        .args(["show", "--color", "always", "--state"])
-        .arg(&state)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("\x1b[32m"));
+    let mut tick = Tick::new()
+        .state(SEED)
+        .bare()
+        .expect_exit(0)
+        .expect_stdout_contains("\x1b[32m");
+    let state = tick.path("state");
+    tick.thinker(&["show", "--color", "always", "--state", &state]);
 }
 
 #[test]
 fn show_json_prints_the_file_as_is() {
-    let tmp = tempfile::tempdir().unwrap();
-    let state = seeded(tmp.path());
-    thinker(tmp.path())
-        .args(["show", "--json", "--state"])
-        .arg(&state)
-        .assert()
-        .success()
-        .stdout(SEED);
+    let mut tick = Tick::new()
+        .state(SEED)
+        .bare()
+        .expect_exit(0)
+        .expect_stdout(SEED);
+    let state = tick.path("state");
+    tick.thinker(&["show", "--json", "--state", &state]);
 }
 
 #[test]
 fn show_without_state_is_empty_not_an_error() {
-    let tmp = tempfile::tempdir().unwrap();
-    thinker(tmp.path())
-        .args(["show", "--state"])
-        .arg(tmp.path().join("none"))
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("tick 0, no tick yet"));
+    let mut tick = Tick::new()
+        .bare()
+        .expect_exit(0)
+        .expect_stdout_contains("tick 0, no tick yet");
+    let none = tick.path("none");
+    tick.thinker(&["show", "--state", &none]);
 }
 
 #[test]
@@ -108,20 +99,17 @@ fn broken_state_files_are_reported_and_left_byte_for_byte() {
         ),
     ];
     for (name, text, needle) in cases {
-        let tmp = tempfile::tempdir().unwrap();
-        let state = tmp.path().join("state");
-        fs::create_dir_all(&state).unwrap();
-        let file = state.join("subconscious.json");
-        fs::write(&file, &text).unwrap();
-        fs::write(state.join("subconscious.json.bak"), SEED).unwrap();
-        thinker(tmp.path())
-            .args(["show", "--state"])
-            .arg(&state)
-            .assert()
-            .code(1)
-            .stderr(predicate::str::contains(needle))
-            .stderr(predicate::str::contains("subconscious.json.bak"))
-            .stderr(predicate::str::contains("left untouched"));
+        let mut tick = Tick::new()
+            .state(&text)
+            .bare()
+            .expect_exit(1)
+            .expect_stderr_contains(needle)
+            .expect_stderr_contains("subconscious.json.bak")
+            .expect_stderr_contains("left untouched");
+        let file = tick.dir().join("subconscious.json");
+        fs::write(tick.dir().join("subconscious.json.bak"), SEED).unwrap();
+        let state = tick.path("state");
+        tick.thinker(&["show", "--state", &state]);
         assert_eq!(
             fs::read_to_string(&file).unwrap(),
             text,
@@ -132,44 +120,35 @@ fn broken_state_files_are_reported_and_left_byte_for_byte() {
 
 #[test]
 fn init_writes_config_and_empty_state_and_refuses_to_overwrite() {
-    let tmp = tempfile::tempdir().unwrap();
-    let config = tmp.path().join("cfg/config.toml");
-    let state = tmp.path().join("data/thinker");
-    thinker(tmp.path())
-        .args(["init", "--config"])
-        .arg(&config)
-        .arg("--state")
-        .arg(&state)
-        .assert()
-        .success();
+    let mut tick = Tick::new().bare().expect_exit(0);
+    let (config, state) = (tick.path("cfg/config.toml"), tick.path("data/thinker"));
+    tick.thinker(&["init", "--config", &config, "--state", &state]);
     assert!(
         fs::read_to_string(&config)
             .unwrap()
             .contains("[threads.watcher]")
     );
     let written =
-        State::from_json(&fs::read_to_string(state.join("subconscious.json")).unwrap()).unwrap();
+        State::from_json(&fs::read_to_string(Path::new(&state).join("subconscious.json")).unwrap())
+            .unwrap();
     assert_eq!(written, State::default());
     fs::write(&config, "# mine\n").unwrap();
-    thinker(tmp.path())
-        .args(["init", "--config"])
-        .arg(&config)
-        .arg("--state")
-        .arg(tmp.path().join("elsewhere"))
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("never overwrites"));
+    let mut tick = tick
+        .expect_exit(2)
+        .expect_stderr_contains("never overwrites");
+    let elsewhere = tick.path("elsewhere");
+    tick.thinker(&["init", "--config", &config, "--state", &elsewhere]);
     assert_eq!(fs::read_to_string(&config).unwrap(), "# mine\n");
-    assert!(!tmp.path().join("elsewhere").exists());
+    assert!(!tick.home().join("elsewhere").exists());
 }
 
 #[test]
 fn init_uses_xdg_defaults() {
-    let tmp = tempfile::tempdir().unwrap();
-    thinker(tmp.path()).arg("init").assert().success();
-    assert!(tmp.path().join(".config/thinker/config.toml").is_file());
+    let mut tick = Tick::new().bare().expect_exit(0);
+    tick.thinker(&["init"]);
+    assert!(tick.home().join(".config/thinker/config.toml").is_file());
     assert!(
-        tmp.path()
+        tick.home()
             .join(".local/share/thinker/subconscious.json")
             .is_file()
     );
@@ -177,36 +156,32 @@ fn init_uses_xdg_defaults() {
 
 #[test]
 fn a_wrong_config_key_is_a_usage_error_naming_the_key() {
-    let tmp = tempfile::tempdir().unwrap();
-    let config = tmp.path().join("c.toml");
+    let mut tick = Tick::new()
+        .bare()
+        .expect_exit(2)
+        .expect_stderr_contains("match_treshold");
+    let config = tick.path("c.toml");
     fs::write(&config, "[memory]\nmatch_treshold = 0.5\n").unwrap();
-    thinker(tmp.path())
-        .args(["show", "--config"])
-        .arg(&config)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("match_treshold"));
+    tick.thinker(&["show", "--config", &config]);
 }
 
 #[test]
 fn tick_on_a_broken_state_file_exits_1_and_leaves_it_byte_for_byte() {
-    let tmp = tempfile::tempdir().unwrap();
-    let state = tmp.path().join("state");
-    fs::create_dir_all(&state).unwrap();
-    let file = state.join("subconscious.json");
     let broken = SEED.replace("\"strength\": 7", "\"strength\": 7.5");
-    fs::write(&file, &broken).unwrap();
+    let mut tick = Tick::new()
+        .state(&broken)
+        .bare()
+        .expect_exit(1)
+        .expect_stderr_contains("active_threads[0].strength")
+        .expect_stderr_contains("left untouched");
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo/thinker.toml");
-    thinker(tmp.path())
-        .args(["tick", "--config"])
-        .arg(&demo)
-        .arg("--state")
-        .arg(&state)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("active_threads[0].strength"))
-        .stderr(predicate::str::contains("left untouched"));
-    assert_eq!(fs::read_to_string(&file).unwrap(), broken);
+    let (demo, state) = (demo.display().to_string(), tick.path("state"));
+    tick.thinker(&["tick", "--config", &demo, "--state", &state]);
+    let state = tick.dir();
+    assert_eq!(
+        fs::read_to_string(state.join("subconscious.json")).unwrap(),
+        broken
+    );
     assert!(!state.join("subconscious.json.bak").exists());
     assert!(!state.join("journal.jsonl").exists());
 }
@@ -215,8 +190,6 @@ fn tick_on_a_broken_state_file_exits_1_and_leaves_it_byte_for_byte() {
 /// context's clock: the same instant shows 05:05 in New York and 10:05 in UTC.
 #[test]
 fn show_reads_wall_clock_times_in_the_systems_zone() {
-    let tmp = tempfile::tempdir().unwrap();
-    let state = seeded(tmp.path());
     for (tz, wall) in [
         ("UTC", "(Sun 22 Nov 10:05)"),
         ("America/New_York", "(Sun 22 Nov 05:05)"),
@@ -225,15 +198,14 @@ fn show_reads_wall_clock_times_in_the_systems_zone() {
             eprintln!("skipped {tz}: no zoneinfo on this machine");
             continue;
         }
-        thinker(tmp.path())
+        let mut tick = Tick::new()
+            .state(SEED)
+            .bare()
             .env("TZ", tz)
-            .args(["show", "--now", "2026-11-22T10:05:00Z", "--state"])
-            .arg(&state)
-            .assert()
-            .success()
-            .stdout(predicate::str::contains(format!(
-                "last tick just now {wall}"
-            )));
+            .expect_exit(0)
+            .expect_stdout_contains(&format!("last tick just now {wall}"));
+        let state = tick.path("state");
+        tick.thinker(&["show", "--now", "2026-11-22T10:05:00Z", "--state", &state]);
     }
 }
 

@@ -8,8 +8,7 @@ use std::fs::{self, File};
 use serde_json::{Value, json};
 use thinker::thread::ThreadName::{self, Dreamer, Oracle, Watcher};
 
-use crate::support::thinker_cmd;
-use crate::tick::{Outcome, SEED, Tick};
+use crate::support::{Outcome, SEED, Tick};
 
 /// Durations (`0.0 s`, `12.3 s`) as `[time] s`; temp paths as `[home]`.
 fn normalised(text: &str, tick: &Tick) -> String {
@@ -117,23 +116,17 @@ fn error_corrupt_state() {
 #[test]
 fn error_bad_config_key() {
     // Its own config file, so the line in the message does not follow the harness's.
-    let tmp = tempfile::tempdir().unwrap();
-    let config = tmp.path().join("thinker.toml");
+    let mut tick = Tick::new().bare().expect_exit(2).expect_stdout("");
+    let config = tick.path("thinker.toml");
     fs::write(
         &config,
         "[providers.p]\nkind = \"ollama\"\n\n[memory]\nmatch_treshold = 0.5\n",
     )
     .unwrap();
-    let out = thinker_cmd(tmp.path())
-        .args(["tick", "--now", "2026-11-22T10:05:00Z", "--config"])
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty());
-    let stderr = String::from_utf8(out.stderr)
-        .unwrap()
-        .replace(&tmp.path().display().to_string(), "[home]");
+    let out = tick.thinker(&["tick", "--now", "2026-11-22T10:05:00Z", "--config", &config]);
+    let stderr = out
+        .stderr
+        .replace(&tick.home().display().to_string(), "[home]");
     insta::assert_snapshot!("error_bad_config_key", stderr);
 }
 
@@ -163,19 +156,13 @@ fn error_held_lock() {
 /// Regression (issue 8): `init` failing to write its config said "cannot read config".
 #[test]
 fn error_init_cannot_write() {
-    let tmp = tempfile::tempdir().unwrap();
-    fs::write(tmp.path().join("file"), "not a directory").unwrap();
-    let out = thinker_cmd(tmp.path())
-        .args(["init", "--config"])
-        .arg(tmp.path().join("file/config.toml"))
-        .arg("--state")
-        .arg(tmp.path().join("state"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8(out.stderr)
-        .unwrap()
-        .replace(&tmp.path().display().to_string(), "[home]");
+    let mut tick = Tick::new().bare().expect_exit(2);
+    fs::write(tick.home().join("file"), "not a directory").unwrap();
+    let (config, state) = (tick.path("file/config.toml"), tick.path("state"));
+    let out = tick.thinker(&["init", "--config", &config, "--state", &state]);
+    let stderr = out
+        .stderr
+        .replace(&tick.home().display().to_string(), "[home]");
     insta::assert_snapshot!("error_init_cannot_write", stderr);
-    assert!(!tmp.path().join("state").exists());
+    assert!(!tick.home().join("state").exists());
 }

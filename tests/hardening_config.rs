@@ -4,10 +4,9 @@
 //! read, never a panic or a wrapped sum). The real binary, loopback only.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::support::thinker_cmd;
-use crate::tick::{SEED, Tick, nothing};
+use crate::support::{SEED, Tick, nothing};
 use serde_json::{Value, json};
 use thinker::thread::ThreadName::{self, Watcher};
 use wiremock::ResponseTemplate;
@@ -116,42 +115,34 @@ fn out_of_range_numbers_are_refused_with_key_and_line() {
     );
 }
 
-/// A temp dir with `config.toml` holding `text`.
-fn config_dir(text: &str) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let config = tmp.path().join("config.toml");
+/// A bare [`Tick`] whose temp home holds `config.toml` with `text`, and that file's path.
+fn config_dir(text: &str) -> (Tick, String) {
+    let tick = Tick::new().bare();
+    let config = tick.path("config.toml");
     fs::write(&config, text).unwrap();
-    (tmp, config)
+    (tick, config)
 }
 
 #[test]
 fn an_empty_config_is_exit_2_saying_no_thread_would_run() {
     // Regression: `--config /dev/null` ran a tick that did nothing and said nothing.
-    let tmp = tempfile::tempdir().unwrap();
-    let state = tmp.path().join("state");
-    let out = thinker_cmd(tmp.path())
-        .args(["tick", "--config", "/dev/null", "--state"])
-        .arg(&state)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let mut tick = Tick::new().bare();
+    let state = tick.path("state");
+    let out = tick.thinker(&["tick", "--config", "/dev/null", "--state", &state]);
+    let stderr = out.stderr;
+    assert_eq!(out.code, Some(2), "{stderr}");
     assert!(
         stderr.contains("/dev/null defines no threads") && stderr.contains("thinker init"),
         "{stderr}"
     );
-    assert!(!state.exists(), "nothing is created");
+    assert!(!Path::new(&state).exists(), "nothing is created");
 
-    let (tmp, config) = config_dir(
+    let (mut tick, config) = config_dir(
         "[providers.p]\nkind = \"ollama\"\n[threads.watcher]\nmodel = \"p/m\"\nenabled = false\n",
     );
-    let out = thinker_cmd(tmp.path())
-        .args(["tick", "--dry-run", "--config"])
-        .arg(&config)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let out = tick.thinker(&["tick", "--dry-run", "--config", &config]);
+    let stderr = out.stderr;
+    assert_eq!(out.code, Some(2), "{stderr}");
     assert!(stderr.contains("every thread is disabled"), "{stderr}");
 }
 
@@ -173,70 +164,51 @@ fn no_tilde_dir(dir: &Path) {
 #[test]
 fn a_tilde_path_without_home_is_exit_2_naming_the_key() {
     // Regression: with HOME unset, `~/x` became a literal `~` directory beside the config.
-    let (tmp, config) = config_dir("# state\n[state]\ndir = \"~/thinker-state\"\n");
-    let out = thinker_cmd(tmp.path())
-        .env_remove("HOME")
-        .current_dir(tmp.path())
-        .args(["tick", "--config"])
-        .arg(&config)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (tick, config) = config_dir("# state\n[state]\ndir = \"~/thinker-state\"\n");
+    let mut tick = tick.env_remove("HOME").in_home();
+    let out = tick.thinker(&["tick", "--config", &config]);
+    let stderr = out.stderr;
+    assert_eq!(out.code, Some(2), "{stderr}");
     assert!(
         stderr.contains("`state.dir`") && stderr.contains("line 3") && stderr.contains("HOME"),
         "{stderr}"
     );
-    no_tilde_dir(tmp.path());
+    no_tilde_dir(tick.home());
 
     // An empty HOME is no home either; `show` reads the config the same way.
-    let out = thinker_cmd(tmp.path())
-        .env("HOME", "")
-        .current_dir(tmp.path())
-        .args(["show", "--config"])
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    no_tilde_dir(tmp.path());
+    let mut tick = tick.env("HOME", "");
+    let out = tick.thinker(&["show", "--config", &config]);
+    assert_eq!(out.code, Some(2));
+    no_tilde_dir(tick.home());
 }
 
 #[test]
 fn a_tilde_user_path_that_cannot_expand_is_exit_2_naming_the_key() {
     // Regression: `~someone/x` became a literal `~someone` directory beside the config.
-    let (tmp, config) = config_dir(
+    let (tick, config) = config_dir(
         "[providers.p]\nkind = \"ollama\"\n[threads.watcher]\nmodel = \"p/m\"\n[[threads.watcher.sources]]\nkind = \"transcript\"\npath = \"~no-such-user-here/log.txt\"\n",
     );
-    let out = thinker_cmd(tmp.path())
-        .current_dir(tmp.path())
-        .args(["tick", "--config"])
-        .arg(&config)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let mut tick = tick.in_home();
+    let out = tick.thinker(&["tick", "--config", &config]);
+    let stderr = out.stderr;
+    assert_eq!(out.code, Some(2), "{stderr}");
     assert!(
         stderr.contains("threads.watcher.sources[0].path")
             && stderr.contains("line 7")
             && stderr.contains("full path"),
         "{stderr}"
     );
-    no_tilde_dir(tmp.path());
+    no_tilde_dir(tick.home());
 }
 
 #[test]
 fn without_home_the_default_paths_are_exit_2_with_the_way_out() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = thinker_cmd(tmp.path())
-        .env_remove("HOME")
-        .current_dir(tmp.path())
-        .arg("show")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let mut tick = Tick::new().bare().env_remove("HOME").in_home();
+    let out = tick.thinker(&["show"]);
+    let stderr = out.stderr;
+    assert_eq!(out.code, Some(2), "{stderr}");
     assert!(stderr.contains("set $HOME"), "{stderr}");
-    no_tilde_dir(tmp.path());
+    no_tilde_dir(tick.home());
 }
 
 /// A tick whose state directory holds `ledger` as `ledger.json`.

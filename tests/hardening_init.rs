@@ -1,38 +1,26 @@
 //! `thinker init` fails before writing anything when the state directory cannot be one.
 
-use crate::support::thinker_cmd;
+use crate::support::Tick;
 
 /// Guards against `init` writing the config and then failing on the state, after which
 /// a second `init` refuses because the config exists.
 #[test]
 fn init_with_an_impossible_state_directory_writes_nothing() {
-    let home = tempfile::tempdir().unwrap();
-    let config = home.path().join("y.toml");
-    let blocker = home.path().join("a-file");
-    std::fs::write(&blocker, "not a directory").unwrap();
-    let out = thinker_cmd(home.path())
-        .args(["init", "--config"])
-        .arg(&config)
-        .arg("--state")
-        .arg(blocker.join("state"))
-        .output()
-        .unwrap();
-    assert_ne!(out.status.code(), Some(0));
+    let mut tick = Tick::new().bare();
+    let config = tick.path("y.toml");
+    std::fs::write(tick.path("a-file"), "not a directory").unwrap();
+    let blocked = tick.path("a-file/state");
+    let out = tick.thinker(&["init", "--config", &config, "--state", &blocked]);
+    assert_ne!(out.code, Some(0));
     assert!(
-        !config.exists(),
+        !std::path::Path::new(&config).exists(),
         "the config was written before the state failed"
     );
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("not a directory"), "{stderr}");
+    assert!(out.stderr.contains("not a directory"), "{}", out.stderr);
     // Once the state directory is possible, init simply runs.
-    let out = thinker_cmd(home.path())
-        .args(["init", "--config"])
-        .arg(&config)
-        .arg("--state")
-        .arg(home.path().join("state"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert!(config.exists());
-    assert!(!String::from_utf8(out.stderr).unwrap().contains("doctor"));
+    let state = tick.path("state");
+    let out = tick.thinker(&["init", "--config", &config, "--state", &state]);
+    out.expect_exit(0);
+    assert!(std::path::Path::new(&config).exists());
+    assert!(!out.stderr.contains("doctor"), "{}", out.stderr);
 }

@@ -10,8 +10,7 @@ use thinker::state::{Category, State};
 use thinker::thread::ThreadName::{Dreamer, Librarian, Oracle, Watcher};
 use thinker::thread::{Kind, ThreadName};
 
-use crate::support::{answer, entry, finding, now, only};
-use crate::tick::{SEED, Sequence, Tick, found, ok};
+use crate::support::{SEED, Sequence, Tick, answer, entry, finding, found, now, ok, only};
 
 /// The default `token_budget`, in estimated tokens (bytes / 4).
 const BUDGET: usize = 2000;
@@ -312,11 +311,11 @@ fn thread_state_bulk_does_not_push_entries_out() {
         outcome.archive()
     );
     assert_eq!(
-        crate::tick::ids(&state, "active_threads"),
+        crate::support::ids(&state, "active_threads"),
         ["t-acme-invoice-overdue"]
     );
     assert_eq!(
-        crate::tick::ids(&state, "patterns"),
+        crate::support::ids(&state, "patterns"),
         ["p-backup-fails-mondays"]
     );
 }
@@ -339,7 +338,7 @@ fn a_large_unknown_field_is_kept_and_does_not_crowd_out_entries() {
     assert_eq!(state["owner_notes"], Value::String(notes));
     assert_eq!(budget_lines(&second.archive()), 0, "{:?}", second.archive());
     assert!(
-        crate::tick::ids(&state, "active_threads").contains(&"t-disk-nas-almost".to_string()),
+        crate::support::ids(&state, "active_threads").contains(&"t-disk-nas-almost".to_string()),
         "{state}"
     );
 }
@@ -523,7 +522,7 @@ fn a_huge_state_is_cut_to_the_caps_before_matching() {
     let outcome = tick.run();
     outcome.expect_exit(0);
     let state = outcome.state();
-    let hunches = crate::tick::ids(&state, "hunches");
+    let hunches = crate::support::ids(&state, "hunches");
     assert_eq!(hunches.len(), 5, "{hunches:?}");
     let archive = outcome.archive();
     assert_eq!(archive.len(), 30_001 - 5 + 1);

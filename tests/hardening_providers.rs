@@ -19,7 +19,7 @@ use thinker::thread::ThreadName::{Dreamer, Librarian, Oracle, Watcher};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::tick::{SEED, Tick, found, ok, snapshot};
+use crate::support::{SEED, Tick, found, ok, snapshot};
 
 const KEY_VAR: &str = "THINKER_HARDENING_KEY";
 /// The key of the 401 example.

@@ -21,7 +21,7 @@ use thinker::thread::ThreadName::{self, Dreamer, Librarian, Oracle, Watcher};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::tick::{Tick, completion, found};
+use crate::support::{Tick, completion, found};
 
 // ---------------------------------------------------------------------------------------
 // A loopback HTTP/1.1 server that logs each request's arrival and answer, holding each

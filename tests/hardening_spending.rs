@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use thinker::thread::ThreadName::{Librarian, Oracle, Watcher};
 
-use crate::tick::{NOW, Tick, found, ok};
+use crate::support::{Tick, found, ok};
 
 fn ledger(dir: &std::path::Path) -> Option<Value> {
     let text = fs::read_to_string(dir.join("ledger.json")).ok()?;
@@ -49,16 +49,8 @@ fn a_tick_killed_mid_call_has_already_counted_the_call() {
             ok(Watcher, &found("never seen", 5)).set_delay(Duration::from_secs(30)),
         )
         .answer(Librarian, &found("Memory notes mention the NAS twice", 5));
-    tick.mount();
-    fs::write(tick.config_path(), tick.config_text()).unwrap();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("thinker"))
-        .env_clear()
-        .env("HOME", tick.dir().parent().unwrap())
-        .env("TZ", "UTC")
-        .args(["tick", "--now", NOW, "--config"])
-        .arg(tick.config_path())
-        .arg("--state")
-        .arg(tick.dir())
+    let mut child = tick
+        .command(&["tick"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

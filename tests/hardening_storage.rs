@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 use thinker::thread::ThreadName::Watcher;
 
-use crate::tick::{SEED, Tick, found, snapshot};
+use crate::support::{SEED, Tick, found, snapshot};
 
 fn mode(path: &Path) -> u32 {
     fs::metadata(path).unwrap().permissions().mode() & 0o777

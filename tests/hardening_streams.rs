@@ -1,10 +1,10 @@
 //! A closed stderr (`thinker tick 2>&1 | head -c 5`) never stops a tick half-way.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use thinker::thread::ThreadName::Watcher;
 
-use crate::tick::{NOW, SEED, Tick, found};
+use crate::support::{SEED, Tick, found};
 
 /// Guards against tracing's write fallback (`eprintln!`) panicking with exit 101 when a
 /// warning meets a closed stderr, after the ledger was written and before the state.
@@ -17,16 +17,8 @@ fn a_warning_on_a_closed_stderr_does_not_stop_the_tick() {
             "[[threads.watcher.sources]]\nkind = \"command\"\ncommand = [\"/nonexistent/thinker-test\"]",
         )
         .answer(Watcher, &found("Disk almost full on host", 7));
-    tick.mount();
-    std::fs::write(tick.config_path(), tick.config_text()).unwrap();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("thinker"))
-        .env_clear()
-        .env("HOME", tick.dir().parent().unwrap())
-        .env("TZ", "UTC")
-        .args(["tick", "--now", NOW, "--config"])
-        .arg(tick.config_path())
-        .arg("--state")
-        .arg(tick.dir())
+    let mut child = tick
+        .command(&["tick"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -1,11 +1,11 @@
 //! The one integration-test binary: every test file is a module here, so the suite links
 //! once.
 
-#![allow(
+#![expect(
     clippy::unwrap_used,
     clippy::expect_used,
-    clippy::missing_panics_doc,
-    clippy::field_reassign_with_default
+    clippy::field_reassign_with_default,
+    reason = "tests fail by panicking, on purpose, and build configs field by field"
 )]
 
 mod aggregate_props;

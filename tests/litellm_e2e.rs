@@ -28,7 +28,7 @@ use thinker::provider::Providers;
 use thinker::thread::ThreadName;
 
 use crate::llama_e2e::watcher_request;
-use crate::tick::{SEED, Tick};
+use crate::support::{SEED, Tick};
 
 fn proxy() -> Option<String> {
     match std::env::var("THINKER_LITELLM_URL") {

@@ -1,8 +1,14 @@
-//! Builders shared by the tests: entries, answers, times, a thinker command in a temp dir.
+//! Builders shared by the tests: entries, answers and times for the library tests, and
+//! [`Tick`], the one builder that runs the `thinker` binary in a temp home with its
+//! expectations declared before the run (`support/tick.rs`), with the servers it talks to
+//! (`support/rendezvous.rs`). Helpers only: no `#[test]` lives here.
 
-use std::path::Path;
+mod rendezvous;
+mod tick;
 
-use assert_cmd::Command;
+pub use rendezvous::{Event, rendezvous};
+pub use tick::{Outcome, SEED, Sequence, Tick, completion, found, ids, nothing, ok, snapshot};
+
 use chrono::{DateTime, TimeDelta, Utc};
 use thinker::aggregate::{Settings, ThreadResult};
 use thinker::answer::{Answer, Finding};
@@ -73,14 +79,4 @@ pub fn state_with(active: Vec<Entry>, patterns: Vec<Entry>) -> State {
         patterns,
         ..State::default()
     }
-}
-
-/// The `thinker` binary with a clean environment: a temp HOME, UTC, PATH.
-pub fn thinker_cmd(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("thinker").unwrap();
-    cmd.env_clear()
-        .env("HOME", home)
-        .env("TZ", "UTC")
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
-    cmd
 }
