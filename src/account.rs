@@ -1,11 +1,11 @@
 //! The readable account of a tick: what each thread did and what the aggregator changed
-//! (added, reinforced, decayed, removed, pressure and hints, escalations). Printed by
+//! (added, reinforced, weakened (shown as "Decayed"), removed, pressure and hints, escalations). Printed by
 //! `thinker tick --dry-run` ("would …") and by `thinker tick -v`. Pure rendering.
 
 use std::fmt::Write;
 
-use crate::aggregate::{RemovalReason, Report};
-use crate::journal::{Status, ThreadRecord};
+use crate::aggregate::{RemovalReason, Report, Status};
+use crate::journal::ThreadRecord;
 use crate::show::clean;
 use crate::state::OUTCOME_PENDING;
 use crate::tick::TickReport;
@@ -115,9 +115,9 @@ fn changes(out: &mut String, r: &Report, dry: bool) {
             let _ = writeln!(out, "  ↑ {} {} → {}", c.id, c.from, c.to);
         }
     }
-    if !r.decayed.is_empty() {
+    if !r.weakened.is_empty() {
         let _ = writeln!(out, "\n{}", heading(dry, "decay", "Decayed"));
-        for c in &r.decayed {
+        for c in &r.weakened {
             let _ = writeln!(out, "  ↓ {} {} → {}", c.id, c.from, c.to);
         }
     }

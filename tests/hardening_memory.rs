@@ -4,7 +4,7 @@
 //! is cut to the caps before anything is matched against it.
 
 use serde_json::{Value, json};
-use thinker::aggregate::{Caps, RemovalReason, Settings, ThreadResult, aggregate};
+use thinker::aggregate::{Caps, RemovalReason, Settings, ThreadError, ThreadOutcome, aggregate};
 use thinker::answer::Answer;
 use thinker::state::{Category, State};
 use thinker::thread::ThreadName::{Dreamer, Librarian, Oracle, Watcher};
@@ -476,7 +476,7 @@ fn oversized_bookkeeping_is_cut_on_the_next_write() {
         ..Answer::default()
     };
     let mut results = only(Watcher, long_hint);
-    results[Librarian.index()] = ThreadResult::Failed;
+    results[Librarian.index()] = ThreadOutcome::Failed(ThreadError::Call(String::new()));
     let (next, _) = aggregate(&state, &results, now(), &Settings::default());
     let ts = next.thread_state.get(Librarian);
     assert_eq!(ts.last_findings.len(), 3);

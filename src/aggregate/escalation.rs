@@ -10,7 +10,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{Report, Settings, ThreadResult};
+use super::{Report, Settings, ThreadOutcome};
 use crate::answer::Answer;
 use crate::matching::matches;
 use crate::state::{Entry, EscalationRecord, OUTCOME_PENDING, OUTCOME_SUPPRESSED, State};
@@ -43,7 +43,7 @@ fn is_repeat(
 
 pub fn record(
     state: &mut State,
-    results: &[ThreadResult; 4],
+    results: &[ThreadOutcome; 4],
     now: DateTime<Utc>,
     settings: &Settings,
     report: &mut Report,
@@ -130,7 +130,7 @@ pub struct Subconscious {
 }
 
 /// The envelope when at least one escalation of this tick is pending.
-pub fn envelope(state: &State, results: &[ThreadResult; 4], report: &Report) -> Option<Envelope> {
+pub fn envelope(state: &State, results: &[ThreadOutcome; 4], report: &Report) -> Option<Envelope> {
     let pending: Vec<&EscalationRecord> = report
         .escalations
         .iter()
