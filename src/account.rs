@@ -7,7 +7,7 @@ use std::fmt::Write;
 use crate::aggregate::{RemovalReason, Report, Status};
 use crate::journal::ThreadRecord;
 use crate::show::clean;
-use crate::state::OUTCOME_PENDING;
+use crate::state::EscalationOutcome;
 use crate::tick::TickReport;
 use crate::timestamp;
 
@@ -176,7 +176,7 @@ fn escalations(out: &mut String, r: &Report, dry: bool) {
         heading(dry, "record escalations", "Escalations")
     );
     for e in &r.escalations {
-        let note = if e.outcome == OUTCOME_PENDING {
+        let note = if e.outcome == EscalationOutcome::Pending {
             if dry { "would be escalated" } else { "pending" }
         } else {
             "suppressed: a recent duplicate"

@@ -208,3 +208,50 @@ pub struct JournalLine {
 pub fn millis(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::ThreadError;
+    use crate::answer::Answer;
+
+    fn trace() -> ThreadTrace {
+        ThreadTrace {
+            provider: Some("local".into()),
+            model: Some("watcher".into()),
+            latency_ms: 1000,
+            ..ThreadTrace::default()
+        }
+    }
+
+    /// The record's status, skip, error and counts come from the outcome alone.
+    #[test]
+    fn a_record_says_what_its_outcome_says() {
+        let timed_out = ThreadOutcome::Failed(ThreadError::TimedOut {
+            seconds: 1.0,
+            waiting: None,
+        });
+        let r = ThreadRecord::of(ThreadName::Watcher, &timed_out, trace());
+        assert_eq!((r.status, r.skip.as_ref()), (Status::Failed, None));
+        assert!(
+            r.error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("timed out after 1.0 s"))
+        );
+        assert_eq!((r.provider.as_deref(), r.latency_ms), (Some("local"), 1000));
+
+        let skipped = ThreadOutcome::Skipped(Skip::Cadence { every: 2 });
+        let r = ThreadRecord::of(ThreadName::Oracle, &skipped, ThreadTrace::default());
+        assert_eq!(r.status, Status::Skipped);
+        assert_eq!(r.skip, Some(Skip::Cadence { every: 2 }));
+        assert_eq!(r.error, None);
+
+        let answered = ThreadOutcome::Answered(Answer {
+            reinforce: vec!["p-a".into(), "p-b".into()],
+            ..Answer::default()
+        });
+        let r = ThreadRecord::of(ThreadName::Dreamer, &answered, trace());
+        assert_eq!((r.status, r.error, r.skip), (Status::Answered, None, None));
+        assert_eq!((r.findings, r.reinforce), (0, 2));
+    }
+}

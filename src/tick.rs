@@ -411,3 +411,32 @@ impl ThreadJob<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::Answer;
+
+    #[test]
+    fn the_exit_code_follows_the_outcomes() {
+        let answered = || ThreadOutcome::Answered(Answer::default());
+        let failed = || ThreadOutcome::Failed(ThreadError::Call("down".into()));
+        let skipped = || ThreadOutcome::Skipped(Skip::Disabled);
+        assert_eq!(
+            exit_code(&[answered(), skipped(), answered(), skipped()]),
+            EXIT_OK
+        );
+        assert_eq!(
+            exit_code(&[answered(), failed(), skipped(), answered()]),
+            EXIT_PARTIAL
+        );
+        assert_eq!(
+            exit_code(&[failed(), skipped(), failed(), skipped()]),
+            EXIT_FAILED
+        );
+        assert_eq!(
+            exit_code(&[skipped(), skipped(), skipped(), skipped()]),
+            EXIT_OK
+        );
+    }
+}

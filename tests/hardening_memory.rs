@@ -466,7 +466,7 @@ fn oversized_bookkeeping_is_cut_on_the_next_write() {
         timestamp: now(),
         thread: "oracle".into(),
         reason: long_summary.clone(),
-        outcome: format!("dismissed: {long_summary}"),
+        outcome: format!("dismissed: {long_summary}").into(),
         extra: serde_json::Map::new(),
     }];
     // Librarian fails: its own (oversized) state is left as it was by rule 6, and cut.
@@ -493,8 +493,8 @@ fn oversized_bookkeeping_is_cut_on_the_next_write() {
     assert_eq!(next.thread_state.get(Watcher).focus_hint, "");
     let record = &next.escalation_history[0];
     assert!(record.reason.split(' ').count() <= 40, "{}", record.reason);
-    assert!(record.outcome.starts_with("dismissed: "));
-    assert!(record.outcome.len() <= 480);
+    assert!(record.outcome.to_string().starts_with("dismissed: "));
+    assert!(record.outcome.to_string().len() <= 480);
 }
 
 /// A state far over the caps (30,000 entries) is cut to the caps first, weakest first, so

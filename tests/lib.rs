@@ -26,3 +26,4 @@ mod prompts;
 mod providers;
 mod support;
 mod tick;
+mod tick_phases;

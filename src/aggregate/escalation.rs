@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::{Report, Settings, ThreadOutcome};
 use crate::answer::Answer;
 use crate::matching::matches;
-use crate::state::{Entry, EscalationRecord, OUTCOME_PENDING, OUTCOME_SUPPRESSED, State};
+use crate::state::{Entry, EscalationOutcome, EscalationRecord, State, Suppression};
 use crate::thread::{Kind, ThreadName};
 
 /// The reason of an escalation: the thread's, else its most important finding.
@@ -57,11 +57,11 @@ pub fn record(
         }
         let reason = reason_of(answer);
         let history = &mut state.escalation_history;
-        let repeat = history.iter().any(|r| {
-            r.outcome != OUTCOME_SUPPRESSED && is_repeat(r, thread, &reason, now, settings)
-        });
+        let repeat = history
+            .iter()
+            .any(|r| !r.outcome.is_duplicate() && is_repeat(r, thread, &reason, now, settings));
         let previous_repeat = history.iter().rposition(|r| {
-            r.outcome == OUTCOME_SUPPRESSED && is_repeat(r, thread, &reason, now, settings)
+            r.outcome.is_duplicate() && is_repeat(r, thread, &reason, now, settings)
         });
         if let (true, Some(pos)) = (repeat, previous_repeat) {
             history.remove(pos);
@@ -71,11 +71,10 @@ pub fn record(
             thread: thread.as_str().to_string(),
             reason,
             outcome: if repeat {
-                OUTCOME_SUPPRESSED
+                EscalationOutcome::Suppressed(Suppression::Duplicate)
             } else {
-                OUTCOME_PENDING
-            }
-            .to_string(),
+                EscalationOutcome::Pending
+            },
             extra: serde_json::Map::new(),
         };
         history.push(record.clone());
@@ -134,7 +133,7 @@ pub fn envelope(state: &State, results: &[ThreadOutcome; 4], report: &Report) ->
     let pending: Vec<&EscalationRecord> = report
         .escalations
         .iter()
-        .filter(|r| r.outcome == OUTCOME_PENDING)
+        .filter(|r| r.outcome == EscalationOutcome::Pending)
         .collect();
     if pending.is_empty() {
         return None;
