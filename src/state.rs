@@ -206,9 +206,12 @@ pub enum Suppression {
     Other(String),
 }
 
+/// Builds an [`EscalationOutcome`] from the text after its prefix.
+type Arm = fn(String) -> EscalationOutcome;
+
 impl EscalationOutcome {
     /// The prefixes of SPEC §8 that carry a text, with their arms.
-    const PREFIXED: [(&'static str, fn(String) -> EscalationOutcome); 7] = [
+    const PREFIXED: [(&'static str, Arm); 7] = [
         ("notified: ", EscalationOutcome::Notified),
         ("remembered: ", EscalationOutcome::Remembered),
         ("dismissed: ", EscalationOutcome::Dismissed),
@@ -241,11 +244,6 @@ impl EscalationOutcome {
     /// A duplicate of a recent escalation (the aggregator's cooldown).
     pub fn is_duplicate(&self) -> bool {
         matches!(self, EscalationOutcome::Suppressed(Suppression::Duplicate))
-    }
-
-    /// Suppressed for any reason.
-    pub fn is_suppressed(&self) -> bool {
-        matches!(self, EscalationOutcome::Suppressed(_))
     }
 }
 
