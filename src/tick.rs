@@ -1,10 +1,10 @@
 //! `thinker tick` (SPEC §4): the one place where I/O, concurrency and time meet.
 //!
-//! The tick runs in phases, each a function with a typed result: [`Opened`] (lock and tidy
-//! the directory, load the state and today's ledger), [`Threads`] (schedule, build each
+//! The tick runs in phases, each a function with a typed result: `Opened` (lock and tidy
+//! the directory, load the state and today's ledger), `Threads` (schedule, build each
 //! thread's input with [`crate::input`], the path `thinker prompt` shares, call the four
 //! threads concurrently, each with its timeout, the whole tick with a deadline; each ends
-//! in a [`ThreadOutcome`]), [`Aggregated`] (the pure aggregator), the journal line (built
+//! in a [`ThreadOutcome`]), `Aggregated` (the pure aggregator), the journal line (built
 //! last, from the outcomes and what each thread did on the way), then the writes: ledger,
 //! stage the state, archive, journal, commit the state (spending and journal before the
 //! state: crash windows in ARCHITECTURE.md); the lock is released when the tick ends. A
