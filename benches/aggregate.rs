@@ -13,7 +13,7 @@ use std::hint::black_box;
 
 use chrono::{TimeDelta, Utc};
 use criterion::{Criterion, criterion_group, criterion_main};
-use thinker::aggregate::{Settings, ThreadResult, aggregate};
+use thinker::aggregate::{Settings, ThreadOutcome, aggregate};
 use thinker::answer::{Answer, Finding};
 use thinker::state::{Category, Entry, EscalationRecord, State};
 use thinker::thread::ThreadName;
@@ -81,7 +81,7 @@ fn full_state(now: chrono::DateTime<Utc>) -> State {
     s
 }
 
-fn answers() -> [ThreadResult; 4] {
+fn answers() -> [ThreadOutcome; 4] {
     ThreadName::ALL.map(|t| {
         let findings = (0..10)
             .map(|i| {
@@ -100,7 +100,7 @@ fn answers() -> [ThreadResult; 4] {
                 }
             })
             .collect();
-        ThreadResult::Answered(Answer {
+        ThreadOutcome::Answered(Answer {
             findings,
             reinforce: vec!["t-invoice-0".into()],
             suggest: format!("{t} suggests a look at the budget"),

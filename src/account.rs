@@ -1,13 +1,13 @@
 //! The readable account of a tick: what each thread did and what the aggregator changed
-//! (added, reinforced, decayed, removed, pressure and hints, escalations). Printed by
+//! (added, reinforced, weakened (shown as "Decayed"), removed, pressure and hints, escalations). Printed by
 //! `thinker tick --dry-run` ("would …") and by `thinker tick -v`. Pure rendering.
 
 use std::fmt::Write;
 
-use crate::aggregate::{RemovalReason, Report};
-use crate::journal::{Status, ThreadRecord};
+use crate::aggregate::{RemovalReason, Report, Status};
+use crate::journal::ThreadRecord;
 use crate::show::clean;
-use crate::state::OUTCOME_PENDING;
+use crate::state::EscalationOutcome;
 use crate::tick::TickReport;
 use crate::timestamp;
 
@@ -115,9 +115,9 @@ fn changes(out: &mut String, r: &Report, dry: bool) {
             let _ = writeln!(out, "  ↑ {} {} → {}", c.id, c.from, c.to);
         }
     }
-    if !r.decayed.is_empty() {
+    if !r.weakened.is_empty() {
         let _ = writeln!(out, "\n{}", heading(dry, "decay", "Decayed"));
-        for c in &r.decayed {
+        for c in &r.weakened {
             let _ = writeln!(out, "  ↓ {} {} → {}", c.id, c.from, c.to);
         }
     }
@@ -176,7 +176,7 @@ fn escalations(out: &mut String, r: &Report, dry: bool) {
         heading(dry, "record escalations", "Escalations")
     );
     for e in &r.escalations {
-        let note = if e.outcome == OUTCOME_PENDING {
+        let note = if e.outcome == EscalationOutcome::Pending {
             if dry { "would be escalated" } else { "pending" }
         } else {
             "suppressed: a recent duplicate"

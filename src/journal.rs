@@ -2,25 +2,21 @@
 //! duration, per thread the provider, model, latency, tokens, cost, status and error,
 //! what the aggregator did, the escalation, and the tick's warnings. The line is also the
 //! `tick --json` report, minus the full aggregator report.
+//!
+//! A thread's line ([`ThreadRecord::of`]) is built once, after the thread is done, from
+//! its [`ThreadOutcome`] (status, skip, error, counts) and its [`ThreadTrace`] (what it
+//! read, which model it asked, what the calls used), so the two can never disagree.
+//! Builds values only: `storage` appends them.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::aggregate::{RemovalReason, Report};
+use crate::aggregate::{RemovalReason, Report, Status, ThreadOutcome};
 use crate::budget::Skip;
 use crate::provider::Attempt;
 use crate::state::EscalationRecord;
 use crate::thread::ThreadName;
 use crate::timestamp;
-
-/// How a thread took part in a tick.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Answered,
-    Failed,
-    Skipped,
-}
 
 /// One model tried for a thread.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -98,32 +94,55 @@ pub struct ThreadRecord {
     pub sources: Vec<SourceRecord>,
 }
 
-impl ThreadRecord {
-    /// A thread that did not run.
-    pub fn skipped(thread: ThreadName, skip: Skip) -> ThreadRecord {
-        ThreadRecord {
-            skip: Some(skip),
-            ..ThreadRecord::new(thread, Status::Skipped)
-        }
-    }
+/// What a thread did on its way to its outcome, gathered as it goes: a thread dropped at
+/// its timeout still says what it read and which model it was waiting for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThreadTrace {
+    pub sources: Vec<SourceRecord>,
+    /// The model that answered, else the last one tried, else the first one to be asked.
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub attempts: Vec<AttemptRecord>,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost: f64,
+    pub latency_ms: u64,
+}
 
-    /// A record with nothing filled in yet but the thread and its status.
-    pub fn new(thread: ThreadName, status: Status) -> ThreadRecord {
+impl ThreadRecord {
+    /// The thread's journal record: its status, skip, error and counts from `outcome`,
+    /// the rest from `trace`.
+    pub fn of(thread: ThreadName, outcome: &ThreadOutcome, trace: ThreadTrace) -> ThreadRecord {
+        let (skip, error, findings, reinforce) = match outcome {
+            ThreadOutcome::Answered(a) => (None, None, a.findings.len(), a.reinforce.len()),
+            ThreadOutcome::Failed(e) => (None, Some(e.to_string()), 0, 0),
+            ThreadOutcome::Skipped(s) => (Some(s.clone()), None, 0, 0),
+        };
+        let ThreadTrace {
+            sources,
+            provider,
+            model,
+            attempts,
+            tokens_in,
+            tokens_out,
+            cost,
+            latency_ms,
+        } = trace;
         ThreadRecord {
             thread,
-            status,
-            skip: None,
-            provider: None,
-            model: None,
-            latency_ms: 0,
-            tokens_in: 0,
-            tokens_out: 0,
-            cost: 0.0,
-            error: None,
-            findings: 0,
-            reinforce: 0,
-            attempts: Vec::new(),
-            sources: Vec::new(),
+            status: outcome.status(),
+            skip,
+            provider,
+            model,
+            latency_ms,
+            tokens_in,
+            tokens_out,
+            cost,
+            error,
+            findings,
+            reinforce,
+            attempts,
+            sources,
         }
     }
 }
@@ -151,7 +170,7 @@ impl From<&Report> for AggregateRecord {
             applied: r.applied,
             added: r.added.iter().map(|a| a.id.clone()).collect(),
             reinforced: r.reinforced.iter().map(|c| c.id.clone()).collect(),
-            weakened: r.decayed.iter().map(|c| c.id.clone()).collect(),
+            weakened: r.weakened.iter().map(|c| c.id.clone()).collect(),
             decayed: r.removed_ids(RemovalReason::Decayed),
             pruned: r.removed_ids(RemovalReason::Pruned),
             budget: r.removed_ids(RemovalReason::Budget),
@@ -188,4 +207,51 @@ pub struct JournalLine {
 
 pub fn millis(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::ThreadError;
+    use crate::answer::Answer;
+
+    fn trace() -> ThreadTrace {
+        ThreadTrace {
+            provider: Some("local".into()),
+            model: Some("watcher".into()),
+            latency_ms: 1000,
+            ..ThreadTrace::default()
+        }
+    }
+
+    /// The record's status, skip, error and counts come from the outcome alone.
+    #[test]
+    fn a_record_says_what_its_outcome_says() {
+        let timed_out = ThreadOutcome::Failed(ThreadError::TimedOut {
+            seconds: 1.0,
+            waiting: None,
+        });
+        let r = ThreadRecord::of(ThreadName::Watcher, &timed_out, trace());
+        assert_eq!((r.status, r.skip.as_ref()), (Status::Failed, None));
+        assert!(
+            r.error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("timed out after 1.0 s"))
+        );
+        assert_eq!((r.provider.as_deref(), r.latency_ms), (Some("local"), 1000));
+
+        let skipped = ThreadOutcome::Skipped(Skip::Cadence { every: 2 });
+        let r = ThreadRecord::of(ThreadName::Oracle, &skipped, ThreadTrace::default());
+        assert_eq!(r.status, Status::Skipped);
+        assert_eq!(r.skip, Some(Skip::Cadence { every: 2 }));
+        assert_eq!(r.error, None);
+
+        let answered = ThreadOutcome::Answered(Answer {
+            reinforce: vec!["p-a".into(), "p-b".into()],
+            ..Answer::default()
+        });
+        let r = ThreadRecord::of(ThreadName::Dreamer, &answered, trace());
+        assert_eq!((r.status, r.error, r.skip), (Status::Answered, None, None));
+        assert_eq!((r.findings, r.reinforce), (0, 2));
+    }
 }

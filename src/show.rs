@@ -181,7 +181,7 @@ pub fn render(state: &State, caps: &Caps, clock: &Clock, color: bool) -> String 
         let _ = writeln!(out, "  {}", p.paint(DIM, "(none)"));
     }
     for r in state.escalation_history.iter().rev() {
-        let outcome = clean(&r.outcome);
+        let outcome = clean(&r.outcome.to_string());
         let code = if outcome.starts_with("suppressed") {
             DIM
         } else {

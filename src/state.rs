@@ -163,15 +163,152 @@ pub struct EscalationRecord {
     #[serde(default, deserialize_with = "null_as_default")]
     pub reason: String,
     #[serde(default, deserialize_with = "null_as_default")]
-    pub outcome: String,
+    pub outcome: EscalationOutcome,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
-/// Outcome of a fresh escalation that waits for the primary model.
+/// The text of [`EscalationOutcome::Pending`].
 pub const OUTCOME_PENDING: &str = "pending";
-/// Outcome of an escalation that repeats a recent one of the same thread.
+/// The text of [`EscalationOutcome::Suppressed`] with [`Suppression::Duplicate`].
 pub const OUTCOME_SUPPRESSED: &str = "suppressed: duplicate";
+
+/// What became of an escalation (SPEC §8), written in the file exactly as SPEC writes it:
+/// `pending`, or one of the prefixes `notified: `, `remembered: `, `dismissed: `,
+/// `proposed: `, `held: `, `capped: `, `failed: `, `suppressed: ` and its text. Any other
+/// string (hand-written, an older or newer version) is kept as it is ([`Self::Other`]),
+/// so every file round-trips byte for byte: `parse(s).to_string() == s`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EscalationOutcome {
+    /// Waits for the primary model.
+    Pending,
+    Notified(String),
+    Remembered(String),
+    Dismissed(String),
+    Proposed(String),
+    Held(String),
+    Capped(String),
+    Failed(String),
+    Suppressed(Suppression),
+    /// A string that is none of the above, kept as read.
+    Other(String),
+}
+
+/// Why an escalation was suppressed without a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Suppression {
+    /// It repeats a recent escalation of the same thread (`suppressed: duplicate`).
+    Duplicate,
+    /// It matches a reason the primary model dismissed recently
+    /// (`suppressed: dismissed recently`).
+    DismissedRecently,
+    /// Any other text after `suppressed: `.
+    Other(String),
+}
+
+/// Builds an [`EscalationOutcome`] from the text after its prefix.
+type Arm = fn(String) -> EscalationOutcome;
+
+impl EscalationOutcome {
+    /// The prefixes of SPEC §8 that carry a text, with their arms.
+    const PREFIXED: [(&'static str, Arm); 7] = [
+        ("notified: ", EscalationOutcome::Notified),
+        ("remembered: ", EscalationOutcome::Remembered),
+        ("dismissed: ", EscalationOutcome::Dismissed),
+        ("proposed: ", EscalationOutcome::Proposed),
+        ("held: ", EscalationOutcome::Held),
+        ("capped: ", EscalationOutcome::Capped),
+        ("failed: ", EscalationOutcome::Failed),
+    ];
+
+    /// Reads the text of the file; never fails (see [`Self::Other`]).
+    pub fn parse(text: &str) -> EscalationOutcome {
+        if text == OUTCOME_PENDING {
+            return EscalationOutcome::Pending;
+        }
+        if let Some(why) = text.strip_prefix("suppressed: ") {
+            return EscalationOutcome::Suppressed(match why {
+                "duplicate" => Suppression::Duplicate,
+                "dismissed recently" => Suppression::DismissedRecently,
+                other => Suppression::Other(other.to_string()),
+            });
+        }
+        for (prefix, arm) in Self::PREFIXED {
+            if let Some(rest) = text.strip_prefix(prefix) {
+                return arm(rest.to_string());
+            }
+        }
+        EscalationOutcome::Other(text.to_string())
+    }
+
+    /// A duplicate of a recent escalation (the aggregator's cooldown).
+    pub fn is_duplicate(&self) -> bool {
+        matches!(self, EscalationOutcome::Suppressed(Suppression::Duplicate))
+    }
+}
+
+impl Default for EscalationOutcome {
+    /// A record without an outcome (`null` or missing) reads as the empty string.
+    fn default() -> Self {
+        EscalationOutcome::Other(String::new())
+    }
+}
+
+impl fmt::Display for EscalationOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (prefix, text) = match self {
+            EscalationOutcome::Pending => return f.write_str(OUTCOME_PENDING),
+            EscalationOutcome::Notified(t) => ("notified: ", t.as_str()),
+            EscalationOutcome::Remembered(t) => ("remembered: ", t.as_str()),
+            EscalationOutcome::Dismissed(t) => ("dismissed: ", t.as_str()),
+            EscalationOutcome::Proposed(t) => ("proposed: ", t.as_str()),
+            EscalationOutcome::Held(t) => ("held: ", t.as_str()),
+            EscalationOutcome::Capped(t) => ("capped: ", t.as_str()),
+            EscalationOutcome::Failed(t) => ("failed: ", t.as_str()),
+            EscalationOutcome::Suppressed(why) => (
+                "suppressed: ",
+                match why {
+                    Suppression::Duplicate => "duplicate",
+                    Suppression::DismissedRecently => "dismissed recently",
+                    Suppression::Other(t) => t.as_str(),
+                },
+            ),
+            EscalationOutcome::Other(t) => ("", t.as_str()),
+        };
+        write!(f, "{prefix}{text}")
+    }
+}
+
+impl From<&str> for EscalationOutcome {
+    fn from(text: &str) -> Self {
+        EscalationOutcome::parse(text)
+    }
+}
+
+impl From<String> for EscalationOutcome {
+    fn from(text: String) -> Self {
+        EscalationOutcome::parse(&text)
+    }
+}
+
+/// Compares with the text as written in the file.
+impl PartialEq<&str> for EscalationOutcome {
+    fn eq(&self, text: &&str) -> bool {
+        *self == EscalationOutcome::parse(text)
+    }
+}
+
+impl Serialize for EscalationOutcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for EscalationOutcome {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(EscalationOutcome::parse(&String::deserialize(d)?))
+    }
+}
 
 /// `subconscious.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -305,7 +442,9 @@ impl State {
         for r in &mut self.escalation_history {
             clean(&mut r.thread);
             clean(&mut r.reason);
-            clean(&mut r.outcome);
+            let mut outcome = r.outcome.to_string();
+            clean(&mut outcome);
+            r.outcome = EscalationOutcome::parse(&outcome);
         }
     }
 
@@ -407,6 +546,55 @@ fn de_pressure<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escalation_outcomes_read_and_write_spec_text() {
+        let cases = [
+            ("pending", EscalationOutcome::Pending),
+            (
+                "suppressed: duplicate",
+                EscalationOutcome::Suppressed(Suppression::Duplicate),
+            ),
+            (
+                "suppressed: dismissed recently",
+                EscalationOutcome::Suppressed(Suppression::DismissedRecently),
+            ),
+            (
+                "suppressed: cap",
+                EscalationOutcome::Suppressed(Suppression::Other("cap".into())),
+            ),
+            ("notified: sent", EscalationOutcome::Notified("sent".into())),
+            ("remembered: a", EscalationOutcome::Remembered("a".into())),
+            ("dismissed: b", EscalationOutcome::Dismissed("b".into())),
+            ("proposed: c", EscalationOutcome::Proposed("c".into())),
+            ("held: d", EscalationOutcome::Held("d".into())),
+            ("capped: e", EscalationOutcome::Capped("e".into())),
+            ("failed: f", EscalationOutcome::Failed("f".into())),
+            ("Pending", EscalationOutcome::Other("Pending".into())),
+            ("notified:x", EscalationOutcome::Other("notified:x".into())),
+            ("", EscalationOutcome::Other(String::new())),
+        ];
+        for (text, outcome) in cases {
+            assert_eq!(EscalationOutcome::parse(text), outcome, "{text}");
+            assert_eq!(outcome.to_string(), text);
+            let json = serde_json::to_string(&outcome).unwrap();
+            assert_eq!(json, serde_json::to_string(text).unwrap());
+        }
+    }
+
+    #[test]
+    fn any_escalation_outcome_text_round_trips() {
+        for text in [
+            "suppressed: ",
+            "suppressed:  duplicate",
+            "pending ",
+            "held: ",
+            "notified: notified: twice",
+            "\u{2028}",
+        ] {
+            assert_eq!(EscalationOutcome::parse(text).to_string(), text);
+        }
+    }
 
     const SEED: &str = r#"{
       "tick_count": 3,

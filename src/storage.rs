@@ -1,6 +1,7 @@
 //! The state directory on disk (SPEC §2): its lock, the atomic write of
-//! `subconscious.json` with its `.bak`, and the append-only `archive.jsonl` and
-//! `journal.jsonl`.
+//! `subconscious.json` with its `.bak`, the append-only `archive.jsonl` and
+//! `journal.jsonl`, and the read and atomic write of `ledger.json` (whose content
+//! `budget` owns).
 //!
 //! Owns every byte thinker writes to the state directory, and decides nothing about what
 //! is written. A state file that does not read or validate is never overwritten; the
@@ -27,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::budget::LEDGER_FILE;
+use crate::budget::{LEDGER_FILE, Ledger};
 use crate::state::{State, StateProblem};
 
 pub const STATE_FILE: &str = "subconscious.json";
@@ -100,6 +101,18 @@ pub enum StorageError {
         path: PathBuf,
         backup: PathBuf,
         way_out: String,
+    },
+    /// `ledger.json` does not read as a ledger.
+    #[error(
+        "ledger {} is unusable ({message}); it only counts today's spending and the runs for `every = N`: fix it or delete it to start counting afresh",
+        path.display()
+    )]
+    Ledger { path: PathBuf, message: String },
+    /// A value that must be written as JSON does not serialize (a bug: please report it).
+    #[error("cannot serialize {what} as JSON: {source} (a bug in thinker: please report it)")]
+    Serialize {
+        what: &'static str,
+        source: serde_json::Error,
     },
     #[error("cannot write {path}: {source}; {aftermath}")]
     Write {
@@ -657,6 +670,32 @@ impl StateDir {
     /// Writes another file of the state directory (e.g. the ledger) atomically, 0600.
     pub fn write_file(&self, name: &str, bytes: &[u8]) -> Result<(), StorageError> {
         self.write_atomic(name, bytes, None)
+    }
+
+    /// Reads `ledger.json`; an absent file is an empty ledger (the first tick). A link,
+    /// FIFO or device in its place is refused first (it would hang the read; a dry run
+    /// takes no lock, which would refuse it).
+    pub fn load_ledger(&self) -> Result<Ledger, StorageError> {
+        self.refuse_link(LEDGER_FILE)?;
+        let path = self.file(LEDGER_FILE);
+        match fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| StorageError::Ledger {
+                path,
+                message: e.to_string(),
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Ledger::default()),
+            Err(source) => Err(StorageError::Read { path, source }),
+        }
+    }
+
+    /// Writes `ledger.json` atomically, 0600 (never through a link: see the module doc).
+    pub fn write_ledger(&self, ledger: &Ledger) -> Result<(), StorageError> {
+        let bytes =
+            serde_json::to_vec_pretty(ledger).map_err(|source| StorageError::Serialize {
+                what: "the ledger",
+                source,
+            })?;
+        self.write_file(LEDGER_FILE, &bytes)
     }
 
     /// Appends one JSON line per item to `name` (created 0600), synced. If the file does

@@ -1,31 +1,39 @@
 //! `thinker tick` (SPEC §4): the one place where I/O, concurrency and time meet.
 //!
-//! Lock (and tidy the directory), load, schedule, build each thread's input (gather and
-//! assemble: [`crate::input`], the path `thinker prompt` shares), call the four threads
-//! concurrently (each with its timeout, the whole tick with a deadline), aggregate, then
-//! update the ledger, stage the state, archive, append the journal, commit the state
-//! (spending and journal before the state: crash windows in ARCHITECTURE.md), and release
-//! the lock. A dry run does the same up to the aggregation and writes nothing at all.
+//! The tick runs in phases, each a function with a typed result: `Opened` (lock and tidy
+//! the directory, load the state and today's ledger), `Threads` (schedule, build each
+//! thread's input with [`crate::input`], the path `thinker prompt` shares, call the four
+//! threads concurrently, each with its timeout, the whole tick with a deadline; each ends
+//! in a [`ThreadOutcome`]), `Aggregated` (the pure aggregator), the journal line (built
+//! last, from the outcomes and what each thread did on the way), then the writes: ledger,
+//! stage the state, archive, journal, commit the state (spending and journal before the
+//! state: crash windows in ARCHITECTURE.md); the lock is released when the tick ends. A
+//! dry run does the same up to the journal line and writes nothing at all.
+//!
+//! Must not: decide what the memory becomes (`aggregate`), or touch a file of the state
+//! directory except through `storage`.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-use futures::future::join_all;
 use serde::Serialize;
 
-use crate::aggregate::{self, Report, ThreadResult};
-use crate::answer::{self, Answer};
-use crate::budget::{self, Budget, LEDGER_FILE, Ledger, Skip};
+use crate::aggregate::{self, Report, Status, ThreadError, ThreadOutcome};
+use crate::answer;
+use crate::budget::{self, Budget, Ledger, Skip, Spend};
 use crate::clock::Clock;
 use crate::config::{Config, ThreadConfig};
 use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
 use crate::input::InputContext;
-use crate::journal::{AggregateRecord, AttemptRecord, JournalLine, Status, ThreadRecord, millis};
+use crate::journal::{
+    AggregateRecord, AttemptRecord, JournalLine, ThreadRecord, ThreadTrace, millis,
+};
 use crate::prompt::{Prompts, temperature};
 use crate::provider::{CallError, CallRequest, Progress, Providers};
 use crate::runtime;
 use crate::state::State;
-use crate::storage::{ARCHIVE_FILE, Aftermath, JOURNAL_FILE, StateDir, StorageError};
+use crate::storage::{ARCHIVE_FILE, Aftermath, JOURNAL_FILE, Lock, StateDir, StorageError};
 use crate::thread::ThreadName;
 
 /// How the tick is run.
@@ -51,15 +59,9 @@ impl TickReport {
     }
 }
 
-/// One thread's part of the tick.
-struct ThreadRun {
-    result: ThreadResult,
-    record: ThreadRecord,
-}
-
-fn exit_code(threads: &[ThreadRecord]) -> u8 {
-    let answered = threads.iter().any(|t| t.status == Status::Answered);
-    let failed = threads.iter().any(|t| t.status == Status::Failed);
+fn exit_code(outcomes: &[ThreadOutcome; 4]) -> u8 {
+    let answered = outcomes.iter().any(|o| o.status() == Status::Answered);
+    let failed = outcomes.iter().any(|o| o.status() == Status::Failed);
     match (answered, failed) {
         (false, true) => EXIT_FAILED,
         (true, true) => EXIT_PARTIAL,
@@ -67,89 +69,128 @@ fn exit_code(threads: &[ThreadRecord]) -> u8 {
     }
 }
 
-fn load_ledger(dir: &StateDir) -> Result<Ledger, Error> {
-    // A FIFO or device in its place would hang the read (a dry run takes no lock, which
-    // refuses it first).
-    dir.refuse_link(LEDGER_FILE)?;
-    let path = dir.file(LEDGER_FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| Error::Ledger {
-            path,
-            message: e.to_string(),
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Ledger::default()),
-        Err(source) => Err(StorageError::Read { path, source }.into()),
-    }
-}
-
-fn write_ledger(dir: &StateDir, ledger: &Ledger) -> Result<(), Error> {
-    let bytes = serde_json::to_vec_pretty(ledger).map_err(|source| Error::Serialize {
-        what: "the ledger",
-        source,
-    })?;
-    Ok(dir.write_file(LEDGER_FILE, &bytes)?)
-}
-
 /// Runs one tick.
 pub fn run(config: &Config, state_dir: &Path, options: &TickOptions) -> Result<TickReport, Error> {
     runtime::block_on(tick(config, state_dir, options))?
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "split into phases by the tick-phases change"
-)]
+/// The phases, in order: open (lock, load), run the threads, aggregate, build the
+/// journal line, write (not in a dry run), report.
 async fn tick(
     config: &Config,
     state_dir: &Path,
     options: &TickOptions,
 ) -> Result<TickReport, Error> {
     let started = Instant::now();
-    let deadline = started + config.tick_deadline;
-    let clock = options.clock;
-    let now = clock.now;
-    // A dry run creates nothing, not even the directory or the lock file.
-    let (dir, _lock) = if options.dry_run {
-        (StateDir::at(state_dir), None)
-    } else {
-        let dir = StateDir::create(state_dir)?;
-        let lock = dir.lock()?;
-        dir.tidy(&lock).log();
-        (dir, Some(lock))
-    };
-    let state = dir.load()?;
-    // What the threads are shown: at most the caps (the aggregation cuts to them first).
-    let seen = aggregate::as_seen(&state, now, &config.memory);
-    let ledger = load_ledger(&dir)?.for_day(budget::local_day(&clock));
-    let run = ledger.next_run();
-    let budget = Budget::new(config, &ledger);
-    // Spending is written ahead of each call, so a kill mid-call never loses it.
-    let budget = if options.dry_run {
-        budget
-    } else {
-        let (dir, ledger) = (dir.clone(), ledger.clone());
+    let opened = Opened::open(state_dir, options)?;
+    let budget = opened.budget(config, options.dry_run);
+    let threads = run_threads(
+        config,
+        &opened,
+        &budget,
+        options.clock,
+        started + config.tick_deadline,
+    )
+    .await?;
+    let aggregated = Aggregated::of(&opened.state, &threads.outcomes, options.clock, config);
+    let journal = journal_line(&opened, threads, &aggregated, options.clock, started);
+    if !options.dry_run {
+        write(&opened, budget.spent(), &aggregated, &journal)?;
+    }
+    Ok(TickReport {
+        journal,
+        dry_run: options.dry_run,
+        report: aggregated.report,
+    })
+}
+
+/// Phase 1: the state directory opened (created and locked, unless a dry run), the state
+/// and today's ledger loaded.
+struct Opened {
+    dir: StateDir,
+    /// Held until the tick ends; `None` in a dry run, which creates nothing, not even the
+    /// directory or the lock file.
+    _lock: Option<Lock>,
+    state: State,
+    /// The ledger as it stands today (yesterday's spending forgotten).
+    ledger: Ledger,
+    /// This tick's run number (`every = N` counts these).
+    run: u64,
+}
+
+impl Opened {
+    fn open(state_dir: &Path, options: &TickOptions) -> Result<Opened, Error> {
+        let (dir, lock) = if options.dry_run {
+            (StateDir::at(state_dir), None)
+        } else {
+            let dir = StateDir::create(state_dir)?;
+            let lock = dir.lock()?;
+            dir.tidy(&lock).log();
+            (dir, Some(lock))
+        };
+        let state = dir.load()?;
+        let ledger = dir
+            .load_ledger()?
+            .for_day(budget::local_day(&options.clock));
+        let run = ledger.next_run();
+        Ok(Opened {
+            dir,
+            _lock: lock,
+            state,
+            ledger,
+            run,
+        })
+    }
+
+    /// Today's budget. Outside a dry run, spending is written ahead of each call, so a
+    /// kill mid-call never loses it.
+    fn budget(&self, config: &Config, dry_run: bool) -> Budget {
+        let budget = Budget::new(config, &self.ledger);
+        if dry_run {
+            return budget;
+        }
+        let (dir, ledger, run) = (self.dir.clone(), self.ledger.clone(), self.run);
         budget.with_write_ahead(Box::new(move |spent| {
             let ahead = Ledger {
                 runs: run,
                 spent: spent.clone(),
                 ..ledger.clone()
             };
-            write_ledger(&dir, &ahead).map_err(|e| e.to_string())
+            dir.write_ledger(&ahead).map_err(|e| e.to_string())
         }))
-    };
+    }
+}
+
+/// Phase 2: what each thread did, in thread order.
+struct Threads {
+    outcomes: [ThreadOutcome; 4],
+    records: Vec<ThreadRecord>,
+}
+
+/// Schedules the four threads and runs those due concurrently, each with its timeout,
+/// all within the tick's `deadline`.
+async fn run_threads(
+    config: &Config,
+    opened: &Opened,
+    budget: &Budget,
+    clock: Clock,
+    deadline: Instant,
+) -> Result<Threads, Error> {
+    // What the threads are shown: at most the caps (the aggregation cuts to them first).
+    let seen = aggregate::as_seen(&opened.state, clock.now, &config.memory);
     let providers = Providers::new(config.providers.clone()).map_err(Error::Providers)?;
     let prompts = Prompts::new(config.prompts_dir.as_deref());
     let inputs = InputContext {
         seen: &seen,
-        state_dir: dir.path(),
+        state_dir: opened.dir.path(),
         prompts: &prompts,
         clock,
     };
-
+    let run = opened.run;
     let runs = ThreadName::ALL.map(|thread| {
         let cfg = config.thread(thread);
         let scheduled = budget::schedule(cfg, run, &clock).and_then(|()| cfg.ok_or(Skip::Disabled));
-        let (inputs, providers, budget, state) = (&inputs, &providers, &budget, &*seen);
+        let (inputs, providers, state) = (&inputs, &providers, &*seen);
         async move {
             match scheduled {
                 Ok(cfg) => {
@@ -166,74 +207,104 @@ async fn tick(
                 }
                 Err(skip) => {
                     tracing::info!(thread = %thread, "skipped: {skip}");
-                    ThreadRun {
-                        result: ThreadResult::Skipped,
-                        record: ThreadRecord::skipped(thread, skip),
-                    }
+                    let outcome = ThreadOutcome::Skipped(skip);
+                    let record = ThreadRecord::of(thread, &outcome, ThreadTrace::default());
+                    (outcome, record)
                 }
             }
         }
     });
-    let done: Vec<ThreadRun> = join_all(runs).await;
-    let mut results: [ThreadResult; 4] = std::array::from_fn(|_| ThreadResult::Skipped);
-    let mut records = Vec::with_capacity(4);
-    for (i, r) in done.into_iter().enumerate() {
-        results[i] = r.result;
-        records.push(r.record);
-    }
+    let [watcher, librarian, oracle, dreamer] = runs;
+    let ((o0, r0), (o1, r1), (o2, r2), (o3, r3)) =
+        tokio::join!(watcher, librarian, oracle, dreamer);
+    let (outcomes, records) = ([o0, o1, o2, o3], vec![r0, r1, r2, r3]);
+    Ok(Threads { outcomes, records })
+}
 
-    let (next, report) = aggregate::aggregate(&state, &results, now, &config.memory);
-    let warnings: Vec<String> = report.memory.warning().into_iter().collect();
-    for warning in &warnings {
-        tracing::warn!("{warning}");
+/// Phase 3: the new state and what the aggregator did, with its warnings (already logged).
+struct Aggregated {
+    next: State,
+    report: Report,
+    warnings: Vec<String>,
+}
+
+impl Aggregated {
+    fn of(
+        state: &State,
+        outcomes: &[ThreadOutcome; 4],
+        clock: Clock,
+        config: &Config,
+    ) -> Aggregated {
+        let (next, report) = aggregate::aggregate(state, outcomes, clock.now, &config.memory);
+        let warnings: Vec<String> = report.memory.warning().into_iter().collect();
+        for warning in &warnings {
+            tracing::warn!("{warning}");
+        }
+        Aggregated {
+            next,
+            report,
+            warnings,
+        }
     }
-    let code = exit_code(&records);
-    let journal = JournalLine {
-        time: now,
+}
+
+/// Phase 4: the journal line, built once everything it records has happened.
+fn journal_line(
+    opened: &Opened,
+    threads: Threads,
+    aggregated: &Aggregated,
+    clock: Clock,
+    started: Instant,
+) -> JournalLine {
+    let Threads { outcomes, records } = threads;
+    let report = &aggregated.report;
+    JournalLine {
+        time: clock.now,
         duration_ms: millis(started.elapsed()),
-        run,
-        tick_count: next.tick_count,
-        exit_code: code,
+        run: opened.run,
+        tick_count: aggregated.next.tick_count,
+        exit_code: exit_code(&outcomes),
         tokens_in: budget::sum_tokens(records.iter().map(|r| r.tokens_in)),
         tokens_out: budget::sum_tokens(records.iter().map(|r| r.tokens_out)),
         cost: budget::sum_cost(records.iter().map(|r| r.cost)),
         threads: records,
-        aggregate: AggregateRecord::from(&report),
+        aggregate: AggregateRecord::from(report),
         escalations: report.escalations.clone(),
-        warnings,
-    };
-
-    if !options.dry_run {
-        // Spending first, the state last (crash windows in ARCHITECTURE.md): a kill or
-        // a failed write never leaves an applied tick without its ledger spending and
-        // journal line. Archive before the state: an entry is never forgotten untraced.
-        let ledger = Ledger {
-            runs: run,
-            spent: budget.spent(),
-            ..ledger
-        };
-        write_ledger(&dir, &ledger)?;
-        let recorded = |e: StorageError| e.after(Aftermath::SpendingRecorded);
-        let staged = if report.applied {
-            let staged = dir.stage(&next).map_err(recorded)?;
-            dir.append_lines(ARCHIVE_FILE, &report.removed)
-                .map_err(recorded)?;
-            Some(staged)
-        } else {
-            None
-        };
-        dir.append_lines(JOURNAL_FILE, std::slice::from_ref(&journal))
-            .map_err(recorded)?;
-        if let Some(staged) = staged {
-            dir.commit_staged(staged)
-                .map_err(|e| e.after(Aftermath::Journaled))?;
-        }
+        warnings: aggregated.warnings.clone(),
     }
-    Ok(TickReport {
-        journal,
-        dry_run: options.dry_run,
-        report,
-    })
+}
+
+/// Phase 5: spending first, the state last (crash windows in ARCHITECTURE.md): a kill or
+/// a failed write never leaves an applied tick without its ledger spending and journal
+/// line. Archive before the state: an entry is never forgotten untraced.
+fn write(
+    opened: &Opened,
+    spent: BTreeMap<String, Spend>,
+    aggregated: &Aggregated,
+    journal: &JournalLine,
+) -> Result<(), Error> {
+    let dir = &opened.dir;
+    dir.write_ledger(&Ledger {
+        runs: opened.run,
+        spent,
+        ..opened.ledger.clone()
+    })?;
+    let recorded = |e: StorageError| e.after(Aftermath::SpendingRecorded);
+    let staged = if aggregated.report.applied {
+        let staged = dir.stage(&aggregated.next).map_err(recorded)?;
+        dir.append_lines(ARCHIVE_FILE, &aggregated.report.removed)
+            .map_err(recorded)?;
+        Some(staged)
+    } else {
+        None
+    };
+    dir.append_lines(JOURNAL_FILE, std::slice::from_ref(journal))
+        .map_err(recorded)?;
+    if let Some(staged) = staged {
+        dir.commit_staged(staged)
+            .map_err(|e| e.after(Aftermath::Journaled))?;
+    }
+    Ok(())
 }
 
 /// One thread's work: its input (gather, assemble: [`InputContext::thread_input`]),
@@ -249,70 +320,49 @@ struct ThreadJob<'a> {
 }
 
 impl ThreadJob<'_> {
-    async fn run(self, deadline: Instant) -> ThreadRun {
+    async fn run(self, deadline: Instant) -> (ThreadOutcome, ThreadRecord) {
         let thread = self.thread;
         let started = Instant::now();
         let limit = self
             .cfg
             .timeout
             .min(deadline.saturating_duration_since(started));
-        // Failed until the work says otherwise (a timeout drops it half-way).
-        let mut record = ThreadRecord::new(thread, Status::Failed);
+        // Filled as the work goes: a timeout drops the work half-way, not the trace.
+        let mut trace = ThreadTrace::default();
         // What the provider call is waiting for, to say so if the time runs out there.
         let progress = Progress::default();
-        let outcome = tokio::time::timeout(limit, self.work(&mut record, &progress)).await;
-        let result = match outcome {
-            Ok(Ok(answer)) => {
-                record.status = Status::Answered;
-                record.findings = answer.findings.len();
-                record.reinforce = answer.reinforce.len();
-                ThreadResult::Answered(answer)
-            }
-            Ok(Err(Failure::Skipped(skip))) => {
-                record.status = Status::Skipped;
-                record.skip = Some(skip);
-                ThreadResult::Skipped
-            }
-            Ok(Err(Failure::Failed(error))) => {
-                record.error = Some(error);
-                ThreadResult::Failed
-            }
-            Err(_) => {
-                let mut error = format!(
-                    "timed out after {:.1} s (the thread's timeout_seconds, or the tick's deadline_seconds)",
-                    limit.as_secs_f64()
-                );
-                if let Some(waiting) = progress.describe() {
-                    error = format!("{error}; it {waiting}");
-                }
-                record.error = Some(error);
-                ThreadResult::Failed
-            }
-        };
-        record.latency_ms = millis(started.elapsed());
-        match (&record.status, &record.error) {
-            (Status::Failed, Some(e)) => tracing::warn!(thread = %thread, "failed: {e}"),
-            (Status::Answered, _) => tracing::info!(
+        let outcome = tokio::time::timeout(limit, self.work(&mut trace, &progress))
+            .await
+            .unwrap_or_else(|_| {
+                ThreadOutcome::Failed(ThreadError::TimedOut {
+                    seconds: limit.as_secs_f64(),
+                    waiting: progress.describe(),
+                })
+            });
+        trace.latency_ms = millis(started.elapsed());
+        let record = ThreadRecord::of(thread, &outcome, trace);
+        match &outcome {
+            ThreadOutcome::Failed(e) => tracing::warn!(thread = %thread, "failed: {e}"),
+            ThreadOutcome::Answered(_) => tracing::info!(
                 thread = %thread,
                 "answered: {} findings, {} reinforced, {} ms",
                 record.findings,
                 record.reinforce,
                 record.latency_ms
             ),
-            _ => {}
+            ThreadOutcome::Skipped(_) => {}
         }
-        ThreadRun { result, record }
+        (outcome, record)
     }
 
-    async fn work(
-        &self,
-        record: &mut ThreadRecord,
-        progress: &Progress,
-    ) -> Result<Answer, Failure> {
+    async fn work(&self, trace: &mut ThreadTrace, progress: &Progress) -> ThreadOutcome {
         let thread = self.thread;
         let input = self.inputs.thread_input(thread, &self.cfg.sources).await;
-        record.sources = input.sources;
-        let prompt = input.prompt.map_err(|e| Failure::Failed(e.to_string()))?;
+        trace.sources = input.sources;
+        let prompt = match input.prompt {
+            Ok(prompt) => prompt,
+            Err(e) => return ThreadOutcome::Failed(ThreadError::Input(e.to_string())),
+        };
         let pressure = self.state.thread_state.get(thread).novelty_pressure;
         let request = CallRequest {
             system: String::new(),
@@ -325,8 +375,8 @@ impl ThreadJob<'_> {
         };
         // Named before the call, so a thread that times out still says what it asked.
         if let Some(first) = self.cfg.models.first() {
-            record.provider = Some(first.provider.clone());
-            record.model = Some(first.model.clone());
+            trace.provider = Some(first.provider.clone());
+            trace.model = Some(first.model.clone());
         }
         let outcome = self
             .providers
@@ -338,31 +388,55 @@ impl ThreadJob<'_> {
                 move |c| answer::parse(thread, &c.text).map_err(|e| e.to_string()),
             )
             .await;
-        record.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
-        record.tokens_in = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_in));
-        record.tokens_out = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_out));
-        record.cost = budget::sum_cost(outcome.attempts.iter().map(|a| a.cost));
+        trace.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
+        trace.tokens_in = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_in));
+        trace.tokens_out = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_out));
+        trace.cost = budget::sum_cost(outcome.attempts.iter().map(|a| a.cost));
         if let Some(last) = outcome.attempts.iter().rev().find(|a| !a.skipped) {
-            record.provider = Some(last.model.provider.clone());
-            record.model = Some(last.model.model.clone());
+            trace.provider = Some(last.model.provider.clone());
+            trace.model = Some(last.model.model.clone());
         }
         match outcome.result {
             Ok((answer, completion)) => {
-                record.provider = Some(completion.model.provider.clone());
-                record.model = Some(completion.model.model.clone());
-                Ok(answer)
+                trace.provider = Some(completion.model.provider.clone());
+                trace.model = Some(completion.model.model.clone());
+                ThreadOutcome::Answered(answer)
             }
             Err(e @ CallError::OverBudget { .. }) if outcome.attempts.iter().all(|a| a.skipped) => {
-                Err(Failure::Skipped(Skip::Budget {
+                ThreadOutcome::Skipped(Skip::Budget {
                     detail: e.to_string(),
-                }))
+                })
             }
-            Err(e) => Err(Failure::Failed(e.to_string())),
+            Err(e) => ThreadOutcome::Failed(ThreadError::Call(e.to_string())),
         }
     }
 }
 
-enum Failure {
-    Skipped(Skip),
-    Failed(String),
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::Answer;
+
+    #[test]
+    fn the_exit_code_follows_the_outcomes() {
+        let answered = || ThreadOutcome::Answered(Answer::default());
+        let failed = || ThreadOutcome::Failed(ThreadError::Call("down".into()));
+        let skipped = || ThreadOutcome::Skipped(Skip::Disabled);
+        assert_eq!(
+            exit_code(&[answered(), skipped(), answered(), skipped()]),
+            EXIT_OK
+        );
+        assert_eq!(
+            exit_code(&[answered(), failed(), skipped(), answered()]),
+            EXIT_PARTIAL
+        );
+        assert_eq!(
+            exit_code(&[failed(), skipped(), failed(), skipped()]),
+            EXIT_FAILED
+        );
+        assert_eq!(
+            exit_code(&[skipped(), skipped(), skipped(), skipped()]),
+            EXIT_OK
+        );
+    }
 }

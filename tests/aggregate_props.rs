@@ -7,8 +7,9 @@ use std::collections::HashSet;
 
 use chrono::TimeDelta;
 use proptest::prelude::*;
-use thinker::aggregate::{Caps, Settings, ThreadResult, aggregate, prune};
+use thinker::aggregate::{Caps, Settings, ThreadError, ThreadOutcome, aggregate, prune};
 use thinker::answer::{Answer, Finding};
+use thinker::budget::Skip;
 use thinker::state::{Category, Entry, State};
 use thinker::thread::ThreadName;
 
@@ -85,15 +86,15 @@ fn answer(thread: ThreadName) -> impl Strategy<Value = Answer> {
         })
 }
 
-fn result(thread: ThreadName) -> impl Strategy<Value = ThreadResult> {
+fn result(thread: ThreadName) -> impl Strategy<Value = ThreadOutcome> {
     prop_oneof![
-        6 => answer(thread).prop_map(ThreadResult::Answered),
-        1 => Just(ThreadResult::Failed),
-        1 => Just(ThreadResult::Skipped),
+        6 => answer(thread).prop_map(ThreadOutcome::Answered),
+        1 => Just(ThreadOutcome::Failed(ThreadError::Call(String::new()))),
+        1 => Just(ThreadOutcome::Skipped(Skip::Disabled)),
     ]
 }
 
-fn results() -> impl Strategy<Value = [ThreadResult; 4]> {
+fn results() -> impl Strategy<Value = [ThreadOutcome; 4]> {
     (
         result(ThreadName::Watcher),
         result(ThreadName::Librarian),

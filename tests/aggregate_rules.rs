@@ -2,8 +2,9 @@
 //! would catch.
 
 use chrono::TimeDelta;
-use thinker::aggregate::{RemovalReason, ThreadResult, aggregate, prune};
+use thinker::aggregate::{RemovalReason, ThreadError, ThreadOutcome, aggregate, prune};
 use thinker::answer::Answer;
+use thinker::budget::Skip;
 use thinker::state::{Category, EscalationRecord, OUTCOME_PENDING, OUTCOME_SUPPRESSED, State};
 use thinker::thread::{Kind, ThreadName};
 
@@ -87,7 +88,7 @@ fn an_entry_is_reinforced_at_most_once_per_tick() {
             ..Answer::default()
         },
     );
-    results[ThreadName::Oracle.index()] = ThreadResult::Answered(answer(vec![finding(
+    results[ThreadName::Oracle.index()] = ThreadOutcome::Answered(answer(vec![finding(
         "Disk almost full on the server",
         7,
         Kind::Risk,
@@ -265,7 +266,7 @@ fn same_tick_findings_that_match_become_one_entry() {
             Kind::Observation,
         )]),
     );
-    results[ThreadName::Librarian.index()] = ThreadResult::Answered(answer(vec![finding(
+    results[ThreadName::Librarian.index()] = ThreadOutcome::Answered(answer(vec![finding(
         "backup job failed again on nas",
         8,
         Kind::Pattern,
@@ -301,7 +302,7 @@ fn equal_importance_ties_go_to_the_earliest_finding() {
         ThreadName::Watcher,
         answer(vec![finding("rent due monday", 5, Kind::Observation)]),
     );
-    results[ThreadName::Oracle.index()] = ThreadResult::Answered(answer(vec![finding(
+    results[ThreadName::Oracle.index()] = ThreadOutcome::Answered(answer(vec![finding(
         "rent due on monday",
         5,
         Kind::Deadline,
@@ -597,10 +598,10 @@ fn pressure_rises_on_empty_answers_resets_on_findings_and_caps() {
     state.thread_state.oracle.novelty_pressure = 4;
     state.thread_state.dreamer.novelty_pressure = 4;
     let results = [
-        ThreadResult::Answered(Answer::default()),
-        ThreadResult::Answered(Answer::default()),
-        ThreadResult::Answered(answer(vec![finding("x y", 1, Kind::Risk)])),
-        ThreadResult::Answered(Answer {
+        ThreadOutcome::Answered(Answer::default()),
+        ThreadOutcome::Answered(Answer::default()),
+        ThreadOutcome::Answered(answer(vec![finding("x y", 1, Kind::Risk)])),
+        ThreadOutcome::Answered(Answer {
             reinforce: vec!["h-gone".into()],
             ..Answer::default()
         }),
@@ -624,10 +625,10 @@ fn failed_and_skipped_threads_keep_their_state() {
         ts.history = vec![vec!["before".into()]];
     }
     let results = [
-        ThreadResult::Failed,
-        ThreadResult::Skipped,
-        ThreadResult::Answered(Answer::default()),
-        ThreadResult::Failed,
+        ThreadOutcome::Failed(ThreadError::Call(String::new())),
+        ThreadOutcome::Skipped(Skip::Disabled),
+        ThreadOutcome::Answered(Answer::default()),
+        ThreadOutcome::Failed(ThreadError::Call(String::new())),
     ];
     let (next, _) = aggregate(&state, &results, now(), &settings());
     for t in [
@@ -646,7 +647,7 @@ fn failed_and_skipped_threads_keep_their_state() {
 #[test]
 fn focus_hints_come_from_the_other_three_in_thread_order() {
     let say = |s: &str| {
-        ThreadResult::Answered(Answer {
+        ThreadOutcome::Answered(Answer {
             suggest: s.into(),
             ..Answer::default()
         })
@@ -657,7 +658,7 @@ fn focus_hints_come_from_the_other_three_in_thread_order() {
         say("look at mail"),
         say(""),
         say("check the calendar"),
-        ThreadResult::Failed,
+        ThreadOutcome::Failed(ThreadError::Call(String::new())),
     ];
     let (next, _) = aggregate(&state, &results, now(), &settings());
     assert_eq!(next.thread_state.watcher.focus_hint, "check the calendar");
@@ -825,10 +826,10 @@ fn failed_threads_cannot_escalate_and_missing_reason_falls_back() {
     let mut a = escalating("");
     a.escalate_reason.clear();
     let results = [
-        ThreadResult::Failed,
-        ThreadResult::Skipped,
-        ThreadResult::Answered(a),
-        ThreadResult::Failed,
+        ThreadOutcome::Failed(ThreadError::Call(String::new())),
+        ThreadOutcome::Skipped(Skip::Disabled),
+        ThreadOutcome::Answered(a),
+        ThreadOutcome::Failed(ThreadError::Call(String::new())),
     ];
     let (next, _) = aggregate(&State::default(), &results, now(), &settings());
     assert_eq!(next.escalation_history.len(), 1);
@@ -860,22 +861,22 @@ fn nothing_answered_nothing_changes() {
     state.thread_state.watcher.focus_hint = "kept".into();
     for results in [
         [
-            ThreadResult::Failed,
-            ThreadResult::Failed,
-            ThreadResult::Failed,
-            ThreadResult::Failed,
+            ThreadOutcome::Failed(ThreadError::Call(String::new())),
+            ThreadOutcome::Failed(ThreadError::Call(String::new())),
+            ThreadOutcome::Failed(ThreadError::Call(String::new())),
+            ThreadOutcome::Failed(ThreadError::Call(String::new())),
         ],
         [
-            ThreadResult::Skipped,
-            ThreadResult::Skipped,
-            ThreadResult::Skipped,
-            ThreadResult::Skipped,
+            ThreadOutcome::Skipped(Skip::Disabled),
+            ThreadOutcome::Skipped(Skip::Disabled),
+            ThreadOutcome::Skipped(Skip::Disabled),
+            ThreadOutcome::Skipped(Skip::Disabled),
         ],
         [
-            ThreadResult::Failed,
-            ThreadResult::Skipped,
-            ThreadResult::Failed,
-            ThreadResult::Skipped,
+            ThreadOutcome::Failed(ThreadError::Call(String::new())),
+            ThreadOutcome::Skipped(Skip::Disabled),
+            ThreadOutcome::Failed(ThreadError::Call(String::new())),
+            ThreadOutcome::Skipped(Skip::Disabled),
         ],
     ] {
         let (next, report) = aggregate(&state, &results, now(), &settings());

@@ -4,7 +4,7 @@
 //! is cut to the caps before anything is matched against it.
 
 use serde_json::{Value, json};
-use thinker::aggregate::{Caps, RemovalReason, Settings, ThreadResult, aggregate};
+use thinker::aggregate::{Caps, RemovalReason, Settings, ThreadError, ThreadOutcome, aggregate};
 use thinker::answer::Answer;
 use thinker::state::{Category, State};
 use thinker::thread::ThreadName::{Dreamer, Librarian, Oracle, Watcher};
@@ -465,7 +465,7 @@ fn oversized_bookkeeping_is_cut_on_the_next_write() {
         timestamp: now(),
         thread: "oracle".into(),
         reason: long_summary.clone(),
-        outcome: format!("dismissed: {long_summary}"),
+        outcome: format!("dismissed: {long_summary}").into(),
         extra: serde_json::Map::new(),
     }];
     // Librarian fails: its own (oversized) state is left as it was by rule 6, and cut.
@@ -475,7 +475,7 @@ fn oversized_bookkeeping_is_cut_on_the_next_write() {
         ..Answer::default()
     };
     let mut results = only(Watcher, long_hint);
-    results[Librarian.index()] = ThreadResult::Failed;
+    results[Librarian.index()] = ThreadOutcome::Failed(ThreadError::Call(String::new()));
     let (next, _) = aggregate(&state, &results, now(), &Settings::default());
     let ts = next.thread_state.get(Librarian);
     assert_eq!(ts.last_findings.len(), 3);
@@ -492,8 +492,8 @@ fn oversized_bookkeeping_is_cut_on_the_next_write() {
     assert_eq!(next.thread_state.get(Watcher).focus_hint, "");
     let record = &next.escalation_history[0];
     assert!(record.reason.split(' ').count() <= 40, "{}", record.reason);
-    assert!(record.outcome.starts_with("dismissed: "));
-    assert!(record.outcome.len() <= 480);
+    assert!(record.outcome.to_string().starts_with("dismissed: "));
+    assert!(record.outcome.to_string().len() <= 480);
 }
 
 /// A state far over the caps (30,000 entries) is cut to the caps first, weakest first, so

@@ -27,3 +27,4 @@ mod prompts;
 mod providers;
 mod support;
 mod tick;
+mod tick_phases;

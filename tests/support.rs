@@ -10,7 +10,7 @@ pub use rendezvous::{Event, rendezvous};
 pub use tick::{Outcome, SEED, Sequence, Tick, completion, found, ids, nothing, ok, snapshot};
 
 use chrono::{DateTime, TimeDelta, Utc};
-use thinker::aggregate::{Settings, ThreadResult};
+use thinker::aggregate::{Settings, ThreadOutcome};
 use thinker::answer::{Answer, Finding};
 use thinker::state::{Entry, State};
 use thinker::thread::{Kind, ThreadName};
@@ -60,9 +60,9 @@ pub fn answer(findings: Vec<Finding>) -> Answer {
 }
 
 /// Results where only `thread` answered `a` and the others answered nothing.
-pub fn only(thread: ThreadName, a: Answer) -> [ThreadResult; 4] {
-    let mut results = std::array::from_fn(|_| ThreadResult::Answered(Answer::default()));
-    results[thread.index()] = ThreadResult::Answered(a);
+pub fn only(thread: ThreadName, a: Answer) -> [ThreadOutcome; 4] {
+    let mut results = std::array::from_fn(|_| ThreadOutcome::Answered(Answer::default()));
+    results[thread.index()] = ThreadOutcome::Answered(a);
     results
 }
 

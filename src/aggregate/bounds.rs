@@ -13,7 +13,7 @@
 
 use super::threads::{HISTORY_TICKS, LAST_FINDINGS};
 use crate::answer::{MAX_SUGGEST_WORDS, MAX_SUMMARY_CHARS, MAX_SUMMARY_WORDS, cut_words};
-use crate::state::{EscalationRecord, State, ThreadState};
+use crate::state::{EscalationOutcome, EscalationRecord, State, ThreadState};
 use crate::thread::ThreadName;
 
 /// A focus hint (the other three threads' `suggest`, joined) keeps this many words…
@@ -85,7 +85,9 @@ fn thread(ts: &mut ThreadState) {
 
 fn record(r: &mut EscalationRecord) {
     cut(&mut r.reason, ESCALATION);
-    cut(&mut r.outcome, ESCALATION);
+    let mut outcome = r.outcome.to_string();
+    cut(&mut outcome, ESCALATION);
+    r.outcome = EscalationOutcome::parse(&outcome);
 }
 
 /// Cuts the thread state of all four threads and the escalation history to their bounds.

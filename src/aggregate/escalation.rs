@@ -10,10 +10,10 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{Report, Settings, ThreadResult};
+use super::{Report, Settings, ThreadOutcome};
 use crate::answer::Answer;
 use crate::matching::matches;
-use crate::state::{Entry, EscalationRecord, OUTCOME_PENDING, OUTCOME_SUPPRESSED, State};
+use crate::state::{Entry, EscalationOutcome, EscalationRecord, State, Suppression};
 use crate::thread::{Kind, ThreadName};
 
 /// The reason of an escalation: the thread's, else its most important finding.
@@ -43,7 +43,7 @@ fn is_repeat(
 
 pub fn record(
     state: &mut State,
-    results: &[ThreadResult; 4],
+    results: &[ThreadOutcome; 4],
     now: DateTime<Utc>,
     settings: &Settings,
     report: &mut Report,
@@ -57,11 +57,11 @@ pub fn record(
         }
         let reason = reason_of(answer);
         let history = &mut state.escalation_history;
-        let repeat = history.iter().any(|r| {
-            r.outcome != OUTCOME_SUPPRESSED && is_repeat(r, thread, &reason, now, settings)
-        });
+        let repeat = history
+            .iter()
+            .any(|r| !r.outcome.is_duplicate() && is_repeat(r, thread, &reason, now, settings));
         let previous_repeat = history.iter().rposition(|r| {
-            r.outcome == OUTCOME_SUPPRESSED && is_repeat(r, thread, &reason, now, settings)
+            r.outcome.is_duplicate() && is_repeat(r, thread, &reason, now, settings)
         });
         if let (true, Some(pos)) = (repeat, previous_repeat) {
             history.remove(pos);
@@ -71,11 +71,10 @@ pub fn record(
             thread: thread.as_str().to_string(),
             reason,
             outcome: if repeat {
-                OUTCOME_SUPPRESSED
+                EscalationOutcome::Suppressed(Suppression::Duplicate)
             } else {
-                OUTCOME_PENDING
-            }
-            .to_string(),
+                EscalationOutcome::Pending
+            },
             extra: serde_json::Map::new(),
         };
         history.push(record.clone());
@@ -130,11 +129,11 @@ pub struct Subconscious {
 }
 
 /// The envelope when at least one escalation of this tick is pending.
-pub fn envelope(state: &State, results: &[ThreadResult; 4], report: &Report) -> Option<Envelope> {
+pub fn envelope(state: &State, results: &[ThreadOutcome; 4], report: &Report) -> Option<Envelope> {
     let pending: Vec<&EscalationRecord> = report
         .escalations
         .iter()
-        .filter(|r| r.outcome == OUTCOME_PENDING)
+        .filter(|r| r.outcome == EscalationOutcome::Pending)
         .collect();
     if pending.is_empty() {
         return None;

@@ -1,5 +1,6 @@
 //! The aggregator of SPEC §7: state, the four thread results, `now` and settings in; the
-//! new state and a report out.
+//! new state and a report out. Its input per thread is a [`ThreadOutcome`] ([`outcome`]),
+//! the same value the journal line is built from.
 //!
 //! Pure and deterministic: no I/O, no clock, no randomness, no model call. Same input,
 //! same output. Each rule lives in its own file:
@@ -18,6 +19,7 @@ pub mod add;
 pub mod bounds;
 pub mod escalation;
 pub mod ids;
+pub mod outcome;
 pub mod prune;
 pub mod reinforce;
 pub mod threads;
@@ -25,30 +27,11 @@ pub mod threads;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 
-use crate::answer::Answer;
 use crate::state::{Category, Entry, EscalationRecord, State};
 use crate::thread::{Kind, ThreadName};
 use crate::timestamp;
 
-/// What a thread contributed this tick.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ThreadResult {
-    /// It answered; the answer was read.
-    Answered(Answer),
-    /// It ran and failed (provider error, timeout, unreadable answer): contributes nothing.
-    Failed,
-    /// It did not run (cadence, quiet hours, budget): neither failed nor empty.
-    Skipped,
-}
-
-impl ThreadResult {
-    pub fn answer(&self) -> Option<&Answer> {
-        match self {
-            ThreadResult::Answered(a) => Some(a),
-            _ => None,
-        }
-    }
-}
+pub use outcome::{Status, ThreadError, ThreadOutcome};
 
 /// Per-category entry caps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -156,19 +139,10 @@ pub struct StrengthChange {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ThreadChange {
     pub thread: ThreadName,
-    pub status: ThreadStatus,
+    pub status: Status,
     pub pressure_from: u8,
     pub pressure_to: u8,
     pub focus_hint: String,
-}
-
-/// How a thread took part in the tick, as the aggregator saw it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ThreadStatus {
-    Answered,
-    Failed,
-    Skipped,
 }
 
 /// A `reinforce` id that names no entry (reported, otherwise ignored).
@@ -185,8 +159,8 @@ pub struct Report {
     pub applied: bool,
     pub added: Vec<Added>,
     pub reinforced: Vec<StrengthChange>,
-    /// Entries that lost strength and stayed.
-    pub decayed: Vec<StrengthChange>,
+    /// Entries that lost strength and stayed ("decayed" always means removed at 0).
+    pub weakened: Vec<StrengthChange>,
     /// Entries removed this tick, each as archived.
     pub removed: Vec<Archived>,
     pub threads: Vec<ThreadChange>,
@@ -272,7 +246,7 @@ pub fn as_seen<'a>(
 /// Applies one tick's thread results to `state` at `now` (SPEC §7).
 pub fn aggregate(
     state: &State,
-    results: &[ThreadResult; 4],
+    results: &[ThreadOutcome; 4],
     now: DateTime<Utc>,
     settings: &Settings,
 ) -> (State, Report) {
@@ -280,7 +254,7 @@ pub fn aggregate(
     let mut report = Report::default();
     if !results
         .iter()
-        .any(|r| matches!(r, ThreadResult::Answered(_)))
+        .any(|r| matches!(r, ThreadOutcome::Answered(_)))
     {
         report.threads = threads::unchanged(state, results);
         report.memory.before = state.entry_count();

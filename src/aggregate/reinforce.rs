@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::{Archived, RemovalReason, Report, Settings, StrengthChange, ThreadResult, UnknownId};
+use super::{Archived, RemovalReason, Report, Settings, StrengthChange, ThreadOutcome, UnknownId};
 use crate::answer::Finding;
 use crate::matching::{Similarity, TokenSet, similarity};
 use crate::state::{Category, MAX_STRENGTH, State};
@@ -55,7 +55,7 @@ pub fn best_match(
 /// reach 0 (archived as `decayed`), and returns the findings that matched nothing.
 pub fn apply(
     state: &mut State,
-    results: &[ThreadResult; 4],
+    results: &[ThreadOutcome; 4],
     now: DateTime<Utc>,
     settings: &Settings,
     report: &mut Report,
@@ -130,7 +130,7 @@ pub fn apply(
                 entry.last_seen = now;
                 report.reinforced.push(change);
             } else {
-                report.decayed.push(change);
+                report.weakened.push(change);
             }
             kept.push(entry);
         }

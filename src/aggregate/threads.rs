@@ -5,7 +5,7 @@
 //! capped). A failed or skipped thread keeps those as they were. Every thread, failed or
 //! not, gets its focus hint from the `suggest` of the other three (cut by [`bounds`]).
 
-use super::{Report, ThreadChange, ThreadResult, ThreadStatus, bounds};
+use super::{Report, ThreadChange, ThreadOutcome, bounds};
 use crate::state::{MAX_PRESSURE, State};
 use crate::thread::ThreadName;
 
@@ -14,17 +14,9 @@ pub const LAST_FINDINGS: usize = 3;
 /// How many ticks `history` keeps.
 pub const HISTORY_TICKS: usize = 3;
 
-fn status(result: &ThreadResult) -> ThreadStatus {
-    match result {
-        ThreadResult::Answered(_) => ThreadStatus::Answered,
-        ThreadResult::Failed => ThreadStatus::Failed,
-        ThreadResult::Skipped => ThreadStatus::Skipped,
-    }
-}
-
 /// The focus hint of `thread`: the other threads' suggestions, in thread order, cut to
 /// [`bounds::MAX_FOCUS_HINT_WORDS`] words.
-pub fn focus_hint(thread: ThreadName, results: &[ThreadResult; 4]) -> String {
+pub fn focus_hint(thread: ThreadName, results: &[ThreadOutcome; 4]) -> String {
     let joined = ThreadName::ALL
         .iter()
         .filter(|other| **other != thread)
@@ -37,14 +29,14 @@ pub fn focus_hint(thread: ThreadName, results: &[ThreadResult; 4]) -> String {
 }
 
 /// The report's thread lines for a tick that changed nothing.
-pub fn unchanged(state: &State, results: &[ThreadResult; 4]) -> Vec<ThreadChange> {
+pub fn unchanged(state: &State, results: &[ThreadOutcome; 4]) -> Vec<ThreadChange> {
     ThreadName::ALL
         .iter()
         .map(|&thread| {
             let ts = state.thread_state.get(thread);
             ThreadChange {
                 thread,
-                status: status(&results[thread.index()]),
+                status: results[thread.index()].status(),
                 pressure_from: ts.novelty_pressure,
                 pressure_to: ts.novelty_pressure,
                 focus_hint: ts.focus_hint.clone(),
@@ -53,7 +45,7 @@ pub fn unchanged(state: &State, results: &[ThreadResult; 4]) -> Vec<ThreadChange
         .collect()
 }
 
-pub fn apply(state: &mut State, results: &[ThreadResult; 4], report: &mut Report) {
+pub fn apply(state: &mut State, results: &[ThreadOutcome; 4], report: &mut Report) {
     for thread in ThreadName::ALL {
         let result = &results[thread.index()];
         let hint = focus_hint(thread, results);
@@ -80,7 +72,7 @@ pub fn apply(state: &mut State, results: &[ThreadResult; 4], report: &mut Report
         ts.focus_hint.clone_from(&hint);
         report.threads.push(ThreadChange {
             thread,
-            status: status(result),
+            status: result.status(),
             pressure_from,
             pressure_to: ts.novelty_pressure,
             focus_hint: hint,

@@ -1,0 +1,98 @@
+//! What one thread did in a tick ([`ThreadOutcome`]): the one model of a thread's status,
+//! read by the aggregator (only the answer counts), by the journal (its line is built
+//! from it, last) and by the exit code.
+//!
+//! Plain data: it does no I/O and decides nothing. The tick produces it; a thread that
+//! ran out of time is [`ThreadError::TimedOut`], never a half-filled record.
+
+use serde::Serialize;
+
+use crate::answer::Answer;
+use crate::budget::Skip;
+
+/// How one thread took part in a tick.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ThreadOutcome {
+    /// It answered; the answer was read.
+    Answered(Answer),
+    /// It ran and failed (its input, every model of its chain, its time): contributes
+    /// nothing.
+    Failed(ThreadError),
+    /// It did not run (disabled, cadence, quiet hours, budget): neither failed nor empty.
+    Skipped(Skip),
+}
+
+impl ThreadOutcome {
+    pub fn answer(&self) -> Option<&Answer> {
+        match self {
+            ThreadOutcome::Answered(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The word the journal and the report write for it.
+    pub fn status(&self) -> Status {
+        match self {
+            ThreadOutcome::Answered(_) => Status::Answered,
+            ThreadOutcome::Failed(_) => Status::Failed,
+            ThreadOutcome::Skipped(_) => Status::Skipped,
+        }
+    }
+}
+
+/// The status of a [`ThreadOutcome`] as written in the journal (`threads[].status`) and
+/// in `tick --json` (`report.threads[].status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Answered,
+    Failed,
+    Skipped,
+}
+
+/// Why a thread that ran contributed nothing. The text is the journal's `error`.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ThreadError {
+    /// Its prompt could not be built (e.g. a template in `prompts_dir`).
+    #[error("{0}")]
+    Input(String),
+    /// Every model of its chain failed, or none answered readably.
+    #[error("{0}")]
+    Call(String),
+    /// The thread's `timeout_seconds`, or the tick's deadline, ran out; `waiting` says
+    /// what the call was waiting for then, if anything.
+    #[error(
+        "timed out after {seconds:.1} s (the thread's timeout_seconds, or the tick's deadline_seconds){}",
+        .waiting.as_ref().map(|w| format!("; it {w}")).unwrap_or_default()
+    )]
+    TimedOut {
+        seconds: f64,
+        waiting: Option<String>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_says_how_long_and_what_it_waited_for() {
+        let plain = ThreadError::TimedOut {
+            seconds: 1.0,
+            waiting: None,
+        };
+        assert_eq!(
+            plain.to_string(),
+            "timed out after 1.0 s (the thread's timeout_seconds, or the tick's deadline_seconds)"
+        );
+        let waiting = ThreadError::TimedOut {
+            seconds: 2.5,
+            waiting: Some("waited 2.5 s for a free slot".into()),
+        };
+        assert!(
+            waiting
+                .to_string()
+                .ends_with("deadline_seconds); it waited 2.5 s for a free slot")
+        );
+    }
+}
