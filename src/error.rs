@@ -53,12 +53,6 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// `ledger.json` does not read as a ledger.
-    #[error(
-        "ledger {} is unusable ({message}); it only counts today's spending and the runs for `every = N`: fix it or delete it to start counting afresh",
-        path.display()
-    )]
-    Ledger { path: PathBuf, message: String },
     /// The providers of the config cannot be set up (e.g. the TLS client).
     #[error("cannot set up the providers: {0}")]
     Providers(#[source] CallError),
@@ -92,7 +86,6 @@ impl Error {
             | Error::InitWrite { .. } => EXIT_USAGE,
             Error::Storage(StorageError::Locked { .. }) => EXIT_LOCKED,
             Error::Storage(_)
-            | Error::Ledger { .. }
             | Error::Providers(_)
             | Error::Runtime(_)
             | Error::Serialize { .. }
