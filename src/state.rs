@@ -449,11 +449,12 @@ impl State {
     }
 
     /// Serializes the state the way it is written to disk (pretty, newline-terminated).
-    pub fn to_json(&self) -> String {
-        // Serializing these types cannot fail: all map keys are strings.
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+    /// It should never fail (every map key is a string), but if it did, the caller gets
+    /// the error rather than empty text that would replace a memory with nothing.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');
-        text
+        Ok(text)
     }
 
     /// Checks what serde cannot: unique ids, ranges.
@@ -613,11 +614,11 @@ mod tests {
         let s = State::from_json(SEED).unwrap();
         assert_eq!(s.version, 1);
         assert_eq!(s.active_threads[0].extra["mood"], "tense");
-        let back: Value = serde_json::from_str(&s.to_json()).unwrap();
+        let back: Value = serde_json::from_str(&s.to_json().unwrap()).unwrap();
         assert_eq!(back["owner"], "ada");
         assert_eq!(back["active_threads"][0]["mood"], "tense");
         assert_eq!(back["version"], 1);
-        assert_eq!(State::from_json(&s.to_json()).unwrap(), s);
+        assert_eq!(State::from_json(&s.to_json().unwrap()).unwrap(), s);
     }
 
     #[test]

@@ -650,7 +650,7 @@ impl StateDir {
     /// [`StateDir::save`]. A crash after this leaves the old state in place (and a temp
     /// file that the next tick's [`StateDir::tidy`] removes).
     pub fn stage(&self, state: &State) -> Result<Staged, StorageError> {
-        self.write_temp_bytes(STATE_FILE, state.to_json().as_bytes())
+        self.write_temp_bytes(STATE_FILE, state_json(state)?.as_bytes())
             .map(|tmp| Staged { tmp })
     }
 
@@ -664,7 +664,7 @@ impl StateDir {
 
     /// Writes the state atomically, keeping the previous version as `.bak`.
     pub fn save(&self, state: &State) -> Result<(), StorageError> {
-        self.write_atomic(STATE_FILE, state.to_json().as_bytes(), Some(BACKUP_FILE))
+        self.write_atomic(STATE_FILE, state_json(state)?.as_bytes(), Some(BACKUP_FILE))
     }
 
     /// Writes another file of the state directory (e.g. the ledger) atomically, 0600.
@@ -804,6 +804,14 @@ fn tighten(path: &Path, mode: u32, done: &mut Tidied) {
             path.display()
         )),
     }
+}
+
+/// The state as written, or the error (never empty text in place of a memory).
+fn state_json(state: &State) -> Result<String, StorageError> {
+    state.to_json().map_err(|source| StorageError::Serialize {
+        what: "the state",
+        source,
+    })
 }
 
 /// What a non-regular directory entry is, for an error message.
@@ -1068,7 +1076,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = StateDir::create(&tmp.path().join("state")).unwrap();
         let real = tmp.path().join("real.json");
-        fs::write(&real, State::default().to_json()).unwrap();
+        fs::write(&real, State::default().to_json().unwrap()).unwrap();
         for name in [STATE_FILE, BACKUP_FILE] {
             for target in [real.clone(), tmp.path().join("gone.json")] {
                 let link = dir.file(name);
@@ -1090,7 +1098,7 @@ mod tests {
         }
         assert_eq!(
             fs::read_to_string(&real).unwrap(),
-            State::default().to_json()
+            State::default().to_json().unwrap()
         );
     }
 
@@ -1099,7 +1107,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = StateDir::create(tmp.path()).unwrap();
         fs::write(dir.file(STATE_FILE), "{broken").unwrap();
-        fs::write(dir.file(BACKUP_FILE), State::default().to_json()).unwrap();
+        fs::write(dir.file(BACKUP_FILE), State::default().to_json().unwrap()).unwrap();
         assert!(dir.load().unwrap_err().to_string().contains("`cp "));
         fs::write(dir.file(BACKUP_FILE), "{also broken").unwrap();
         let text = dir.load().unwrap_err().to_string();

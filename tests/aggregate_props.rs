@@ -201,6 +201,6 @@ proptest! {
         }
 
         // What is written reads back identically.
-        prop_assert_eq!(State::from_json(&next.to_json()).unwrap(), next);
+        prop_assert_eq!(State::from_json(&next.to_json().unwrap()).unwrap(), next);
     }
 }

@@ -266,7 +266,7 @@ mod tests {
     }
 
     fn written_memory(state: &State) -> usize {
-        let v: serde_json::Value = serde_json::from_str(&state.to_json()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&state.to_json().unwrap()).unwrap();
         let memory = serde_json::json!({
             "active_threads": v["active_threads"], "patterns": v["patterns"],
             "hunches": v["hunches"], "insights": v["insights"],
