@@ -7,7 +7,7 @@
 //! (`--now` or the system clock) and hands the value down, so replays, snapshots and
 //! quiet hours never depend on the machine they run on.
 
-use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveTime, TimeDelta, Utc};
 
 /// A time zone: the system's (from `TZ` or the system settings, via `chrono::Local`), or
 /// a fixed offset (UTC in tests).
@@ -75,6 +75,29 @@ impl Clock {
     /// A local wall-clock time for people (see [`Zone::wall`]).
     pub fn wall(&self, t: DateTime<Utc>) -> String {
         self.zone.wall(t)
+    }
+}
+
+/// "just now", "12 min ago", "3 h ago", "2 days ago" (or "in …" for the future).
+pub fn age(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let d = now - t;
+    if d < TimeDelta::zero() {
+        return format!("in {}", span(-d));
+    }
+    if d < TimeDelta::minutes(1) {
+        return "just now".into();
+    }
+    format!("{} ago", span(d))
+}
+
+/// A duration for people: "45 s", "12 min", "3 h", "2 days".
+pub fn span(d: TimeDelta) -> String {
+    let s = d.num_seconds();
+    match s {
+        ..60 => format!("{s} s"),
+        60..3600 => format!("{} min", s / 60),
+        3600..172_800 => format!("{} h", s / 3600),
+        _ => format!("{} days", s / 86_400),
     }
 }
 

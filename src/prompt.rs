@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::answer;
 use crate::clock::Clock;
-use crate::show::age;
+use crate::clock::age;
 use crate::sources::SourceText;
 use crate::state::{Category, State};
 use crate::thread::ThreadName;

@@ -9,10 +9,10 @@
 
 use std::fmt::Write;
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 
 use crate::aggregate::Caps;
-use crate::clock::Clock;
+use crate::clock::{Clock, age, span};
 use crate::state::{Category, Entry, MAX_PRESSURE, MAX_STRENGTH, State};
 use crate::thread::ThreadName;
 use crate::untrusted;
@@ -29,29 +29,6 @@ const RED: &str = "\x1b[31m";
 /// zero-width characters removed ([`untrusted::clean_line`]).
 pub fn clean(text: &str) -> String {
     untrusted::clean_line(text)
-}
-
-/// "just now", "12 min ago", "3 h ago", "2 days ago" (or "in …" for the future).
-pub fn age(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
-    let d = now - t;
-    if d < TimeDelta::zero() {
-        return format!("in {}", span(-d));
-    }
-    if d < TimeDelta::minutes(1) {
-        return "just now".into();
-    }
-    format!("{} ago", span(d))
-}
-
-/// A duration for people: "45 s", "12 min", "3 h", "2 days".
-pub fn span(d: TimeDelta) -> String {
-    let s = d.num_seconds();
-    match s {
-        ..60 => format!("{s} s"),
-        60..3600 => format!("{} min", s / 60),
-        3600..172_800 => format!("{} h", s / 3600),
-        _ => format!("{} days", s / 86_400),
-    }
 }
 
 struct Painter {
