@@ -8,7 +8,7 @@
 //! long anything took, only on order and outcomes, with wide margins.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,7 +21,7 @@ use thinker::thread::ThreadName::{self, Dreamer, Librarian, Oracle, Watcher};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::support::{Tick, completion, found};
+use crate::support::{Tick, completion, found, read_model};
 
 // ---------------------------------------------------------------------------------------
 // A loopback HTTP/1.1 server that logs each request's arrival and answer, holding each
@@ -51,29 +51,9 @@ fn logging_server(hold: fn(&str) -> Duration) -> (String, Events) {
 }
 
 fn answer_after(stream: std::net::TcpStream, log: &Mutex<Vec<Event>>, hold: fn(&str) -> Duration) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap();
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
-    let model = serde_json::from_slice::<Value>(&body).unwrap()["model"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let Some(model) = read_model(&stream) else {
+        return;
+    };
     log.lock().unwrap().push(Event::Arrived(model.clone()));
     std::thread::sleep(hold(&model));
     log.lock().unwrap().push(Event::Answered(model.clone()));

@@ -6,7 +6,7 @@
 mod rendezvous;
 mod tick;
 
-pub use rendezvous::{Event, rendezvous};
+pub use rendezvous::{Event, read_model, rendezvous};
 pub use tick::{Outcome, SEED, Sequence, Tick, completion, found, ids, nothing, ok, snapshot};
 
 use chrono::{DateTime, TimeDelta, Utc};

@@ -40,13 +40,15 @@ pub fn rendezvous(want: usize) -> (String, Arc<(Mutex<Log>, Condvar)>) {
     (url, shared)
 }
 
-fn hold_and_answer(stream: std::net::TcpStream, shared: &(Mutex<Log>, Condvar), want: usize) {
+/// Reads one HTTP/1.1 request from `stream` and returns its JSON body's `model` (`None`
+/// when the client closed the connection first).
+pub fn read_model(stream: &std::net::TcpStream) -> Option<String> {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut length = 0;
     loop {
         let mut line = String::new();
-        if reader.read_line(&mut line).unwrap() == 0 {
-            return;
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return None;
         }
         let line = line.trim_end();
         if line.is_empty() {
@@ -60,10 +62,18 @@ fn hold_and_answer(stream: std::net::TcpStream, shared: &(Mutex<Log>, Condvar), 
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body).unwrap();
-    let model = serde_json::from_slice::<Value>(&body).unwrap()["model"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    Some(
+        serde_json::from_slice::<Value>(&body).unwrap()["model"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+}
+
+fn hold_and_answer(stream: std::net::TcpStream, shared: &(Mutex<Log>, Condvar), want: usize) {
+    let Some(model) = read_model(&stream) else {
+        return;
+    };
     let (lock, arrivals) = shared;
     let status = {
         let mut log = lock.lock().unwrap();
