@@ -156,7 +156,7 @@ impl Opened {
                 spent: spent.clone(),
                 ..ledger.clone()
             };
-            dir.write_ledger(&ahead).map_err(|e| e.to_string())
+            dir.write_ledger_ahead(&ahead).map_err(|e| e.to_string())
         }))
     }
 }
