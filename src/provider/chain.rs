@@ -110,8 +110,9 @@ impl Providers {
         }
     }
 
-    /// Runs the caller's `accept` on the blocking pool over an answer; its refusal (or
-    /// its panic) is the model's [`CallError::Unreadable`], quoted like server text.
+    /// Runs the caller's `accept` over an answer — on the blocking pool when the answer is
+    /// over `transport::INLINE_BYTES` — ; its refusal (or its panic, off the runtime
+    /// thread) is the model's [`CallError::Unreadable`], quoted like server text.
     async fn accept<T, F>(
         &self,
         config: Option<&ProviderConfig>,
@@ -123,12 +124,17 @@ impl Providers {
         F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
     {
         let model = completion.model.to_string();
-        let check = Arc::clone(accept);
-        let verdict = tokio::task::spawn_blocking(move || {
-            let verdict = check(&completion);
-            (verdict, completion)
-        })
-        .await;
+        let verdict = if completion.text.len() <= super::transport::INLINE_BYTES {
+            let verdict = accept(&completion);
+            Ok((verdict, completion))
+        } else {
+            let check = Arc::clone(accept);
+            tokio::task::spawn_blocking(move || {
+                let verdict = check(&completion);
+                (verdict, completion)
+            })
+            .await
+        };
         match verdict {
             Ok((Ok(value), completion)) => Ok((value, completion)),
             Ok((Err(message), _)) => Err(CallError::Unreadable {

@@ -495,7 +495,11 @@ pub fn backoff(retry: u32, max: Duration) -> Duration {
     exp.min(max).mul_f64(0.5 + 0.5 * jitter())
 }
 
-/// Reads a 2xx body on the blocking pool: decoding up to `max_response_bytes` of JSON
+/// Bodies and answers up to this size are read on the runtime thread; larger ones on the
+/// blocking pool. Reading 64 KiB (linear, bounded) takes well under a millisecond.
+pub(super) const INLINE_BYTES: usize = 64 * 1024;
+
+/// Reads a 2xx body on the blocking pool (when it is over [`INLINE_BYTES`]): decoding up to `max_response_bytes` of JSON
 /// and scrubbing it is CPU work that must not hold the other threads' timers on the
 /// tick's single runtime thread (SPEC §4.4).
 async fn read_off_thread(
@@ -505,6 +509,11 @@ async fn read_off_thread(
     latency: Duration,
     tries: u32,
 ) -> Outcome {
+    if body.len() <= INLINE_BYTES {
+        // Small enough that reading it takes microseconds: a hand-off to the blocking
+        // pool (a thread, futex wake-ups) would cost more than it saves.
+        return read_answer(call, bounds, &body, latency, tries);
+    }
     let (config, model, key) = (call.config.clone(), call.model.clone(), call.key.clone());
     let format = call.format;
     let read = tokio::task::spawn_blocking(move || {
