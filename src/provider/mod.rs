@@ -11,10 +11,11 @@
 //! `Debug` output and log line — and out of the answer itself: all provider text is
 //! scrubbed of whole and partial echoes of the key before anything reads it.
 //!
-//! Hostile responses: a body is never read past `max_response_bytes`; decoding it and
-//! the caller's `accept` run on the blocking pool, so CPU work never stalls the timers
-//! of other calls on the same runtime; token counts are read tolerantly (unknown counts
-//! the estimate) and clamped to what the request could use, with the attempt flagged.
+//! Hostile responses: a body is never read past `max_response_bytes`; decoding a body
+//! over 64 KiB and the caller's `accept` on it run on the blocking pool, so CPU work
+//! never stalls the timers of other calls on the same runtime; token counts are read
+//! tolerantly (unknown counts the estimate) and clamped to what the request could use,
+//! with the attempt flagged.
 //!
 //! Decisions: retries cover connection errors, 408, 429 and 5xx, with exponential backoff
 //! (0.5 s doubling, jittered, capped at `retry_max_wait`) or the server's `Retry-After`
