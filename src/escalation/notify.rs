@@ -1,0 +1,364 @@
+//! The `notify` action's effect (SPEC §8): running the user's notifier command with the
+//! message on its stdin, bounded in time and in what it may print.
+//!
+//! [`run_notifier`] runs `argv` without a shell, in a process group of its own, writes the
+//! message to its stdin and closes it, and waits at most the timeout. At the timeout the
+//! whole group is killed (`SIGKILL`), so a notifier script's children (`curl` started by a
+//! shell script, `sleep` in the background) die with it, and the notifier is reaped. Its
+//! stdout and stderr are read concurrently and only their first [`OUTPUT_CAP`] bytes are
+//! kept (the rest is read and dropped, so a chatty notifier neither swells memory nor
+//! blocks on a full pipe); once it has exited, its pipes are read for [`PIPE_GRACE`] more
+//! and then let go (something it left running may keep them open).
+//!
+//! **Killing the group** uses `kill -s KILL -- -PGID` (the POSIX `kill` utility, looked up
+//! on `PATH`, then `/bin/kill`, `/usr/bin/kill`), run while the notifier is still unreaped
+//! so the group id cannot have been reused. The crate forbids `unsafe` (so no
+//! `libc::killpg`) and tokio's `Child::kill` reaches only the direct child; `nix` or
+//! `rustix` would do it in-process but add a dependency for one call on a path taken only
+//! by a hanging notifier. The direct child is also killed through tokio, so it dies even
+//! when no `kill` program can be run (the error then says its children may live on). If
+//! the caller drops the future mid-run (a tick deadline), a guard kills the group the
+//! same way.
+//!
+//! Errors name the program (`argv[0]`) only, never the arguments: a notifier's arguments
+//! may hold a token (a Telegram bot URL, an ntfy topic). For the same reason a quoted
+//! stderr has every argument of 8 characters or more that it echoes whole replaced by
+//! `[argument N]`; a partial echo is not recognised, so secrets belong in a script or an
+//! environment variable the notifier reads, not in `notify_command`.
+//!
+//! Must not: run a shell, decide what the message says (the caller passes the final text,
+//! proposals already marked), read the clock, or touch the state directory.
+
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::ChildStdin;
+
+use crate::untrusted;
+
+/// How much of a notifier's stdout and of its stderr is kept.
+pub const OUTPUT_CAP: usize = 4096;
+/// How long a notifier's pipes are still read once it has exited or been killed.
+pub const PIPE_GRACE: Duration = Duration::from_millis(200);
+/// How many characters of a notifier's output an excerpt keeps.
+pub const EXCERPT_CHARS: usize = 200;
+/// Arguments at least this long are redacted from quoted output when echoed whole.
+const REDACT_MIN_CHARS: usize = 8;
+/// Where the `kill` utility is looked for, in order.
+const KILL_PROGRAMS: [&str; 3] = ["kill", "/bin/kill", "/usr/bin/kill"];
+
+/// A notifier that ran and exited successfully.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivered {
+    /// `argv[0]`, as configured.
+    pub program: String,
+    /// Its exit status (a success).
+    pub status: ExitStatus,
+    /// An excerpt of its stdout (cleaned, one line, at most [`EXCERPT_CHARS`]).
+    pub stdout: String,
+    /// An excerpt of its stderr (cleaned, one line, at most [`EXCERPT_CHARS`]).
+    pub stderr: String,
+}
+
+/// Why a notification was not delivered.
+#[derive(Debug, thiserror::Error)]
+pub enum NotifyError {
+    #[error(
+        "no notifier command is configured (notify_command = []); set `notify_command` in [escalation] to a program and its arguments, e.g. [\"notify-send\", \"thinker\"]"
+    )]
+    EmptyCommand,
+    #[error(
+        "notifier `{program}` not found; install it or fix `notify_command` in [escalation] (a program on PATH or an absolute path; no shell is used)"
+    )]
+    NotFound { program: String },
+    #[error(
+        "cannot start notifier `{program}`: {source}; check that `notify_command` in [escalation] names an executable file"
+    )]
+    Spawn { program: String, source: io::Error },
+    #[error(
+        "notifier `{program}` {exit}{}; run it by hand with a test message on stdin to see why",
+        if stderr.is_empty() { String::new() } else { format!(": {stderr}") }
+    )]
+    Failed {
+        program: String,
+        exit: String,
+        stderr: String,
+    },
+    #[error(
+        "notifier `{program}` did not finish within {seconds} s and was killed{}{}; make it finish sooner or raise `notify_timeout_seconds` in [escalation]",
+        match group { Ok(()) => " with its process group".to_string(), Err(why) => format!(" (only itself: its children may live on, {why})") },
+        if stderr.is_empty() { String::new() } else { format!("; it printed: {stderr}") }
+    )]
+    TimedOut {
+        program: String,
+        seconds: f64,
+        /// Whether the whole process group was killed, or why not.
+        group: Result<(), String>,
+        stderr: String,
+    },
+    #[error("cannot wait for notifier `{program}`: {source}; try again on the next tick")]
+    Wait { program: String, source: io::Error },
+}
+
+/// Runs the notifier `argv` (no shell) with `message` on its stdin, at most `timeout`
+/// long; see the module doc for the process group, the caps and what errors show.
+pub async fn run_notifier(
+    argv: &[String],
+    message: &str,
+    timeout: Duration,
+) -> Result<Delivered, NotifyError> {
+    let Some((program, arguments)) = argv.split_first() else {
+        return Err(NotifyError::EmptyCommand);
+    };
+    let shown = untrusted::clean_line(program);
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut child = tokio::process::Command::new(program)
+        .args(arguments)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| match source.kind() {
+            io::ErrorKind::NotFound => NotifyError::NotFound {
+                program: shown.clone(),
+            },
+            _ => NotifyError::Spawn {
+                program: shown.clone(),
+                source,
+            },
+        })?;
+    // Declared after the child, so it is dropped (and kills the group) before the child.
+    let mut guard = GroupGuard { pgid: child.id() };
+    let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let ended = {
+        let drain = async { tokio::join!(drain(stdout, &mut out), drain(stderr, &mut err)) };
+        tokio::pin!(drain);
+        let mut drained = false;
+        let waited = tokio::time::timeout_at(deadline, async {
+            let run = async { tokio::join!(feed(stdin, message), child.wait()).1 };
+            tokio::pin!(run);
+            loop {
+                tokio::select! {
+                    status = &mut run => break status,
+                    _ = &mut drain, if !drained => drained = true,
+                }
+            }
+        })
+        .await;
+        let ended = match waited {
+            Ok(status) => Ended::Exited(status),
+            Err(_) => {
+                let group = match guard.pgid {
+                    Some(pgid) => kill_group(pgid).await,
+                    None => Err("its process id was unknown".to_string()),
+                };
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+                Ended::TimedOut(group)
+            }
+        };
+        guard.pgid = None;
+        if !drained {
+            let _ = tokio::time::timeout(PIPE_GRACE, &mut drain).await;
+        }
+        ended
+    };
+    let quote = |bytes: &[u8]| quote(bytes, arguments);
+    match ended {
+        Ended::Exited(Ok(status)) if status.success() => Ok(Delivered {
+            program: shown,
+            status,
+            stdout: quote(&out),
+            stderr: quote(&err),
+        }),
+        Ended::Exited(Ok(status)) => Err(NotifyError::Failed {
+            program: shown,
+            exit: describe_exit(status),
+            stderr: quote(&err),
+        }),
+        Ended::Exited(Err(source)) => Err(NotifyError::Wait {
+            program: shown,
+            source,
+        }),
+        Ended::TimedOut(group) => Err(NotifyError::TimedOut {
+            program: shown,
+            seconds: timeout.as_secs_f64(),
+            group,
+            stderr: quote(&err),
+        }),
+    }
+}
+
+/// How the notifier's run ended.
+enum Ended {
+    Exited(io::Result<ExitStatus>),
+    /// Killed at the timeout; whether its group was killed too.
+    TimedOut(Result<(), String>),
+}
+
+/// Kills the process group `pgid` when dropped while armed (`pgid` set): the caller
+/// dropped [`run_notifier`]'s future before the notifier was reaped.
+struct GroupGuard {
+    pgid: Option<u32>,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.pgid {
+            let target = format!("-{pgid}");
+            for program in KILL_PROGRAMS {
+                let status = std::process::Command::new(program)
+                    .args(["-s", "KILL", "--", &target])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+                if !matches!(&status, Err(e) if e.kind() == io::ErrorKind::NotFound) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Sends `SIGKILL` to the process group `pgid` with the `kill` utility.
+async fn kill_group(pgid: u32) -> Result<(), String> {
+    let target = format!("-{pgid}");
+    for program in KILL_PROGRAMS {
+        let status = tokio::process::Command::new(program)
+            .args(["-s", "KILL", "--", &target])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .await;
+        match status {
+            Ok(s) if s.success() => return Ok(()),
+            Ok(s) => return Err(format!("`{program} -s KILL -- {target}` {s}")),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("cannot run `{program}`: {e}")),
+        }
+    }
+    Err("no `kill` program was found".to_string())
+}
+
+/// Writes `message` to the notifier's stdin and closes it. A notifier that exits without
+/// reading it all (a broken pipe) is judged by its exit status, not by the write.
+async fn feed(stdin: Option<ChildStdin>, message: &str) {
+    if let Some(mut stdin) = stdin {
+        if let Err(e) = stdin.write_all(message.as_bytes()).await {
+            tracing::debug!("notifier stdin: {e}");
+        }
+    }
+}
+
+/// Reads `r` to its end, keeping its first [`OUTPUT_CAP`] bytes in `keep`.
+async fn drain(r: Option<impl AsyncRead + Unpin>, keep: &mut Vec<u8>) {
+    let Some(mut r) = r else { return };
+    let mut chunk = [0u8; 4096];
+    loop {
+        match r.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                let room = OUTPUT_CAP.saturating_sub(keep.len());
+                keep.extend_from_slice(&chunk[..n.min(room)]);
+            }
+        }
+    }
+}
+
+/// A notifier's output as an error or a record may show it: arguments it echoes whole
+/// redacted, then one clean line of at most [`EXCERPT_CHARS`] characters, redacted again.
+fn quote(bytes: &[u8], arguments: &[String]) -> String {
+    let redact = |text: &str| {
+        arguments
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.chars().count() >= REDACT_MIN_CHARS)
+            .fold(text.to_string(), |t, (i, a)| {
+                t.replace(a.as_str(), &format!("[argument {}]", i + 1))
+            })
+    };
+    let text = String::from_utf8_lossy(bytes);
+    redact(&untrusted::excerpt(&redact(&text), EXCERPT_CHARS))
+}
+
+fn describe_exit(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        (None, None) => format!("failed ({status})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(parts: &[&str]) -> Vec<String> {
+        parts.iter().map(ToString::to_string).collect()
+    }
+
+    #[tokio::test]
+    async fn a_notifier_that_succeeds_is_delivered() {
+        let d = run_notifier(
+            &argv(&["sh", "-c", "cat; echo done >&2"]),
+            "hi",
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+        assert!(d.status.success());
+        assert_eq!((d.stdout.as_str(), d.stderr.as_str()), ("hi", "done"));
+    }
+
+    #[tokio::test]
+    async fn an_empty_command_says_how_to_set_one() {
+        let e = run_notifier(&[], "hi", Duration::from_secs(1))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, NotifyError::EmptyCommand));
+        assert!(e.to_string().contains("notify_command"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn output_is_capped() {
+        let d = run_notifier(
+            &argv(&["sh", "-c", "head -c 100000 /dev/zero | tr '\\0' x"]),
+            "",
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+        assert!(d.stdout.chars().count() <= EXCERPT_CHARS);
+    }
+
+    #[tokio::test]
+    async fn a_notifier_that_ignores_its_stdin_is_judged_by_its_exit() {
+        let big = "x".repeat(1 << 20);
+        let d = run_notifier(&argv(&["true"]), &big, Duration::from_secs(30)).await;
+        assert!(d.is_ok(), "{d:?}");
+    }
+
+    #[test]
+    fn echoed_arguments_are_redacted_and_the_program_alone_is_named() {
+        let args = argv(&["-d", "https://api.example/bot123456:SECRET/send"]);
+        let q = quote(
+            b"cannot reach https://api.example/bot123456:SECRET/send\n",
+            &args,
+        );
+        assert_eq!(q, "cannot reach [argument 2]");
+        let e = NotifyError::Failed {
+            program: "curl".into(),
+            exit: "exited with code 6".into(),
+            stderr: q,
+        };
+        assert!(!e.to_string().contains("SECRET"), "{e}");
+    }
+}
