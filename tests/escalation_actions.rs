@@ -41,9 +41,13 @@ async fn the_notifier_gets_the_exact_message_on_stdin() {
     let got = dir.path().join("got");
     let message = "Disk almost full\n\n  /home at 97 % — \"clean up\" $HOME `now`\n";
     let script = format!("cat > '{}'", got.display());
-    let d = run_notifier(&argv(&["sh", "-c", &script]), message, Duration::from_secs(30))
-        .await
-        .unwrap();
+    let d = run_notifier(
+        &argv(&["sh", "-c", &script]),
+        message,
+        Duration::from_secs(30),
+    )
+    .await
+    .unwrap();
     assert!(d.status.success());
     assert_eq!(fs::read_to_string(&got).unwrap(), message);
 }
@@ -82,20 +86,18 @@ async fn a_hanging_notifier_is_killed_with_its_children() {
         "sleep 100 & echo $! > '{0}.tmp'; mv '{0}.tmp' '{0}'; echo waiting >&2; sleep 100",
         pids.display()
     );
-    let e = run_notifier(
-        &argv(&["sh", "-c", &script]),
-        "m",
-        Duration::from_secs(3),
-    )
-    .await
-    .unwrap_err();
+    let e = run_notifier(&argv(&["sh", "-c", &script]), "m", Duration::from_secs(3))
+        .await
+        .unwrap_err();
     let NotifyError::TimedOut { group, .. } = &e else {
         panic!("not a timeout: {e}");
     };
     assert_eq!(group, &Ok(()), "{e}");
     let text = e.to_string();
     assert!(
-        text.contains("`sh`") && text.contains("process group") && text.contains("notify_timeout_seconds"),
+        text.contains("`sh`")
+            && text.contains("process group")
+            && text.contains("notify_timeout_seconds"),
         "{text}"
     );
     let grandchild = fs::read_to_string(&pids).unwrap().trim().to_string();
@@ -134,7 +136,11 @@ async fn a_failing_notifier_shows_its_exit_and_stderr() {
 #[tokio::test]
 async fn a_missing_program_is_named() {
     let e = run_notifier(
-        &argv(&["/nonexistent/thinker-notify", "--token", "s3cret-t0ken-value"]),
+        &argv(&[
+            "/nonexistent/thinker-notify",
+            "--token",
+            "s3cret-t0ken-value",
+        ]),
         "m",
         Duration::from_secs(30),
     )

@@ -83,9 +83,8 @@ pub fn append_note(
     text: &str,
 ) -> Result<PathBuf, NoteError> {
     let path = memory_dir.join(format!("{}.md", clock.today().format("%Y-%m-%d")));
-    let block = note_block(clock, attribution, text).ok_or_else(|| NoteError::Empty {
-        path: path.clone(),
-    })?;
+    let block = note_block(clock, attribution, text)
+        .ok_or_else(|| NoteError::Empty { path: path.clone() })?;
     if !memory_dir.is_dir() {
         DirBuilder::new()
             .recursive(true)

@@ -151,17 +151,16 @@ pub async fn run_notifier(
             }
         })
         .await;
-        let ended = match waited {
-            Ok(status) => Ended::Exited(status),
-            Err(_) => {
-                let group = match guard.pgid {
-                    Some(pgid) => kill_group(pgid).await,
-                    None => Err("its process id was unknown".to_string()),
-                };
-                let _ = child.start_kill();
-                let _ = child.wait().await;
-                Ended::TimedOut(group)
-            }
+        let ended = if let Ok(status) = waited {
+            Ended::Exited(status)
+        } else {
+            let group = match guard.pgid {
+                Some(pgid) => kill_group(pgid).await,
+                None => Err("its process id was unknown".to_string()),
+            };
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+            Ended::TimedOut(group)
         };
         guard.pgid = None;
         if !drained {
@@ -251,10 +250,10 @@ async fn kill_group(pgid: u32) -> Result<(), String> {
 /// Writes `message` to the notifier's stdin and closes it. A notifier that exits without
 /// reading it all (a broken pipe) is judged by its exit status, not by the write.
 async fn feed(stdin: Option<ChildStdin>, message: &str) {
-    if let Some(mut stdin) = stdin {
-        if let Err(e) = stdin.write_all(message.as_bytes()).await {
-            tracing::debug!("notifier stdin: {e}");
-        }
+    if let Some(mut stdin) = stdin
+        && let Err(e) = stdin.write_all(message.as_bytes()).await
+    {
+        tracing::debug!("notifier stdin: {e}");
     }
 }
 
