@@ -238,3 +238,32 @@ fn injected_text_cannot_forge_a_heading() {
     assert!(text.contains("> ## 09:00 — thinker\n"), "{text}");
     assert!(!text.contains('\x1b'), "{text}");
 }
+
+/// Guards against a caller's deadline (the future dropped mid-run) leaving the notifier's
+/// process group running.
+#[tokio::test]
+async fn a_dropped_run_kills_the_group_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let script = format!(
+        "sleep 100 & echo $! > '{0}.tmp'; mv '{0}.tmp' '{0}'; sleep 100",
+        pids.display()
+    );
+    let argv = argv(&["sh", "-c", &script]);
+    let run = run_notifier(&argv, "m", Duration::from_secs(3600));
+    assert!(
+        tokio::time::timeout(Duration::from_secs(3), run)
+            .await
+            .is_err()
+    );
+    let grandchild = fs::read_to_string(&pids).unwrap().trim().to_string();
+    let mut gone = false;
+    for _ in 0..500 {
+        if !alive(&grandchild) {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(gone, "grandchild {grandchild} survived the dropped run");
+}
