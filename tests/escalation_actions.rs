@@ -250,7 +250,7 @@ async fn a_dropped_run_kills_the_group_too() {
         pids.display()
     );
     let argv = argv(&["sh", "-c", &script]);
-    let run = run_notifier(&argv, "m", Duration::from_secs(3600));
+    let run = run_notifier(&argv, "m", Duration::from_hours(1));
     assert!(
         tokio::time::timeout(Duration::from_secs(3), run)
             .await
