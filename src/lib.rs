@@ -15,6 +15,7 @@ pub mod clock;
 pub mod cmd;
 pub mod config;
 pub mod error;
+pub mod escalation;
 pub mod init;
 pub mod input;
 pub mod journal;
