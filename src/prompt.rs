@@ -22,8 +22,8 @@ use serde::Serialize;
 use crate::answer::{self, Finding};
 use crate::clock::Clock;
 use crate::clock::age;
-use crate::sources::SourceText;
 use crate::escalation::decision;
+use crate::sources::SourceText;
 use crate::state::{Category, EscalationRecord, State};
 use crate::thread::ThreadName;
 use crate::timestamp;
@@ -363,9 +363,11 @@ impl Prompts {
                         .flat_map(|c| &c.entries)
                         .flat_map(|e| [e.id.as_str(), e.summary.as_str()]),
                 )
-                .chain(outcomes.iter().flat_map(|o| {
-                    [o.thread.as_str(), o.reason.as_str(), o.outcome.as_str()]
-                }))
+                .chain(
+                    outcomes
+                        .iter()
+                        .flat_map(|o| [o.thread.as_str(), o.reason.as_str(), o.outcome.as_str()]),
+                )
                 .collect::<Vec<_>>(),
         );
         let ctx = EscalationContext {

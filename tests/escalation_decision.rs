@@ -51,8 +51,18 @@ fn fixed_state() -> State {
                 "Disk /home 91% full",
                 "dismissed: known, cleanup planned",
             ),
-            record(1500, "watcher", "Backup failed", "notified: Backup failed last night"),
-            record(0, "watcher", "Invoice from ACME due in 3 days, unpaid", "pending"),
+            record(
+                1500,
+                "watcher",
+                "Backup failed",
+                "notified: Backup failed last night",
+            ),
+            record(
+                0,
+                "watcher",
+                "Invoice from ACME due in 3 days, unpaid",
+                "pending",
+            ),
             record(0, "dreamer", HOSTILE, "pending"),
         ],
         ..State::default()
@@ -112,7 +122,10 @@ fn model_text_stays_inside_fences() {
     }
     assert_eq!(seen, 2, "{prompt}");
     assert_eq!(
-        prompt.lines().filter(|l| l.starts_with("<<<END DATA ")).count(),
+        prompt
+            .lines()
+            .filter(|l| l.starts_with("<<<END DATA "))
+            .count(),
         4,
         "{prompt}"
     );
@@ -182,16 +195,18 @@ async fn llama_openai_json_schema_answers_a_decision() {
         anthropic_version: "2023-06-01".into(),
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
     };
-    let providers =
-        Providers::new([("llama".to_string(), config)].into_iter().collect::<BTreeMap<_, _>>())
-            .unwrap();
+    let providers = Providers::new(
+        [("llama".to_string(), config)]
+            .into_iter()
+            .collect::<BTreeMap<_, _>>(),
+    )
+    .unwrap();
     let model = ModelRef {
         provider: "llama".into(),
         model: std::env::var("THINKER_LLAMA_MODEL").unwrap_or_else(|_| "smollm2".into()),
     };
     let req = CallRequest {
-        system: "You decide what to do with an escalation. Answer one JSON object only."
-            .into(),
+        system: "You decide what to do with an escalation. Answer one JSON object only.".into(),
         prompt: render(),
         schema: decision::decision_schema(),
         schema_name: "escalation_decision".into(),
@@ -207,7 +222,10 @@ async fn llama_openai_json_schema_answers_a_decision() {
     );
     let raw: serde_json::Value =
         serde_json::from_str(&c.text).expect("the grammar-constrained text is JSON");
-    assert!(raw.get("action").is_some() && raw.get("why").is_some(), "{raw}");
+    assert!(
+        raw.get("action").is_some() && raw.get("why").is_some(),
+        "{raw}"
+    );
     match decision::parse_decision(&c.text) {
         Ok(d) => {
             assert!(Action::ALL.contains(&d.action));

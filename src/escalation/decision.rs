@@ -284,6 +284,7 @@ mod tests {
     }
 
     #[test]
+    #[expect(clippy::too_many_lines, reason = "a table test: one row per case")]
     fn parse_decision_table() {
         let long = "x".repeat(2 * MAX_TEXT_CHARS);
         let long_why = "y ".repeat(MAX_WHY_CHARS);
@@ -425,7 +426,9 @@ mod tests {
 
     #[test]
     fn errors_say_what_to_do() {
-        let e = parse_decision(r#"{"action":"notify"}"#).unwrap_err().to_string();
+        let e = parse_decision(r#"{"action":"notify"}"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("notify") && e.contains("text"), "{e}");
         let e = parse_decision("nothing").unwrap_err().to_string();
         assert!(e.contains("action") && e.contains("why"), "{e}");
