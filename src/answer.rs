@@ -242,7 +242,7 @@ fn read_before(text: &str, e: &serde_json::Error) -> usize {
 /// between objects mean nothing), and escapes are honoured. Spans nested deeper than
 /// [`MAX_SPAN_DEPTH`] are not listed. A scan that ends with a span still open starts
 /// over just after its outermost open `{` (at most [`MAX_RESCANS`] times).
-fn spans(text: &str) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn spans(text: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
     let mut from = 0;

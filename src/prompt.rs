@@ -4,11 +4,14 @@
 //!
 //! Owns what a thread is shown: the subconscious (compact), its own last 3 ticks, its
 //! focus hint, its novelty pressure, its sources, the time, the ids it may reinforce and
-//! the answer schema. Everything not written by thinker or its templates — sources, and
-//! the text earlier model runs wrote (entry summaries, past findings, hints) — is shown
-//! only inside content-hash DATA fences ([`crate::untrusted`]), one fence per block. It
-//! is never shown errors, the runner's health or anything from the journal. Pure: no I/O
-//! except reading override templates.
+//! the answer schema; and what the primary model is shown to decide an escalation
+//! ([`Prompts::escalation_prompt`], `prompts/escalation.md`, SPEC §8). Everything not
+//! written by thinker or its templates — sources, and the text earlier model runs wrote
+//! (entry summaries, past findings, hints, escalation reasons and outcomes) — is shown
+//! only inside content-hash DATA fences ([`crate::untrusted`]), one fence per block (the
+//! escalation prompt: one id over all its blocks). It is never shown errors, the
+//! runner's health or anything from the journal. Pure: no I/O except reading override
+//! templates.
 
 use std::path::{Path, PathBuf};
 
@@ -16,11 +19,12 @@ use chrono::{DateTime, Utc};
 use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
 
-use crate::answer;
+use crate::answer::{self, Finding};
 use crate::clock::Clock;
 use crate::clock::age;
+use crate::escalation::decision;
 use crate::sources::SourceText;
-use crate::state::{Category, State};
+use crate::state::{Category, EscalationRecord, State};
 use crate::thread::ThreadName;
 use crate::timestamp;
 use crate::untrusted::{defang, defang_line, fence_id};
@@ -96,6 +100,46 @@ struct ThreadContext {
     sources: Vec<SourceContext>,
     reinforce_ids: Vec<String>,
     kinds: Vec<&'static str>,
+    schema: String,
+}
+
+#[derive(Serialize)]
+struct EscalationView {
+    thread: String,
+    reason: String,
+    age: String,
+}
+
+#[derive(Serialize)]
+struct EscalationFindingView {
+    thread: &'static str,
+    importance: u8,
+    kind: &'static str,
+    summary: String,
+}
+
+#[derive(Serialize)]
+struct OutcomeView {
+    thread: String,
+    reason: String,
+    outcome: String,
+    age: String,
+}
+
+#[derive(Serialize)]
+struct EscalationContext {
+    now: String,
+    now_local: String,
+    /// One content hash over every model-written text below, which are all defanged.
+    fence: String,
+    escalations: Vec<EscalationView>,
+    findings: Vec<EscalationFindingView>,
+    subconscious: Vec<CategoryView>,
+    subconscious_empty: bool,
+    outcomes: Vec<OutcomeView>,
+    actions: Vec<&'static str>,
+    max_text: usize,
+    max_why: usize,
     schema: String,
 }
 
@@ -261,6 +305,86 @@ impl Prompts {
             schema,
         };
         self.render(&format!("{thread}.md"), &ctx)
+    }
+
+    /// The exact prompt the primary model is sent to decide `escalations` (SPEC §8) at
+    /// the clock's `now`: their reasons, the `findings` behind them, the subconscious and
+    /// the `outcomes` of recent escalations. Every text a model wrote (reasons, findings,
+    /// entries, outcomes, thread names read from the file) is defanged and shown inside
+    /// DATA fences whose id hashes all of it.
+    pub fn escalation_prompt(
+        &self,
+        escalations: &[EscalationRecord],
+        findings: &[(ThreadName, &Finding)],
+        state: &State,
+        outcomes: &[EscalationRecord],
+        clock: &Clock,
+    ) -> Result<String, PromptError> {
+        let now = clock.now;
+        let escalations: Vec<EscalationView> = escalations
+            .iter()
+            .map(|r| EscalationView {
+                thread: defang_line(&r.thread),
+                reason: defang_line(&r.reason),
+                age: age(r.timestamp, now),
+            })
+            .collect();
+        let findings: Vec<EscalationFindingView> = findings
+            .iter()
+            .map(|(thread, f)| EscalationFindingView {
+                thread: thread.as_str(),
+                importance: f.importance,
+                kind: f.kind.as_str(),
+                summary: defang_line(&f.summary),
+            })
+            .collect();
+        let outcomes: Vec<OutcomeView> = outcomes
+            .iter()
+            .map(|r| OutcomeView {
+                thread: defang_line(&r.thread),
+                reason: defang_line(&r.reason),
+                outcome: defang_line(&r.outcome.to_string()),
+                age: age(r.timestamp, now),
+            })
+            .collect();
+        let subconscious = subconscious_view(state, now);
+        let subconscious_empty = subconscious.iter().all(|c| c.entries.is_empty());
+        let fence = fence_id(
+            &std::iter::once("escalation")
+                .chain(
+                    escalations
+                        .iter()
+                        .flat_map(|e| [e.thread.as_str(), e.reason.as_str()]),
+                )
+                .chain(findings.iter().map(|f| f.summary.as_str()))
+                .chain(
+                    subconscious
+                        .iter()
+                        .flat_map(|c| &c.entries)
+                        .flat_map(|e| [e.id.as_str(), e.summary.as_str()]),
+                )
+                .chain(
+                    outcomes
+                        .iter()
+                        .flat_map(|o| [o.thread.as_str(), o.reason.as_str(), o.outcome.as_str()]),
+                )
+                .collect::<Vec<_>>(),
+        );
+        let ctx = EscalationContext {
+            now: timestamp::format(now),
+            now_local: clock.wall(now),
+            fence,
+            escalations,
+            findings,
+            subconscious,
+            subconscious_empty,
+            outcomes,
+            actions: decision::Action::ALL.iter().map(|a| a.as_str()).collect(),
+            max_text: decision::MAX_TEXT_CHARS,
+            max_why: decision::MAX_WHY_CHARS,
+            schema: decision::decision_schema().to_string(),
+        };
+        self.render("escalation.md", &ctx)
     }
 }
 

@@ -13,6 +13,7 @@ mod aggregate_rules;
 mod cli;
 mod cmd_snapshots;
 mod escalation_actions;
+mod escalation_decision;
 mod hardening_config;
 mod hardening_init;
 mod hardening_memory;
