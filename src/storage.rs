@@ -847,7 +847,7 @@ fn state_json(state: &State) -> Result<String, StorageError> {
 }
 
 /// What a non-regular directory entry is, for an error message.
-fn file_kind(kind: fs::FileType) -> &'static str {
+pub(crate) fn file_kind(kind: fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if kind.is_dir() {
         "a directory"

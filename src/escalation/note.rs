@@ -39,6 +39,7 @@ use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::clock::Clock;
+use crate::storage::file_kind;
 use crate::untrusted;
 
 /// Why a note could not be appended.
@@ -177,21 +178,6 @@ fn refuse_irregular(path: &Path) -> Result<Option<fs::Metadata>, NoteError> {
         path: path.to_path_buf(),
         kind: file_kind(kind),
     })
-}
-
-fn file_kind(kind: fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() || kind.is_char_device() {
-        "a device"
-    } else {
-        "not a regular file"
-    }
 }
 
 #[cfg(test)]
