@@ -169,12 +169,12 @@ fn the_fence_id_follows_the_content() {
 /// decision schema answers something `parse_decision` reads. Skipped without a server.
 #[tokio::test]
 async fn llama_openai_json_schema_answers_a_decision() {
-    let url = match std::env::var("THINKER_LLAMA_URL") {
-        Ok(url) if !url.trim().is_empty() => url.trim().trim_end_matches('/').to_string(),
-        _ => {
-            eprintln!("SKIPPED: escalation decision e2e (THINKER_LLAMA_URL not set)");
-            return;
-        }
+    let Some(url) = crate::support::real_server(
+        "THINKER_LLAMA_URL",
+        "escalation decision e2e",
+        "start one with scripts/e2e-llama-server.sh and set THINKER_LLAMA_URL",
+    ) else {
+        return;
     };
     let config = ProviderConfig {
         name: "llama".into(),

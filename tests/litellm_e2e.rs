@@ -19,7 +19,6 @@
 //! `-np 2`), used as the provider's `concurrency` in the whole tick.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::time::Duration;
 
 use thinker::answer;
@@ -31,22 +30,11 @@ use crate::llama_e2e::watcher_request;
 use crate::support::{SEED, Tick};
 
 fn proxy() -> Option<String> {
-    match std::env::var("THINKER_LITELLM_URL") {
-        Ok(url) if !url.trim().is_empty() => Some(url.trim().trim_end_matches('/').to_string()),
-        _ => {
-            static LOUD: std::sync::Once = std::sync::Once::new();
-            LOUD.call_once(|| {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "\n==================================================================\n\
-                     SKIPPED: LiteLLM e2e (THINKER_LITELLM_URL not set)\n\
-                     start one with scripts/e2e-litellm.sh and set THINKER_LITELLM_URL\n\
-                     =================================================================="
-                );
-            });
-            None
-        }
-    }
+    crate::support::real_server(
+        "THINKER_LITELLM_URL",
+        "LiteLLM e2e",
+        "start one with scripts/e2e-litellm.sh and set THINKER_LITELLM_URL",
+    )
 }
 
 fn model_name() -> String {

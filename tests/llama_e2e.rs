@@ -19,7 +19,6 @@
 //! is tiny: these tests check the protocols, never the quality of what it says.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::time::Duration;
 
 use thinker::answer;
@@ -28,23 +27,11 @@ use thinker::provider::{CallError, CallRequest, Completion, NoGate, Providers};
 use thinker::thread::ThreadName;
 
 fn server() -> Option<String> {
-    match std::env::var("THINKER_LLAMA_URL") {
-        Ok(url) if !url.trim().is_empty() => Some(url.trim().trim_end_matches('/').to_string()),
-        _ => {
-            // Straight to the process's stderr, past the test harness's capture, once.
-            static LOUD: std::sync::Once = std::sync::Once::new();
-            LOUD.call_once(|| {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "\n==================================================================\n\
-                     SKIPPED: real-server e2e (THINKER_LLAMA_URL not set)\n\
-                     start one with scripts/e2e-llama-server.sh and set THINKER_LLAMA_URL\n\
-                     =================================================================="
-                );
-            });
-            None
-        }
-    }
+    crate::support::real_server(
+        "THINKER_LLAMA_URL",
+        "real-server e2e",
+        "start one with scripts/e2e-llama-server.sh and set THINKER_LLAMA_URL",
+    )
 }
 
 fn model_name() -> String {

@@ -80,3 +80,31 @@ pub fn state_with(active: Vec<Entry>, patterns: Vec<Entry>) -> State {
         ..State::default()
     }
 }
+
+/// The base URL of a real server for an end-to-end test, from `var` (trailing `/` cut);
+/// `None` when it is unset, said once per variable straight to the process's stderr
+/// (past the test harness's capture), so a skipped real-server test is never silent.
+pub fn real_server(var: &str, what: &str, how: &str) -> Option<String> {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    match std::env::var(var) {
+        Ok(url) if !url.trim().is_empty() => Some(url.trim().trim_end_matches('/').to_string()),
+        _ => {
+            let mut said = SAID
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !said.iter().any(|v| v == var) {
+                said.push(var.to_string());
+                let _ = std::io::Write::write_all(
+                    &mut std::io::stderr(),
+                    format!(
+                        "\n==================================================================\n\
+                         SKIPPED: {what} ({var} not set)\n{how}\n\
+                         ==================================================================\n"
+                    )
+                    .as_bytes(),
+                );
+            }
+            None
+        }
+    }
+}
