@@ -54,6 +54,7 @@ impl InputContext<'_> {
             state_dir: self.state_dir,
             last_tick: self.seen.last_tick,
             now: self.clock.now,
+            zone: self.clock.zone,
         }
     }
 

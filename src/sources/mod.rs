@@ -64,6 +64,7 @@ pub use system::SystemSettings;
 pub use text::{clean, sanitize};
 pub use transcript::{DEFAULT_TRANSCRIPT_MAX_BYTES, TranscriptSettings};
 
+use crate::clock::Zone;
 use crate::state::State;
 
 /// What the sources of a tick may look at besides the world.
@@ -76,6 +77,8 @@ pub struct GatherContext<'a> {
     /// The previous tick: files modified after it are called out.
     pub last_tick: Option<DateTime<Utc>>,
     pub now: DateTime<Utc>,
+    /// The user's zone: local days and wall-clock times shown to the threads.
+    pub zone: Zone,
 }
 
 /// The text of one source, cleaned and capped: untrusted data for a prompt.
@@ -300,6 +303,7 @@ pub(crate) mod testing {
             state_dir: dir,
             last_tick: None,
             now: timestamp::parse("2026-11-22T10:05:00Z").unwrap(),
+            zone: crate::clock::Zone::UTC,
         }
     }
 
