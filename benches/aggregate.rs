@@ -70,12 +70,13 @@ fn full_state(now: chrono::DateTime<Utc>) -> State {
         ts.novelty_pressure = 2;
     }
     s.escalation_history = (0..10)
-        .map(|i| EscalationRecord {
-            timestamp: now - TimeDelta::minutes(i * 30),
-            thread: "watcher".into(),
-            reason: TOPICS[i as usize].into(),
-            outcome: "dismissed".into(),
-            extra: serde_json::Map::new(),
+        .map(|i| {
+            EscalationRecord::raised(
+                now - TimeDelta::minutes(i * 30),
+                "watcher",
+                TOPICS[i as usize],
+                "dismissed".into(),
+            )
         })
         .collect();
     s

@@ -195,6 +195,11 @@ struct RawEscalation {
     daily_cap: Option<u32>,
     max_tokens: Option<u32>,
     timeout_seconds: Option<f64>,
+    notify_timeout_seconds: Option<f64>,
+    #[serde(default)]
+    quiet_hours: Vec<String>,
+    max_attempts: Option<u32>,
+    dismiss_memory_hours: Option<u32>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -341,15 +346,49 @@ pub struct ThreadConfig {
     pub sources: Vec<Source>,
 }
 
-/// `[escalation]`.
+/// `[escalation]` (SPEC §8): the primary model and what its decisions may do.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EscalationConfig {
+    /// The model first, then the fallbacks; empty: no primary model is configured, and
+    /// an escalation is recorded `failed:` saying so.
     pub models: Vec<ModelRef>,
+    /// The notifier's argv (no shell); empty: none, a `notify` is recorded `failed:`.
     pub notify_command: Vec<String>,
+    pub notify_timeout: Duration,
+    /// Where `remember` appends its notes; `None`: a `remember` is recorded `failed:`.
     pub memory_dir: Option<PathBuf>,
+    /// Calls to the primary model per local day.
     pub daily_cap: u32,
     pub max_tokens: u32,
+    /// The primary call, all its retries and fallbacks.
     pub timeout: Duration,
+    /// Local-time windows during which a `notify` (or a proposal) is held.
+    pub quiet_hours: Vec<QuietHours>,
+    /// Calls tried for one escalation before it is given up.
+    pub max_attempts: u32,
+}
+
+impl Default for EscalationConfig {
+    fn default() -> Self {
+        EscalationConfig {
+            models: Vec::new(),
+            notify_command: Vec::new(),
+            notify_timeout: Duration::from_secs(DEFAULT_NOTIFY_TIMEOUT as u64),
+            memory_dir: None,
+            daily_cap: DEFAULT_ESCALATIONS_PER_DAY,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            timeout: Duration::from_secs(DEFAULT_ESCALATION_TIMEOUT as u64),
+            quiet_hours: Vec::new(),
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+        }
+    }
+}
+
+impl EscalationConfig {
+    /// Whether `t` (local time) is in the escalation quiet hours.
+    pub fn is_quiet(&self, t: NaiveTime) -> bool {
+        self.quiet_hours.iter().any(|q| q.contains(t))
+    }
 }
 
 /// The validated configuration.
@@ -366,7 +405,7 @@ pub struct Config {
     pub providers: BTreeMap<String, ProviderConfig>,
     /// Indexed by [`ThreadName::index`]; `None` when the thread is not configured.
     pub threads: [Option<ThreadConfig>; 4],
-    pub escalation: Option<EscalationConfig>,
+    pub escalation: EscalationConfig,
 }
 
 pub const DEFAULT_TICK_DEADLINE: f64 = 240.0;
@@ -379,6 +418,14 @@ pub const MAX_RESPONSE_BYTES_RANGE: std::ops::RangeInclusive<u64> = 1 << 10..=1 
 pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 pub const DEFAULT_TEMPERATURE: f32 = 0.4;
 pub const DEFAULT_ESCALATIONS_PER_DAY: u32 = 5;
+/// `escalation.notify_timeout_seconds`.
+pub const DEFAULT_NOTIFY_TIMEOUT: f64 = 30.0;
+/// `escalation.timeout_seconds`.
+pub const DEFAULT_ESCALATION_TIMEOUT: f64 = 120.0;
+/// `escalation.max_attempts`.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
+/// `escalation.dismiss_memory_hours`.
+pub const DEFAULT_DISMISS_MEMORY_HOURS: u32 = 24;
 /// A provider on this machine gets one request at a time unless told otherwise: Ollama
 /// serves one at a time by default (`OLLAMA_NUM_PARALLEL`), llama-server as many as its
 /// `--parallel` slots, and a request beyond the slots waits inside the server, where its
@@ -583,9 +630,13 @@ impl Validator<'_> {
                     Some(self.thread(thread, rt, thread_timeout, &providers)?);
             }
         }
-        let escalation = match raw.escalation {
+        let (escalation, dismiss_memory) = match raw.escalation {
             Some(e) => self.escalation(e, &providers)?,
-            None => None,
+            None => (EscalationConfig::default(), memory.dismiss_memory),
+        };
+        let memory = Settings {
+            dismiss_memory,
+            ..memory
         };
         Ok(Config {
             path: path.map(Path::to_path_buf),
@@ -664,6 +715,7 @@ impl Validator<'_> {
                 d.escalation_history,
                 1..=MAX_COUNT,
             )?,
+            dismiss_memory: d.dismiss_memory,
             min_importance: importance,
         })
     }
@@ -932,19 +984,7 @@ impl Validator<'_> {
             return Err(self.err(key("every"), "must be 1 or more (1 = every tick)"));
         }
         self.int(&key("every"), Some(every), 1, 1..=1_000_000)?;
-        let quiet_hours = t
-            .quiet_hours
-            .iter()
-            .enumerate()
-            .map(|(i, q)| {
-                parse_quiet_hours(q).ok_or_else(|| {
-                    self.err(
-                        format!("{}[{i}]", key("quiet_hours")),
-                        format!("`{q}` must look like \"22:30-07:00\""),
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?;
+        let quiet_hours = self.quiet_hours(&key("quiet_hours"), &t.quiet_hours)?;
         let temperature = t.temperature.unwrap_or(DEFAULT_TEMPERATURE);
         if !(0.0..=2.0).contains(&temperature) {
             return Err(self.err(
@@ -992,11 +1032,26 @@ impl Validator<'_> {
         })
     }
 
+    fn quiet_hours(&self, key: &str, list: &[String]) -> Result<Vec<QuietHours>, ConfigError> {
+        list.iter()
+            .enumerate()
+            .map(|(i, q)| {
+                parse_quiet_hours(q).ok_or_else(|| {
+                    self.err(
+                        format!("{key}[{i}]"),
+                        format!("`{q}` must look like \"22:30-07:00\""),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// `[escalation]`, and the dismissed-recently window the aggregator applies.
     fn escalation(
         &self,
         e: RawEscalation,
         providers: &BTreeMap<String, ProviderConfig>,
-    ) -> Result<Option<EscalationConfig>, ConfigError> {
+    ) -> Result<(EscalationConfig, chrono::TimeDelta), ConfigError> {
         // The numbers are checked even without a model: a wrong value is never silent.
         let memory_dir = e
             .memory_dir
@@ -1015,22 +1070,63 @@ impl Validator<'_> {
             DEFAULT_MAX_TOKENS,
             MAX_TOKENS_RANGE,
         )?;
-        let timeout = self.seconds("escalation.timeout_seconds", e.timeout_seconds, 120.0)?;
-        let Some(model) = e.model else {
-            return Ok(None);
-        };
-        let mut models = vec![self.model_ref("escalation.model", &model, providers)?];
+        let timeout = self.seconds(
+            "escalation.timeout_seconds",
+            e.timeout_seconds,
+            DEFAULT_ESCALATION_TIMEOUT,
+        )?;
+        let notify_timeout = self.seconds(
+            "escalation.notify_timeout_seconds",
+            e.notify_timeout_seconds,
+            DEFAULT_NOTIFY_TIMEOUT,
+        )?;
+        let quiet_hours = self.quiet_hours("escalation.quiet_hours", &e.quiet_hours)?;
+        let max_attempts = self.int(
+            "escalation.max_attempts",
+            e.max_attempts,
+            DEFAULT_MAX_ATTEMPTS,
+            1..=100,
+        )?;
+        let hours = self.int(
+            "escalation.dismiss_memory_hours",
+            e.dismiss_memory_hours,
+            DEFAULT_DISMISS_MEMORY_HOURS,
+            0..=8760,
+        )?;
+        if e.notify_command
+            .first()
+            .is_some_and(|p| p.trim().is_empty())
+        {
+            return Err(self.err(
+                "escalation.notify_command[0]",
+                "the program is empty: give its name or path, e.g. [\"notify-send\", \"thinker\"]",
+            ));
+        }
+        if !e.fallback.is_empty() && e.model.is_none() {
+            return Err(self.err(
+                "escalation.fallback",
+                "a fallback needs a `model` to fall back from: set escalation.model",
+            ));
+        }
+        let mut models = Vec::new();
+        if let Some(model) = &e.model {
+            models.push(self.model_ref("escalation.model", model, providers)?);
+        }
         for (i, f) in e.fallback.iter().enumerate() {
             models.push(self.model_ref(&format!("escalation.fallback[{i}]"), f, providers)?);
         }
-        Ok(Some(EscalationConfig {
+        let config = EscalationConfig {
             models,
             notify_command: e.notify_command,
+            notify_timeout,
             memory_dir,
             daily_cap,
             max_tokens,
             timeout,
-        }))
+            quiet_hours,
+            max_attempts,
+        };
+        Ok((config, chrono::TimeDelta::hours(i64::from(hours))))
     }
 }
 

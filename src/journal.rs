@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::aggregate::{RemovalReason, Report, Status, ThreadOutcome};
 use crate::budget::Skip;
 use crate::provider::Attempt;
-use crate::state::EscalationRecord;
+use crate::state::{DecisionRecord, EscalationRecord};
 use crate::thread::ThreadName;
 use crate::timestamp;
 
@@ -203,6 +203,46 @@ pub struct JournalLine {
     pub tokens_in: u64,
     pub tokens_out: u64,
     pub cost: f64,
+}
+
+/// The escalation work of a tick (SPEC §8): a line of its own, appended after the tick's
+/// line once the escalation phase is done. The tick's line is written before the state
+/// is committed and the escalation happens after (crash windows in ARCHITECTURE.md), so
+/// the two cannot share a line without one of them risking its loss; readers join them
+/// by `run`. Told apart from a tick's line by its `escalation` field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EscalationLine {
+    #[serde(with = "timestamp::serde_utc")]
+    pub time: DateTime<Utc>,
+    pub run: u64,
+    pub tick_count: u64,
+    pub escalation: EscalationWork,
+}
+
+/// What the escalation phase did: the call (if one was made), the effects, the outcomes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EscalationWork {
+    pub duration_ms: u64,
+    /// The model that decided, else the last one asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The primary call's latency (all its retries and fallbacks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost: f64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<AttemptRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionRecord>,
+    /// Why the call, the notifier or the note failed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+    /// Every record the phase touched, as it left them.
+    pub records: Vec<EscalationRecord>,
 }
 
 pub fn millis(d: std::time::Duration) -> u64 {

@@ -199,13 +199,12 @@ mod tests {
         state.thread_state.watcher.last_findings = vec![dirty.into()];
         state
             .escalation_history
-            .push(crate::state::EscalationRecord {
-                timestamp: now,
-                thread: dirty.into(),
-                reason: dirty.into(),
-                outcome: dirty.into(),
-                extra: serde_json::Map::new(),
-            });
+            .push(crate::state::EscalationRecord::raised(
+                now,
+                dirty,
+                dirty,
+                dirty.into(),
+            ));
         let text = render(&state, &Caps::default(), &Clock::utc(now), false);
         let bad: Vec<char> = text
             .chars()

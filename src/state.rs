@@ -164,8 +164,71 @@ pub struct EscalationRecord {
     pub reason: String,
     #[serde(default, deserialize_with = "null_as_default")]
     pub outcome: EscalationOutcome,
+    /// Calls to the primary model that failed for it (retried up to `max_attempts`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attempts: u32,
+    /// The primary model's decision, once made (kept so a held notification can be
+    /// delivered later and the threads see why something was dismissed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionRecord>,
+    /// Where the effect of the decision (a notification, a proposal, a note) stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<Delivery>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl EscalationRecord {
+    /// A record as the aggregator raises it: nothing decided yet.
+    pub fn raised(
+        timestamp: DateTime<Utc>,
+        thread: impl Into<String>,
+        reason: impl Into<String>,
+        outcome: EscalationOutcome,
+    ) -> EscalationRecord {
+        EscalationRecord {
+            timestamp,
+            thread: thread.into(),
+            reason: reason.into(),
+            outcome,
+            attempts: 0,
+            decision: None,
+            delivery: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The primary model's decision on an escalation, as recorded (SPEC §8).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionRecord {
+    /// `notify`, `remember`, `dismiss` or `propose`.
+    pub action: String,
+    /// The message, the note or the proposal.
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub why: String,
+}
+
+/// The effect of a decision, recorded around the run of the notifier (or the note's
+/// append), so that a kill between the two never runs it twice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// Written just before the effect runs; replaced once it has run.
+    Started,
+    /// A tick found `started`: it was interrupted while the effect ran. It may or may
+    /// not have reached the user; it is never run again.
+    Unconfirmed,
 }
 
 /// The text of [`EscalationOutcome::Pending`].
@@ -445,6 +508,11 @@ impl State {
             let mut outcome = r.outcome.to_string();
             clean(&mut outcome);
             r.outcome = EscalationOutcome::parse(&outcome);
+            if let Some(d) = &mut r.decision {
+                clean(&mut d.action);
+                d.text = untrusted::clean(&d.text);
+                clean(&mut d.why);
+            }
         }
     }
 

@@ -137,6 +137,10 @@ pub enum Aftermath {
     Journaled,
     /// The new state was renamed into place, but the directory could not be synced.
     NotDurable,
+    /// The tick was written; the escalation work after it was not (the escalations keep
+    /// what the tick wrote, and owed work is done by the next tick; an effect recorded as
+    /// started is never run again).
+    TickWritten,
 }
 
 impl fmt::Display for Aftermath {
@@ -151,6 +155,9 @@ impl fmt::Display for Aftermath {
             }
             Aftermath::NotDurable => {
                 "the new state is in place, but the directory could not be synced: a crash now may bring back the previous state"
+            }
+            Aftermath::TickWritten => {
+                "the tick itself was written; its escalation outcome was not (owed escalation work is done by the next tick, and nothing already started is run twice)"
             }
         })
     }

@@ -686,13 +686,7 @@ fn escalating(reason: &str) -> Answer {
 }
 
 fn record(thread: &str, reason: &str, minutes: i64, outcome: &str) -> EscalationRecord {
-    EscalationRecord {
-        timestamp: minutes_ago(minutes),
-        thread: thread.into(),
-        reason: reason.into(),
-        outcome: outcome.into(),
-        extra: serde_json::Map::new(),
-    }
+    EscalationRecord::raised(minutes_ago(minutes), thread, reason, outcome.into())
 }
 
 #[test]

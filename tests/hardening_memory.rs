@@ -461,13 +461,12 @@ fn oversized_bookkeeping_is_cut_on_the_next_write() {
         ts.last_findings = vec![long_summary.clone(); 50];
         ts.history = vec![vec![long_summary.clone(); 50]; 40];
     }
-    state.escalation_history = vec![thinker::state::EscalationRecord {
-        timestamp: now(),
-        thread: "oracle".into(),
-        reason: long_summary.clone(),
-        outcome: format!("dismissed: {long_summary}").into(),
-        extra: serde_json::Map::new(),
-    }];
+    state.escalation_history = vec![thinker::state::EscalationRecord::raised(
+        now(),
+        "oracle",
+        long_summary.clone(),
+        format!("dismissed: {long_summary}").into(),
+    )];
     // Librarian fails: its own (oversized) state is left as it was by rule 6, and cut.
     // The watcher's hint is far longer than an answer can carry today.
     let long_hint = Answer {

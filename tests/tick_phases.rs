@@ -69,7 +69,6 @@ fn the_journal_line_says_what_happened_when_a_thread_times_out_mid_call() {
 #[test]
 fn escalation_outcomes_round_trip_through_a_tick_byte_for_byte() {
     let outcomes = [
-        "pending",
         "suppressed: duplicate",
         "suppressed: dismissed recently",
         "suppressed: quiet hours",

@@ -1,6 +1,9 @@
 //! Rule 7 of SPEC §7: escalation records, the cooldown that suppresses repeats, and the
 //! envelope handed to the primary model.
 //!
+//! A reason matching one the primary model dismissed within `dismiss_memory` (SPEC §8) is
+//! suppressed here too (`suppressed: dismissed recently`), so no call is made for it.
+//!
 //! Decisions recorded in ARCHITECTURE.md: only a record that was not itself suppressed
 //! starts a cooldown (so a lasting problem is raised again once per cooldown, not never);
 //! a suppressed repeat replaces the previous suppressed record of the same thread and
@@ -41,6 +44,20 @@ fn is_repeat(
         && matches(&record.reason, reason, settings.match_threshold)
 }
 
+/// The primary model dismissed `record` within the dismiss memory, and `reason` matches
+/// it (any thread: the model judged the matter, not the thread).
+fn was_dismissed_recently(
+    record: &EscalationRecord,
+    reason: &str,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> bool {
+    matches!(record.outcome, EscalationOutcome::Dismissed(_))
+        && record.timestamp <= now
+        && now - record.timestamp < settings.dismiss_memory
+        && matches(&record.reason, reason, settings.match_threshold)
+}
+
 pub fn record(
     state: &mut State,
     results: &[ThreadOutcome; 4],
@@ -66,17 +83,17 @@ pub fn record(
         if let (true, Some(pos)) = (repeat, previous_repeat) {
             history.remove(pos);
         }
-        let record = EscalationRecord {
-            timestamp: now,
-            thread: thread.as_str().to_string(),
-            reason,
-            outcome: if repeat {
-                EscalationOutcome::Suppressed(Suppression::Duplicate)
-            } else {
-                EscalationOutcome::Pending
-            },
-            extra: serde_json::Map::new(),
+        let dismissed = history
+            .iter()
+            .any(|r| was_dismissed_recently(r, &reason, now, settings));
+        let outcome = if repeat {
+            EscalationOutcome::Suppressed(Suppression::Duplicate)
+        } else if dismissed {
+            EscalationOutcome::Suppressed(Suppression::DismissedRecently)
+        } else {
+            EscalationOutcome::Pending
         };
+        let record = EscalationRecord::raised(now, thread.as_str(), reason, outcome);
         history.push(record.clone());
         report.escalations.push(record);
     }

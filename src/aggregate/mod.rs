@@ -76,6 +76,9 @@ pub struct Settings {
     pub escalation_cooldown: TimeDelta,
     /// Escalation history keeps the newest this many records.
     pub escalation_history: usize,
+    /// A new escalation whose reason matches one the primary model dismissed within
+    /// this window is suppressed (`suppressed: dismissed recently`), without a call.
+    pub dismiss_memory: TimeDelta,
     /// A new finding needs at least this importance to be remembered.
     pub min_importance: u8,
 }
@@ -88,6 +91,7 @@ impl Default for Settings {
             token_budget: 2000,
             escalation_cooldown: TimeDelta::minutes(60),
             escalation_history: 10,
+            dismiss_memory: TimeDelta::hours(24),
             min_importance: 3,
         }
     }

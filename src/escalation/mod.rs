@@ -22,3 +22,4 @@
 pub mod decision;
 pub mod note;
 pub mod notify;
+pub mod plan;

@@ -13,8 +13,12 @@
 //! Must not: decide what the memory becomes (`aggregate`), or touch a file of the state
 //! directory except through `storage`.
 
+mod escalate;
+
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -27,7 +31,7 @@ use crate::config::{Config, ThreadConfig};
 use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
 use crate::input::InputContext;
 use crate::journal::{
-    AggregateRecord, AttemptRecord, JournalLine, ThreadRecord, ThreadTrace, millis,
+    AggregateRecord, AttemptRecord, EscalationLine, JournalLine, ThreadRecord, ThreadTrace, millis,
 };
 use crate::prompt::{Prompts, temperature};
 use crate::provider::{CallError, CallRequest, Progress, Providers};
@@ -51,6 +55,12 @@ pub struct TickReport {
     pub journal: JournalLine,
     pub dry_run: bool,
     pub report: Report,
+    /// The escalation phase's journal line, when it had work (SPEC §8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<EscalationLine>,
+    /// A dry run: the prompt the primary model would be sent (nothing is called).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub escalation_prompt: Option<String>,
 }
 
 impl TickReport {
@@ -84,24 +94,67 @@ async fn tick(
     let started = Instant::now();
     let opened = Opened::open(state_dir, options)?;
     let budget = opened.budget(config, options.dry_run);
+    let providers = Providers::new(config.providers.clone()).map_err(Error::Providers)?;
+    let prompts = Prompts::new(config.prompts_dir.as_deref());
     let threads = run_threads(
         config,
         &opened,
         &budget,
+        &providers,
+        &prompts,
         options.clock,
         started + config.tick_deadline,
     )
     .await?;
     let aggregated = Aggregated::of(&opened.state, &threads.outcomes, options.clock, config);
-    let journal = journal_line(&opened, threads, &aggregated, options.clock, started);
-    if !options.dry_run {
+    let (journal, outcomes) = journal_line(&opened, threads, &aggregated, options.clock, started);
+    let phase = escalate::Escalation {
+        config: &config.escalation,
+        dir: &opened.dir,
+        budget: &budget,
+        providers: &providers,
+        prompts: &prompts,
+        clock: options.clock,
+        run: opened.run,
+        ledger: &opened.ledger,
+        calls_today: &opened.calls_today,
+    };
+    // The state as the tick leaves it: the escalation phase starts from it.
+    let committed = if aggregated.report.applied {
+        &aggregated.next
+    } else {
+        &opened.state
+    };
+    let (escalation, escalation_prompt) = if options.dry_run {
+        (None, dry_run_prompt(&phase, committed, &outcomes))
+    } else {
         write(&opened, budget.spent(), &aggregated, &journal)?;
-    }
+        (phase.settle(committed.clone(), &outcomes).await?, None)
+    };
     Ok(TickReport {
         journal,
         dry_run: options.dry_run,
         report: aggregated.report,
+        escalation,
+        escalation_prompt,
     })
+}
+
+/// A dry run calls nothing: it shows the prompt the primary model would be sent.
+fn dry_run_prompt(
+    phase: &escalate::Escalation<'_>,
+    state: &State,
+    outcomes: &[ThreadOutcome; 4],
+) -> Option<String> {
+    let plan = phase.plan(state);
+    if plan.decide.is_empty() {
+        return None;
+    }
+    Some(
+        phase
+            .prompt(state, &plan.decide, outcomes)
+            .unwrap_or_else(|e| format!("(the escalation prompt does not render: {e})")),
+    )
 }
 
 /// Phase 1: the state directory opened (created and locked, unless a dry run), the state
@@ -116,6 +169,9 @@ struct Opened {
     ledger: Ledger,
     /// This tick's run number (`every = N` counts these).
     run: u64,
+    /// Calls to the primary model today, shared by the budget's write-ahead and the
+    /// escalation phase (which counts its call before making it).
+    calls_today: Arc<AtomicU32>,
 }
 
 impl Opened {
@@ -133,12 +189,14 @@ impl Opened {
             .load_ledger()?
             .for_day(budget::local_day(&options.clock));
         let run = ledger.next_run();
+        let calls_today = Arc::new(AtomicU32::new(ledger.escalations));
         Ok(Opened {
             dir,
             _lock: lock,
             state,
             ledger,
             run,
+            calls_today,
         })
     }
 
@@ -150,10 +208,12 @@ impl Opened {
             return budget;
         }
         let (dir, ledger, run) = (self.dir.clone(), self.ledger.clone(), self.run);
+        let calls = Arc::clone(&self.calls_today);
         budget.with_write_ahead(Box::new(move |spent| {
             let ahead = Ledger {
                 runs: run,
                 spent: spent.clone(),
+                escalations: calls.load(Ordering::SeqCst),
                 ..ledger.clone()
             };
             dir.write_ledger_ahead(&ahead).map_err(|e| e.to_string())
@@ -173,24 +233,24 @@ async fn run_threads(
     config: &Config,
     opened: &Opened,
     budget: &Budget,
+    providers: &Providers,
+    prompts: &Prompts,
     clock: Clock,
     deadline: Instant,
 ) -> Result<Threads, Error> {
     // What the threads are shown: at most the caps (the aggregation cuts to them first).
     let seen = aggregate::as_seen(&opened.state, clock.now, &config.memory);
-    let providers = Providers::new(config.providers.clone()).map_err(Error::Providers)?;
-    let prompts = Prompts::new(config.prompts_dir.as_deref());
     let inputs = InputContext {
         seen: &seen,
         state_dir: opened.dir.path(),
-        prompts: &prompts,
+        prompts,
         clock,
     };
     let run = opened.run;
     let runs = ThreadName::ALL.map(|thread| {
         let cfg = config.thread(thread);
         let scheduled = budget::schedule(cfg, run, &clock).and_then(|()| cfg.ok_or(Skip::Disabled));
-        let (inputs, providers, state) = (&inputs, &providers, &*seen);
+        let (inputs, state) = (&inputs, &*seen);
         async move {
             match scheduled {
                 Ok(cfg) => {
@@ -248,17 +308,18 @@ impl Aggregated {
     }
 }
 
-/// Phase 4: the journal line, built once everything it records has happened.
+/// Phase 4: the journal line, built once everything it records has happened; the
+/// outcomes are handed back for the escalation phase.
 fn journal_line(
     opened: &Opened,
     threads: Threads,
     aggregated: &Aggregated,
     clock: Clock,
     started: Instant,
-) -> JournalLine {
+) -> (JournalLine, [ThreadOutcome; 4]) {
     let Threads { outcomes, records } = threads;
     let report = &aggregated.report;
-    JournalLine {
+    let line = JournalLine {
         time: clock.now,
         duration_ms: millis(started.elapsed()),
         run: opened.run,
@@ -271,7 +332,8 @@ fn journal_line(
         aggregate: AggregateRecord::from(report),
         escalations: report.escalations.clone(),
         warnings: aggregated.warnings.clone(),
-    }
+    };
+    (line, outcomes)
 }
 
 /// Phase 5: spending first, the state last (crash windows in ARCHITECTURE.md): a kill or

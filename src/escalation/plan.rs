@@ -1,0 +1,394 @@
+//! What escalation work a tick owes, and what a decision does to the records it covers
+//! (SPEC §8): pure functions over the escalation history, the `[escalation]` config, the
+//! calls made today and whether it is quiet hours. The tick's escalation phase carries
+//! the plan out (the call, the notifier, the note, the writes).
+//!
+//! The life of a record: the aggregator raises it `pending` (or suppresses it). A tick
+//! then either decides it in **one** call with every other record due (`pending`, or
+//! `failed:` by a call that may be retried), or caps it (`capped:`, no call, when the
+//! calls of the day are used up). A decision gives each record its outcome: `dismissed:`,
+//! or an *effect* — a notification, a proposal shown through the notifier, a note — that
+//! is recorded as started (`delivery: "started"`) in a write of its own before it runs,
+//! and settled in the final write. A notification or proposal decided in quiet hours is
+//! `held:` with its decision and released at the first tick after them. A record found
+//! `started` was interrupted while its effect ran: it is marked `unconfirmed` and never
+//! run again — no notification is ever delivered twice, at the price of one that a kill
+//! may have lost.
+//!
+//! Must not: do I/O, read the clock, or run anything.
+
+use crate::config::EscalationConfig;
+use crate::state::{DecisionRecord, Delivery, EscalationOutcome, EscalationRecord};
+use crate::untrusted;
+
+use super::decision::{Action, Decision};
+
+/// Outcome texts keep this many characters of a message, a note or a reason.
+pub const OUTCOME_EXCERPT_CHARS: usize = 160;
+
+/// The work a tick owes, as indices into the escalation history.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Records the primary model decides now, together, in one call.
+    pub decide: Vec<usize>,
+    /// Records due for a call when the day's calls are used up: `capped:`, no call.
+    pub capped: Vec<usize>,
+    /// Held notifications and proposals whose quiet hours are over: delivered now.
+    pub release: Vec<usize>,
+    /// Effects recorded as started but never settled (a kill): never run again.
+    pub interrupted: Vec<usize>,
+}
+
+impl Plan {
+    pub fn is_empty(&self) -> bool {
+        self.decide.is_empty()
+            && self.capped.is_empty()
+            && self.release.is_empty()
+            && self.interrupted.is_empty()
+    }
+}
+
+/// A record the primary model still has to decide: new, or failed by a call and not yet
+/// given up. A record with a decision or an effect under way is never decided again.
+pub fn is_due(record: &EscalationRecord, max_attempts: u32) -> bool {
+    if record.decision.is_some() || record.delivery.is_some() {
+        return false;
+    }
+    match record.outcome {
+        EscalationOutcome::Pending => true,
+        EscalationOutcome::Failed(_) => record.attempts >= 1 && record.attempts < max_attempts,
+        _ => false,
+    }
+}
+
+/// The work owed by `history`, given the calls made today and whether now is in the
+/// escalation quiet hours.
+pub fn plan(
+    history: &[EscalationRecord],
+    config: &EscalationConfig,
+    calls_today: u32,
+    quiet: bool,
+) -> Plan {
+    let mut plan = Plan::default();
+    for (i, r) in history.iter().enumerate() {
+        if r.delivery == Some(Delivery::Started) {
+            plan.interrupted.push(i);
+        } else if is_due(r, config.max_attempts) {
+            plan.decide.push(i);
+        } else if !quiet
+            && r.delivery.is_none()
+            && matches!(r.outcome, EscalationOutcome::Held(_))
+            && r.decision.is_some()
+        {
+            plan.release.push(i);
+        }
+    }
+    if calls_today >= config.daily_cap {
+        plan.capped = std::mem::take(&mut plan.decide);
+    }
+    plan
+}
+
+/// What a decision does, for the records it covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Nothing to run: the records get this outcome.
+    Settled(EscalationOutcome),
+    /// Run the notifier with `message`; `done` is the outcome once it ran.
+    Notify {
+        message: String,
+        done: EscalationOutcome,
+    },
+    /// Append `text` to the memory directory; `done` is the outcome once it is written.
+    Remember {
+        text: String,
+        done: EscalationOutcome,
+    },
+}
+
+/// A short, one-line excerpt of a model's text for an outcome.
+pub fn excerpt(text: &str) -> String {
+    untrusted::excerpt(text, OUTCOME_EXCERPT_CHARS)
+}
+
+/// The text of a decision, else the reasons it covers (a `notify` with no text still
+/// says something).
+fn text_or_reasons(decision: &DecisionRecord, reasons: &[&str]) -> String {
+    if decision.text.trim().is_empty() {
+        reasons.join("; ")
+    } else {
+        decision.text.trim().to_string()
+    }
+}
+
+/// The message the user receives for a `notify` or a `propose`: the text, marked as a
+/// proposal when it is one (nothing was run), then who raised it.
+pub fn message(decision: &DecisionRecord, threads: &[&str], reasons: &[&str]) -> String {
+    let text = text_or_reasons(decision, reasons);
+    let mut threads: Vec<&str> = threads.to_vec();
+    threads.dedup();
+    let from = format!("— thinker ({})", threads.join(", "));
+    if decision.action == Action::Propose.as_str() {
+        format!("Proposal (thinker ran nothing: it is yours to decide)\n{text}\n{from}")
+    } else {
+        format!("{text}\n{from}")
+    }
+}
+
+/// What `decision` does to the records it covers (their threads and reasons given), now
+/// or, for a notification or proposal in quiet hours, once they are over.
+pub fn effect(
+    decision: &DecisionRecord,
+    threads: &[&str],
+    reasons: &[&str],
+    quiet: bool,
+    config: &EscalationConfig,
+) -> Effect {
+    let action = match decision.action.as_str() {
+        "notify" => Action::Notify,
+        "remember" => Action::Remember,
+        "dismiss" => Action::Dismiss,
+        _ => Action::Propose,
+    };
+    let text = text_or_reasons(decision, reasons);
+    match action {
+        Action::Dismiss => {
+            let why = [decision.why.trim(), decision.text.trim()]
+                .into_iter()
+                .find(|t| !t.is_empty())
+                .unwrap_or("no reason given");
+            Effect::Settled(EscalationOutcome::Dismissed(excerpt(why)))
+        }
+        Action::Remember => match &config.memory_dir {
+            None => Effect::Settled(EscalationOutcome::Failed(
+                "remember: no memory directory is configured (set [escalation] memory_dir)".into(),
+            )),
+            Some(_) => Effect::Remember {
+                done: EscalationOutcome::Remembered(excerpt(&text)),
+                text,
+            },
+        },
+        Action::Notify | Action::Propose => {
+            let done = if action == Action::Notify {
+                EscalationOutcome::Notified(excerpt(&text))
+            } else {
+                EscalationOutcome::Proposed(excerpt(&text))
+            };
+            if config.notify_command.is_empty() {
+                Effect::Settled(EscalationOutcome::Failed(format!(
+                    "{}: no notifier is configured (set [escalation] notify_command)",
+                    action.as_str()
+                )))
+            } else if quiet {
+                Effect::Settled(EscalationOutcome::Held(format!(
+                    "until the quiet hours end: {}",
+                    excerpt(&text)
+                )))
+            } else {
+                Effect::Notify {
+                    message: message(decision, threads, reasons),
+                    done,
+                }
+            }
+        }
+    }
+}
+
+/// The recorded form of a decision.
+pub fn record_of(decision: &Decision) -> DecisionRecord {
+    DecisionRecord {
+        action: decision.action.as_str().to_string(),
+        text: decision.text.clone(),
+        why: decision.why.clone(),
+    }
+}
+
+/// The outcome of a call that failed for a record: retried on the next ticks until
+/// `max_attempts` calls were made for it.
+pub fn failed(error: &str, attempts: u32, max_attempts: u32) -> EscalationOutcome {
+    let error = untrusted::excerpt(error, OUTCOME_EXCERPT_CHARS);
+    if attempts >= max_attempts {
+        EscalationOutcome::Failed(format!("{error}; gave up after {attempts} attempts"))
+    } else {
+        EscalationOutcome::Failed(format!(
+            "{error} (attempt {attempts} of {max_attempts}, tried again next tick)"
+        ))
+    }
+}
+
+/// The outcome of a record over the day's calls.
+pub fn capped(calls_today: u32, config: &EscalationConfig) -> EscalationOutcome {
+    EscalationOutcome::Capped(format!(
+        "{calls_today} escalation calls today, the daily cap (escalation.daily_cap = {})",
+        config.daily_cap
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timestamp;
+
+    fn record(outcome: &str) -> EscalationRecord {
+        EscalationRecord::raised(
+            timestamp::parse("2026-11-22T10:00:00Z").unwrap(),
+            "watcher",
+            "disk almost full",
+            outcome.into(),
+        )
+    }
+
+    fn decided(outcome: &str, action: &str) -> EscalationRecord {
+        EscalationRecord {
+            decision: Some(DecisionRecord {
+                action: action.into(),
+                text: "the disk is 95% full".into(),
+                why: "it fills up fast".into(),
+            }),
+            ..record(outcome)
+        }
+    }
+
+    fn config() -> EscalationConfig {
+        EscalationConfig {
+            notify_command: vec!["notify".into()],
+            memory_dir: Some("/tmp/memory".into()),
+            ..EscalationConfig::default()
+        }
+    }
+
+    #[test]
+    fn what_is_due_for_a_call() {
+        // (record, due?) — each row names the wrong implementation it catches.
+        let failed_once = EscalationRecord {
+            attempts: 1,
+            ..record("failed: timed out (attempt 1 of 3, tried again next tick)")
+        };
+        let given_up = EscalationRecord {
+            attempts: 3,
+            ..record("failed: timed out; gave up after 3 attempts")
+        };
+        let hand_failed = record("failed: by hand"); // no attempts: not ours to retry
+        let notifier_failed = EscalationRecord {
+            attempts: 1,
+            ..decided("failed: notifier exited 1", "notify")
+        }; // decided: retrying would call (and maybe notify) again
+        let started = EscalationRecord {
+            delivery: Some(Delivery::Started),
+            ..record("pending")
+        };
+        let cases = [
+            (record("pending"), true),
+            (failed_once, true),
+            (given_up, false),
+            (hand_failed, false),
+            (notifier_failed, false),
+            (started, false),
+            (record("suppressed: duplicate"), false),
+            (record("dismissed: noise"), false),
+            (
+                decided("held: until the quiet hours end: x", "notify"),
+                false,
+            ),
+        ];
+        for (r, due) in cases {
+            assert_eq!(is_due(&r, 3), due, "{}", r.outcome);
+        }
+    }
+
+    #[test]
+    fn the_plan_sorts_records_by_the_work_they_owe() {
+        let history = vec![
+            record("pending"),
+            decided("held: until the quiet hours end: x", "notify"),
+            EscalationRecord {
+                delivery: Some(Delivery::Started),
+                ..decided("notified: x", "notify")
+            },
+            record("suppressed: duplicate"),
+            decided("notified: x", "notify"),
+        ];
+        let p = plan(&history, &config(), 0, false);
+        assert_eq!(
+            p,
+            Plan {
+                decide: vec![0],
+                capped: vec![],
+                release: vec![1],
+                interrupted: vec![2],
+            }
+        );
+        // In quiet hours the held record stays held.
+        assert!(plan(&history, &config(), 0, true).release.is_empty());
+        // Over the daily cap, what was due is capped instead of called.
+        let capped = plan(&history, &config(), 5, false);
+        assert_eq!((capped.decide.len(), capped.capped), (0, vec![0]));
+        // An interrupted effect is never released or decided again.
+        assert!(!capped.release.contains(&2) && !capped.decide.contains(&2));
+    }
+
+    #[test]
+    fn a_decision_becomes_an_effect() {
+        let cfg = config();
+        let d = |action: &str| DecisionRecord {
+            action: action.into(),
+            text: "Disk 95% full".into(),
+            why: "fills fast".into(),
+        };
+        let t = ["watcher"];
+        let r = ["disk almost full"];
+        assert_eq!(
+            effect(&d("dismiss"), &t, &r, false, &cfg),
+            Effect::Settled(EscalationOutcome::Dismissed("fills fast".into()))
+        );
+        assert!(matches!(
+            effect(&d("remember"), &t, &r, true, &cfg),
+            Effect::Remember { .. } // quiet hours hold notifications, not notes
+        ));
+        let Effect::Notify { message, done } = effect(&d("notify"), &t, &r, false, &cfg) else {
+            panic!("notify runs the notifier")
+        };
+        assert_eq!(message, "Disk 95% full\n— thinker (watcher)");
+        assert_eq!(done, EscalationOutcome::Notified("Disk 95% full".into()));
+        assert!(matches!(
+            effect(&d("notify"), &t, &r, true, &cfg),
+            Effect::Settled(EscalationOutcome::Held(_))
+        ));
+        let Effect::Notify { message, done } = effect(&d("propose"), &t, &r, false, &cfg) else {
+            panic!("a proposal is shown through the notifier")
+        };
+        assert!(message.starts_with("Proposal (thinker ran nothing"));
+        assert_eq!(done, EscalationOutcome::Proposed("Disk 95% full".into()));
+        let none = EscalationConfig::default();
+        assert!(matches!(
+            effect(&d("notify"), &t, &r, false, &none),
+            Effect::Settled(EscalationOutcome::Failed(f)) if f.contains("notify_command")
+        ));
+        assert!(matches!(
+            effect(&d("remember"), &t, &r, false, &none),
+            Effect::Settled(EscalationOutcome::Failed(f)) if f.contains("memory_dir")
+        ));
+        // A dismissal without a why keeps its text, else says so.
+        let bare = DecisionRecord {
+            action: "dismiss".into(),
+            text: String::new(),
+            why: String::new(),
+        };
+        assert_eq!(
+            effect(&bare, &t, &r, false, &cfg),
+            Effect::Settled(EscalationOutcome::Dismissed("no reason given".into()))
+        );
+    }
+
+    #[test]
+    fn failures_count_down_to_giving_up() {
+        assert_eq!(
+            failed("timed out", 1, 3).to_string(),
+            "failed: timed out (attempt 1 of 3, tried again next tick)"
+        );
+        assert_eq!(
+            failed("timed out", 3, 3).to_string(),
+            "failed: timed out; gave up after 3 attempts"
+        );
+    }
+}

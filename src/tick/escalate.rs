@@ -1,0 +1,463 @@
+//! The escalation phase of a tick (SPEC §4.7, §8): after the tick's state is committed,
+//! under the same lock, the work [`plan`] says is owed — interrupted effects marked,
+//! records over the daily cap capped, **one** call to the primary model for every record
+//! due, held notifications released — then the effects, then the outcomes written.
+//!
+//! The writes, in order: the day's call counted in the ledger before the call (a kill
+//! mid-call never lets the cap be passed); the effects recorded as `started` in the state
+//! before any of them runs (a kill mid-effect never runs it again: see
+//! [`crate::escalation::plan`]); the state with the outcomes; the ledger with the call's
+//! spending; the escalation's journal line. A phase with nothing owed writes nothing.
+//!
+//! Must not: decide what the memory becomes, or change anything of the state but
+//! `escalation_history`.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
+
+use crate::aggregate::ThreadOutcome;
+use crate::answer::Finding;
+use crate::budget::{self, Budget, Ledger};
+use crate::clock::Clock;
+use crate::config::EscalationConfig;
+use crate::error::Error;
+use crate::escalation::decision::{self, Decision, parse_decision};
+use crate::escalation::plan::{self, Effect, Plan};
+use crate::escalation::{note, notify};
+use crate::journal::{AttemptRecord, EscalationLine, EscalationWork, millis};
+use crate::prompt::Prompts;
+use crate::provider::{CallError, CallRequest, Progress, Providers};
+use crate::state::{Delivery, EscalationOutcome, EscalationRecord, State};
+use crate::storage::{JOURNAL_FILE, StateDir, StorageError};
+use crate::thread::ThreadName;
+
+/// How many settled records the primary model is shown as recent outcomes.
+const RECENT_OUTCOMES: usize = 10;
+
+/// How the primary call ended.
+enum Called {
+    Decided(Decision),
+    /// The daily budget refused every model: no request was made.
+    OverBudget(String),
+    Failed(String),
+}
+
+/// What the escalation phase works with.
+pub(super) struct Escalation<'a> {
+    pub config: &'a EscalationConfig,
+    pub dir: &'a StateDir,
+    pub budget: &'a Budget,
+    pub providers: &'a Providers,
+    pub prompts: &'a Prompts,
+    pub clock: Clock,
+    pub run: u64,
+    /// The ledger as the tick wrote it (runs and spending before this phase).
+    pub ledger: &'a Ledger,
+    /// Calls to the primary model today; shared with the budget's write-ahead.
+    pub calls_today: &'a AtomicU32,
+}
+
+/// A failed write of this phase: the tick itself is already in place.
+fn after_tick(e: StorageError) -> Error {
+    Error::Storage(e.after(crate::storage::Aftermath::TickWritten))
+}
+
+impl Escalation<'_> {
+    fn quiet(&self) -> bool {
+        self.config.is_quiet(self.clock.zone.time(self.clock.now))
+    }
+
+    /// The plan for `state` now.
+    pub fn plan(&self, state: &State) -> Plan {
+        plan::plan(
+            &state.escalation_history,
+            self.config,
+            self.calls_today.load(Ordering::SeqCst),
+            self.quiet(),
+        )
+    }
+
+    /// The prompt the primary model would be sent for the records `due` of `state`.
+    pub fn prompt(
+        &self,
+        state: &State,
+        due: &[usize],
+        outcomes: &[ThreadOutcome; 4],
+    ) -> Result<String, crate::prompt::PromptError> {
+        let history = &state.escalation_history;
+        let escalations: Vec<EscalationRecord> = due.iter().map(|&i| history[i].clone()).collect();
+        let findings = findings_behind(&escalations, outcomes, self.clock);
+        let recent: Vec<EscalationRecord> = history
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| !due.contains(i) && r.outcome != EscalationOutcome::Pending)
+            .map(|(_, r)| r.clone())
+            .rev()
+            .take(RECENT_OUTCOMES)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        decision::render_prompt(
+            self.prompts,
+            &escalations,
+            &findings,
+            state,
+            &recent,
+            &self.clock,
+        )
+    }
+
+    /// Does the owed work on the committed `state`; returns the journal line written, or
+    /// `None` when nothing was owed (and nothing written).
+    pub async fn settle(
+        &self,
+        mut state: State,
+        outcomes: &[ThreadOutcome; 4],
+    ) -> Result<Option<EscalationLine>, Error> {
+        let started = Instant::now();
+        let plan = self.plan(&state);
+        if plan.is_empty() {
+            return Ok(None);
+        }
+        let quiet = self.quiet();
+        let mut work = EscalationWork::default();
+        let mut touched: Vec<usize> = Vec::new();
+        let history = &mut state.escalation_history;
+        for &i in &plan.interrupted {
+            tracing::warn!(
+                thread = %history[i].thread,
+                "an escalation's effect was interrupted by a kill or crash; it is not run again (it may or may not have reached you): {}",
+                history[i].outcome
+            );
+            history[i].delivery = Some(Delivery::Unconfirmed);
+        }
+        touched.extend(&plan.interrupted);
+        let calls = self.calls_today.load(Ordering::SeqCst);
+        for &i in &plan.capped {
+            history[i].outcome = plan::capped(calls, self.config);
+        }
+        touched.extend(&plan.capped);
+        // Effects to run: (records, effect).
+        let mut effects: Vec<(Vec<usize>, Effect)> = Vec::new();
+        if !plan.decide.is_empty() {
+            touched.extend(&plan.decide);
+            if let Some(effect) = self
+                .decide(&mut state, &plan.decide, outcomes, quiet, &mut work)
+                .await?
+            {
+                effects.push((plan.decide.clone(), effect));
+            }
+        }
+        effects.extend(released(&state, &plan.release, self.config));
+        touched.extend(&plan.release);
+        self.run_effects(&mut state, &effects, &mut work).await?;
+        touched.sort_unstable();
+        touched.dedup();
+        work.records = touched
+            .iter()
+            .map(|&i| state.escalation_history[i].clone())
+            .collect();
+        self.dir
+            .stage(&state)
+            .and_then(|s| self.dir.commit_staged(s))
+            .map_err(after_tick)?;
+        self.dir
+            .write_ledger(&Ledger {
+                runs: self.run,
+                spent: self.budget.spent(),
+                escalations: self.calls_today.load(Ordering::SeqCst),
+                ..self.ledger.clone()
+            })
+            .map_err(after_tick)?;
+        work.duration_ms = millis(started.elapsed());
+        let line = EscalationLine {
+            time: self.clock.now,
+            run: self.run,
+            tick_count: state.tick_count,
+            escalation: work,
+        };
+        self.dir
+            .append_lines(JOURNAL_FILE, std::slice::from_ref(&line))
+            .map_err(after_tick)?;
+        Ok(Some(line))
+    }
+
+    /// One call for the records `due`; their outcomes set unless the decision has an
+    /// effect to run (returned).
+    async fn decide(
+        &self,
+        state: &mut State,
+        due: &[usize],
+        outcomes: &[ThreadOutcome; 4],
+        quiet: bool,
+        work: &mut EscalationWork,
+    ) -> Result<Option<Effect>, Error> {
+        let max = self.config.max_attempts;
+        if self.config.models.is_empty() {
+            let why = "no primary model is configured: set [escalation] model (and fallback)";
+            tracing::warn!("escalation not decided: {why}");
+            for &i in due {
+                let r = &mut state.escalation_history[i];
+                r.attempts = max;
+                r.outcome = EscalationOutcome::Failed(why.into());
+            }
+            work.errors.push(why.into());
+            return Ok(None);
+        }
+        let prompt = match self.prompt(state, due, outcomes) {
+            Ok(prompt) => prompt,
+            Err(e) => {
+                let why = format!("the escalation prompt does not render: {e}");
+                self.fail(state, due, &why, work);
+                return Ok(None);
+            }
+        };
+        // Counted before the call, written ahead: a kill mid-call never passes the cap.
+        let calls = self
+            .calls_today
+            .fetch_add(1, Ordering::SeqCst)
+            .saturating_add(1);
+        self.dir
+            .write_ledger_ahead(&Ledger {
+                runs: self.run,
+                spent: self.budget.spent(),
+                escalations: calls,
+                ..self.ledger.clone()
+            })
+            .map_err(after_tick)?;
+        let decision = match self.call(prompt, work).await {
+            Called::Decided(decision) => decision,
+            Called::OverBudget(why) => {
+                for &i in due {
+                    state.escalation_history[i].outcome =
+                        EscalationOutcome::Capped(plan::excerpt(&why));
+                }
+                work.errors.push(why);
+                return Ok(None);
+            }
+            Called::Failed(why) => {
+                self.fail(state, due, &why, work);
+                return Ok(None);
+            }
+        };
+        let record = plan::record_of(&decision);
+        work.decision = Some(record.clone());
+        let (threads, reasons) = who_and_why(state, due);
+        let threads: Vec<&str> = threads.iter().map(String::as_str).collect();
+        let reasons: Vec<&str> = reasons.iter().map(String::as_str).collect();
+        let effect = plan::effect(&record, &threads, &reasons, quiet, self.config);
+        for &i in due {
+            let r = &mut state.escalation_history[i];
+            r.decision = Some(record.clone());
+            if let Effect::Settled(outcome) = &effect {
+                r.outcome = outcome.clone();
+            }
+        }
+        tracing::info!(action = %record.action, "escalation decided: {}", plan::excerpt(&record.why));
+        Ok(match effect {
+            Effect::Settled(_) => None,
+            effect => Some(effect),
+        })
+    }
+
+    /// The call itself, within the escalation timeout; what it used goes to `work`.
+    async fn call(&self, prompt: String, work: &mut EscalationWork) -> Called {
+        let request = CallRequest {
+            system: String::new(),
+            prompt,
+            schema: decision::decision_schema(),
+            schema_name: "escalation_decision".into(),
+            max_tokens: self.config.max_tokens,
+            temperature: 0.0,
+            sequence: self.run,
+        };
+        let progress = Progress::default();
+        let started = Instant::now();
+        let call = self.providers.call_chain_with(
+            &self.config.models,
+            &request,
+            self.budget,
+            &progress,
+            |c| parse_decision(&c.text).map_err(|e| e.to_string()),
+        );
+        let timed = tokio::time::timeout(self.config.timeout, call).await;
+        work.latency_ms = Some(millis(started.elapsed()));
+        let Ok(outcome) = timed else {
+            let waiting = progress
+                .describe()
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
+            return Called::Failed(format!(
+                "the primary model did not answer within {} s{waiting}",
+                self.config.timeout.as_secs_f64(),
+            ));
+        };
+        work.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
+        work.tokens_in = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_in));
+        work.tokens_out = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_out));
+        work.cost = budget::sum_cost(outcome.attempts.iter().map(|a| a.cost));
+        if let Some(last) = outcome.attempts.iter().rev().find(|a| !a.skipped) {
+            work.provider = Some(last.model.provider.clone());
+            work.model = Some(last.model.model.clone());
+        }
+        match outcome.result {
+            Ok((decision, completion)) => {
+                work.provider = Some(completion.model.provider.clone());
+                work.model = Some(completion.model.model.clone());
+                Called::Decided(decision)
+            }
+            Err(e @ CallError::OverBudget { .. }) if outcome.attempts.iter().all(|a| a.skipped) => {
+                Called::OverBudget(format!("the daily budget does not allow the call ({e})"))
+            }
+            Err(e) => Called::Failed(e.to_string()),
+        }
+    }
+
+    /// A failed call for the records `due`: counted, retried next tick until given up.
+    fn fail(&self, state: &mut State, due: &[usize], why: &str, work: &mut EscalationWork) {
+        tracing::warn!("escalation call failed: {why}");
+        for &i in due {
+            let r = &mut state.escalation_history[i];
+            r.attempts = r.attempts.saturating_add(1);
+            r.outcome = plan::failed(why, r.attempts, self.config.max_attempts);
+        }
+        work.errors.push(why.to_string());
+    }
+
+    /// Records the effects as started (one write), runs them, settles their records.
+    async fn run_effects(
+        &self,
+        state: &mut State,
+        effects: &[(Vec<usize>, Effect)],
+        work: &mut EscalationWork,
+    ) -> Result<(), Error> {
+        if effects.is_empty() {
+            return Ok(());
+        }
+        for (records, effect) in effects {
+            let done = match effect {
+                Effect::Notify { done, .. } | Effect::Remember { done, .. } => done,
+                Effect::Settled(outcome) => outcome,
+            };
+            for &i in records {
+                let r = &mut state.escalation_history[i];
+                r.outcome = done.clone();
+                r.delivery = Some(Delivery::Started);
+            }
+        }
+        // The intent: written before anything runs, so that a kill never runs it twice.
+        self.dir
+            .stage(state)
+            .and_then(|s| self.dir.commit_staged(s))
+            .map_err(after_tick)?;
+        for (records, effect) in effects {
+            let result = match effect {
+                Effect::Notify { message, .. } => notify::run_notifier(
+                    &self.config.notify_command,
+                    message,
+                    self.config.notify_timeout,
+                )
+                .await
+                .map(|_| ())
+                .map_err(|e| format!("notifier: {e}")),
+                Effect::Remember { text, .. } => {
+                    let (threads, _) = who_and_why(state, records);
+                    let attribution = format!("thinker ({} escalation)", threads.join(", "));
+                    self.remember(&attribution, text).await
+                }
+                Effect::Settled(_) => Ok(()),
+            };
+            for &i in records {
+                let r = &mut state.escalation_history[i];
+                r.delivery = None;
+                if let Err(why) = &result {
+                    r.outcome = EscalationOutcome::Failed(plan::excerpt(why));
+                }
+            }
+            if let Err(why) = result {
+                tracing::warn!("escalation effect failed: {why}");
+                work.errors.push(why);
+            }
+        }
+        Ok(())
+    }
+
+    async fn remember(&self, attribution: &str, text: &str) -> Result<(), String> {
+        let Some(dir) = self.config.memory_dir.clone() else {
+            return Err("remember: no memory directory is configured".into());
+        };
+        let (clock, attribution, text) = (self.clock, attribution.to_string(), text.to_string());
+        tokio::task::spawn_blocking(move || note::append_note(&dir, &clock, &attribution, &text))
+            .await
+            .map_err(|e| format!("remember: the note was not written: {e}"))?
+            .map(|_| ())
+            .map_err(|e| format!("remember: {e}"))
+    }
+}
+
+/// The threads and reasons of the records `indices`, in order, threads without repeats.
+fn who_and_why(state: &State, indices: &[usize]) -> (Vec<String>, Vec<String>) {
+    let mut threads: Vec<String> = Vec::new();
+    let mut reasons = Vec::new();
+    for &i in indices {
+        let r = &state.escalation_history[i];
+        if !threads.contains(&r.thread) {
+            threads.push(r.thread.clone());
+        }
+        reasons.push(r.reason.clone());
+    }
+    (threads, reasons)
+}
+
+/// Held notifications and proposals released now: one delivery per distinct decision
+/// (the records one call decided together are delivered together, once).
+fn released(
+    state: &State,
+    release: &[usize],
+    config: &EscalationConfig,
+) -> Vec<(Vec<usize>, Effect)> {
+    let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for &i in release {
+        if let Some(d) = &state.escalation_history[i].decision {
+            groups
+                .entry((d.action.clone(), d.text.clone()))
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut effects: Vec<(Vec<usize>, Effect)> = groups
+        .into_values()
+        .filter_map(|records| {
+            let decision = state.escalation_history[records[0]].decision.clone()?;
+            let (threads, reasons) = who_and_why(state, &records);
+            let threads: Vec<&str> = threads.iter().map(String::as_str).collect();
+            let reasons: Vec<&str> = reasons.iter().map(String::as_str).collect();
+            Some((
+                records,
+                plan::effect(&decision, &threads, &reasons, false, config),
+            ))
+        })
+        .collect();
+    effects.sort_by_key(|(records, _)| records[0]);
+    effects
+}
+
+/// The findings behind the records raised this tick: those of their threads' answers.
+fn findings_behind<'a>(
+    escalations: &[EscalationRecord],
+    outcomes: &'a [ThreadOutcome; 4],
+    clock: Clock,
+) -> Vec<(ThreadName, &'a Finding)> {
+    let mut findings = Vec::new();
+    for thread in ThreadName::ALL {
+        let raised_now = escalations
+            .iter()
+            .any(|r| r.thread == thread.as_str() && r.timestamp == clock.now);
+        if let (true, Some(answer)) = (raised_now, outcomes[thread.index()].answer()) {
+            findings.extend(answer.findings.iter().map(|f| (thread, f)));
+        }
+    }
+    findings
+}
