@@ -96,6 +96,10 @@ struct ThreadContext {
     /// The other threads' `suggest` texts: written by models, fenced as data.
     focus_hint: String,
     hint_fence: String,
+    /// What became of the thread's own recent escalations (reasons, outcomes and the
+    /// primary model's why: written by models, fenced as data), so it learns from them.
+    escalations: Vec<String>,
+    escalations_fence: String,
     novelty_pressure: u8,
     sources: Vec<SourceContext>,
     reinforce_ids: Vec<String>,
@@ -169,6 +173,40 @@ fn subconscious_view(state: &State, now: DateTime<Utc>) -> Vec<CategoryView> {
 /// novelty pressure rises (+0.05 per point, at most +0.3), never above 1.5.
 pub fn temperature(base: f32, pressure: u8) -> f32 {
     (base + (0.05 * f32::from(pressure)).min(0.3)).min(1.5)
+}
+
+/// A thread is shown this many of its own settled escalations, newest last.
+pub const ESCALATION_LESSONS: usize = 5;
+
+/// The thread's own settled escalations (not `pending`), newest last, one line each:
+/// `2 h ago: <reason> → <outcome>`, and the primary model's why when the outcome does
+/// not already carry it. Defanged: every part was written by a model.
+fn escalation_lessons(state: &State, thread: ThreadName, now: DateTime<Utc>) -> Vec<String> {
+    let mine: Vec<&EscalationRecord> = state
+        .escalation_history
+        .iter()
+        .filter(|r| {
+            r.thread == thread.as_str() && r.outcome != crate::state::EscalationOutcome::Pending
+        })
+        .collect();
+    mine[mine.len().saturating_sub(ESCALATION_LESSONS)..]
+        .iter()
+        .map(|r| {
+            let outcome = r.outcome.to_string();
+            let why = r
+                .decision
+                .as_ref()
+                .map(|d| d.why.trim())
+                .filter(|w| !w.is_empty() && !outcome.contains(w))
+                .map(|w| format!(" (why: {w})"))
+                .unwrap_or_default();
+            defang_line(&format!(
+                "{}: {} → {outcome}{why}",
+                age(r.timestamp, now),
+                r.reason
+            ))
+        })
+        .collect()
 }
 
 impl Prompts {
@@ -269,6 +307,12 @@ impl Prompts {
                 .collect::<Vec<_>>(),
         );
         let focus_hint = defang_line(&own.focus_hint).trim().to_string();
+        let escalations = escalation_lessons(state, thread, now);
+        let escalations_fence = fence_id(
+            &std::iter::once("escalations")
+                .chain(escalations.iter().map(String::as_str))
+                .collect::<Vec<_>>(),
+        );
         let schema = answer::schema(thread).to_string();
         let ctx = ThreadContext {
             thread: thread.as_str(),
@@ -290,6 +334,8 @@ impl Prompts {
             last_findings: own.last_findings.iter().map(|s| defang_line(s)).collect(),
             hint_fence: fence_id(&["hint", &focus_hint]),
             focus_hint,
+            escalations,
+            escalations_fence,
             novelty_pressure: own.novelty_pressure,
             sources: sources
                 .iter()
