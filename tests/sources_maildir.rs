@@ -395,3 +395,19 @@ fn the_prompt_shows_the_fixture_in_the_users_zone() {
     out.expect_exit(0);
     insta::assert_snapshot!("maildir_sources", maildir_fence(&out.stdout));
 }
+
+#[test]
+fn the_default_configs_example_is_a_valid_maildir_source() {
+    let text = thinker::config::DEFAULT_CONFIG;
+    let start = text.find("# kind = \"maildir\"").unwrap();
+    let table: Vec<&str> = text[start..]
+        .lines()
+        .map_while(|l| l.strip_prefix("# ").filter(|l| l.contains(" = ")))
+        .collect();
+    let source = Source::from_table(table.join("\n").parse().unwrap(), &|p: &str| {
+        Ok(PathBuf::from(p.replacen('~', "/home/sam", 1)))
+    })
+    .unwrap();
+    assert_eq!(source.kind(), "maildir");
+    assert_eq!(source.name.as_deref(), Some("inbox"));
+}

@@ -207,8 +207,11 @@ fn maildir_text(root: &Path, view: View) -> Result<Text, String> {
     let mut listed = Vec::with_capacity(files.len());
     for file in files {
         match read_header(&file) {
-            Some(l) => listed.push(l),
-            None => skipped.push(file.shown),
+            Ok(l) => listed.push(l),
+            // Renamed (read in a mail client: new/ → cur/) or expunged since it was
+            // listed: the next tick lists it where it is.
+            Err(Unlisted::Gone) => {}
+            Err(Unlisted::NotMail) => skipped.push(file.shown),
         }
     }
     listed.sort_by(|a, b| {
@@ -232,15 +235,15 @@ fn maildir_text(root: &Path, view: View) -> Result<Text, String> {
         }
         let snippet = read_snippet(&l.file.path);
         let block = block(l, new_since(&l.file), snippet.as_deref(), &view);
-        let room = view.max_bytes.saturating_sub(out.len() + 1);
-        if block.len() <= room {
+        let space = view.max_bytes.saturating_sub(out.len() + 1);
+        if block.len() <= space {
             out.push('\n');
             out.push_str(&block);
         } else {
             truncated = true;
-            if i == 0 && room > 0 {
+            if i == 0 && space > 0 {
                 let mut block = block;
-                cap_head(&mut block, room, false);
+                cap_head(&mut block, space, false);
                 out.push('\n');
                 out.push_str(&block);
             }
@@ -365,19 +368,36 @@ fn list(root: &Path) -> Result<(Vec<File>, Vec<String>), String> {
     Ok((files, skipped))
 }
 
-/// Reads a candidate's header; `None`: it cannot be read or is not a message.
-fn read_header(file: &File) -> Option<Listed> {
-    let bytes = read_header_bytes(&file.path).ok()?;
-    let message = MessageParser::default().parse_headers(&bytes)?;
+/// Why a candidate is not listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unlisted {
+    /// It is no longer there (moved or deleted since the folder was listed).
+    Gone,
+    /// It cannot be read, or it is not a message.
+    NotMail,
+}
+
+/// Reads a candidate's header.
+fn read_header(file: &File) -> Result<Listed, Unlisted> {
+    let bytes = read_header_bytes(&file.path).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            Unlisted::Gone
+        } else {
+            Unlisted::NotMail
+        }
+    })?;
+    let message = MessageParser::default()
+        .parse_headers(&bytes)
+        .ok_or(Unlisted::NotMail)?;
     if message.from().is_none() && message.subject().is_none() && message.date().is_none() {
-        return None;
+        return Err(Unlisted::NotMail);
     }
     let when = message
         .date()
         .filter(|d| d.is_valid())
         .and_then(|d| DateTime::from_timestamp(d.to_timestamp(), 0))
         .unwrap_or(file.modified);
-    Some(Listed {
+    Ok(Listed {
         when,
         from: sender(&message),
         subject: message
@@ -709,6 +729,39 @@ mod tests {
             t.text
         );
         assert!(t.text.contains("Subject: fine\nbody\n"), "{}", t.text);
+    }
+
+    #[test]
+    fn a_file_gone_since_the_listing_is_not_called_unreadable() {
+        let dir = maildir();
+        let file = File {
+            path: dir.path().join("new/1.x"),
+            shown: "new/1.x".into(),
+            name: "1.x".into(),
+            modified: DateTime::<Utc>::UNIX_EPOCH,
+            unread: true,
+            flagged: false,
+        };
+        assert_eq!(read_header(&file).unwrap_err(), Unlisted::Gone);
+        for junk in ["", "just a line of text, no header", "\n\nbody only"] {
+            put(dir.path(), "new/1.x", junk, "2026-11-22T09:00:00Z");
+            assert_eq!(
+                read_header(&file).unwrap_err(),
+                Unlisted::NotMail,
+                "{junk:?}"
+            );
+        }
+        put(
+            dir.path(),
+            "new/1.x",
+            "Subject: only this\n",
+            "2026-11-22T09:00:00Z",
+        );
+        let l = read_header(&file).unwrap();
+        assert_eq!(
+            (l.from.as_str(), l.subject.as_str()),
+            ("(unknown sender)", "only this")
+        );
     }
 
     #[tokio::test]
