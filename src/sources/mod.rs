@@ -7,12 +7,13 @@
 //!
 //! One file per kind, each owning its settings type (checked once from the config's
 //! TOML table: ripgrep's low → high split), its defaults and how it is read:
-//! [`command`], [`files`], [`system`], [`transcript`], [`archive`], [`maildir`]. This module owns
-//! what they share: [`Source`] (a name and a [`SourceKind`]), reading a source's table
-//! ([`Source::from_table`]), [`gather`], the names, and the result types; [`text`] holds
-//! cleaning and caps, [`read`] the file reading, [`settings`] the shared checks. **A new
-//! kind** is one new file (its `XSettings::from_table`, its `text`) and one arm in
-//! [`SourceKind`], [`SourceKind::NAMES`], [`Source::from_table`] and `gather_one`.
+//! [`command`], [`files`], [`system`], [`transcript`], [`archive`], [`maildir`]. This
+//! module owns what they share: [`Source`] (a name and a [`SourceKind`]), reading a
+//! source's table ([`Source::from_table`]), [`gather`], the names, and the result types;
+//! [`text`] holds cleaning and caps, [`read`] the file reading, [`settings`] the shared
+//! checks. **A new kind** is one new file (its `XSettings::from_table`, its `text`) and
+//! one arm in [`SourceKind`], [`SourceKind::NAMES`], [`Source::from_table`] and
+//! `gather_one`.
 //!
 //! Decisions shared by every kind:
 //!
@@ -28,17 +29,17 @@
 //! - **Caps.** `max_bytes` applies to the cleaned text (defaults: command
 //!   [`DEFAULT_COMMAND_MAX_BYTES`], files [`DEFAULT_FILES_MAX_BYTES`] in total, transcript
 //!   [`DEFAULT_TRANSCRIPT_MAX_BYTES`], maildir [`DEFAULT_MAILDIR_MAX_BYTES`]; system and
-//!   archive are small by construction). A
-//!   cut falls on a char boundary, and on a line end when one lies in the kept half;
-//!   `truncated` is then set and the prompt assembly says so. No marker is added to the
-//!   text itself.
+//!   archive are small by construction). A cut falls on a char boundary, and on a line
+//!   end when one lies in the kept half; `truncated` is then set and the prompt assembly
+//!   says so. No marker is added to the text itself.
 //! - **Settings.** Checked when the config is read, never at gather time: a timeout that
 //!   is not a number of seconds above 0 and at most a day, a `max_bytes` outside 1 to
-//!   10,000,000, a `max_entries` outside 1 to 1000, an empty `command`, an unknown key or
-//!   kind are config errors; the config reader adds the key's place and line.
+//!   10,000,000, a `max_entries` or `max_messages` outside 1 to 1000, an empty
+//!   `command`, an unknown key or kind are config errors; the config reader adds the
+//!   key's place and line.
 //!
-//! File work (`files`, `transcript`, `archive`, `maildir`) runs on tokio's blocking pool with a
-//! 10 s limit, so a hung network mount fails the source instead of holding the tick
+//! File work (`files`, `transcript`, `archive`, `maildir`) runs on tokio's blocking pool
+//! with a 10 s limit, so a hung network mount fails the source instead of holding the tick
 //! (the stuck thread itself cannot be stopped: shut the runtime down with a timeout).
 //! Must not put a source's error into its text.
 
@@ -417,7 +418,13 @@ mod tests {
             ("kind = 'archive'\nmax_entries = 1000", ""),
             ("kind = 'archive'\nmax_entries = 0", "max_entries"),
             ("kind = 'archive'\nmax_entries = 1001", "max_entries"),
-            ("kind = 'maildir'", "kind"),
+            ("kind = 'mbox'", "kind"),
+            ("kind = 'maildir'", "-"),
+            ("kind = 'maildir'\npath = 'Mail'\nmax_messages = 20", ""),
+            (
+                "kind = 'maildir'\npath = '/m'\nmax_messages = 0",
+                "max_messages",
+            ),
             ("kind = 3", "kind"),
             ("name = 'x'", "-"),
             ("kind = 'system'\nname = 4", "name"),
