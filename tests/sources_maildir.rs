@@ -411,3 +411,30 @@ fn the_default_configs_example_is_a_valid_maildir_source() {
     assert_eq!(source.kind(), "maildir");
     assert_eq!(source.name.as_deref(), Some("inbox"));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Any cap: the text is the start of the uncapped one, within the cap, on a char
+    /// boundary, and marked truncated exactly when something was left out.
+    #[test]
+    fn any_cap_keeps_the_start_of_the_text(max_bytes in 1usize..3000) {
+        let home = tempfile::tempdir().unwrap();
+        let root = copy_fixture(home.path());
+        let gathered = |extra: &str| {
+            gather_at(
+                &format!("path = '{}'\n{extra}", root.display()),
+                Some(t(LAST_TICK)),
+                Zone::UTC,
+            )
+            .texts
+            .remove(0)
+        };
+        let full = gathered("");
+        proptest::prop_assume!(!full.truncated);
+        let cut = gathered(&format!("max_bytes = {max_bytes}"));
+        proptest::prop_assert!(cut.text.len() <= max_bytes);
+        proptest::prop_assert!(full.text.starts_with(&cut.text));
+        proptest::prop_assert_eq!(cut.truncated, cut.text.len() < full.text.len());
+    }
+}
