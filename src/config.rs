@@ -1668,7 +1668,7 @@ mod tests {
                 8,
             ),
             ("kind = \"command\"\ncommand = []\n", "command", 7),
-            ("kind = \"maildir\"\n", "kind", 6),
+            ("kind = \"mbox\"\n", "kind", 6),
         ] {
             let err = parse(&format!("{head}{body}")).unwrap_err();
             let msg = err.to_string();

@@ -7,12 +7,13 @@
 //!
 //! One file per kind, each owning its settings type (checked once from the config's
 //! TOML table: ripgrep's low → high split), its defaults and how it is read:
-//! [`command`], [`files`], [`system`], [`transcript`], [`archive`]. This module owns
-//! what they share: [`Source`] (a name and a [`SourceKind`]), reading a source's table
-//! ([`Source::from_table`]), [`gather`], the names, and the result types; [`text`] holds
-//! cleaning and caps, [`read`] the file reading, [`settings`] the shared checks. **A new
-//! kind** is one new file (its `XSettings::from_table`, its `text`) and one arm in
-//! [`SourceKind`], [`SourceKind::NAMES`], [`Source::from_table`] and `gather_one`.
+//! [`command`], [`files`], [`system`], [`transcript`], [`archive`], [`maildir`]. This
+//! module owns what they share: [`Source`] (a name and a [`SourceKind`]), reading a
+//! source's table ([`Source::from_table`]), [`gather`], the names, and the result types;
+//! [`text`] holds cleaning and caps, [`read`] the file reading, [`settings`] the shared
+//! checks. **A new kind** is one new file (its `XSettings::from_table`, its `text`) and
+//! one arm in [`SourceKind`], [`SourceKind::NAMES`], [`Source::from_table`] and
+//! `gather_one`.
 //!
 //! Decisions shared by every kind:
 //!
@@ -27,23 +28,25 @@
 //!   (U+202A–U+202E, U+2066–U+2069, "Trojan Source") are removed.
 //! - **Caps.** `max_bytes` applies to the cleaned text (defaults: command
 //!   [`DEFAULT_COMMAND_MAX_BYTES`], files [`DEFAULT_FILES_MAX_BYTES`] in total, transcript
-//!   [`DEFAULT_TRANSCRIPT_MAX_BYTES`]; system and archive are small by construction). A
-//!   cut falls on a char boundary, and on a line end when one lies in the kept half;
-//!   `truncated` is then set and the prompt assembly says so. No marker is added to the
-//!   text itself.
+//!   [`DEFAULT_TRANSCRIPT_MAX_BYTES`], maildir [`DEFAULT_MAILDIR_MAX_BYTES`]; system and
+//!   archive are small by construction). A cut falls on a char boundary, and on a line
+//!   end when one lies in the kept half; `truncated` is then set and the prompt assembly
+//!   says so. No marker is added to the text itself.
 //! - **Settings.** Checked when the config is read, never at gather time: a timeout that
 //!   is not a number of seconds above 0 and at most a day, a `max_bytes` outside 1 to
-//!   10,000,000, a `max_entries` outside 1 to 1000, an empty `command`, an unknown key or
-//!   kind are config errors; the config reader adds the key's place and line.
+//!   10,000,000, a `max_entries` or `max_messages` outside 1 to 1000, an empty
+//!   `command`, an unknown key or kind are config errors; the config reader adds the
+//!   key's place and line.
 //!
-//! File work (`files`, `transcript`, `archive`) runs on tokio's blocking pool with a
-//! 10 s limit, so a hung network mount fails the source instead of holding the tick
+//! File work (`files`, `transcript`, `archive`, `maildir`) runs on tokio's blocking pool
+//! with a 10 s limit, so a hung network mount fails the source instead of holding the tick
 //! (the stuck thread itself cannot be stopped: shut the runtime down with a timeout).
 //! Must not put a source's error into its text.
 
 pub mod archive;
 pub mod command;
 pub mod files;
+pub mod maildir;
 mod read;
 pub mod settings;
 pub mod system;
@@ -59,6 +62,7 @@ use serde::Serialize;
 pub use archive::{ArchiveSettings, DEFAULT_ARCHIVE_ENTRIES};
 pub use command::{CommandSettings, DEFAULT_COMMAND_MAX_BYTES, DEFAULT_COMMAND_TIMEOUT_SECONDS};
 pub use files::{DEFAULT_FILES_MAX_BYTES, FilesSettings, expand_globs};
+pub use maildir::{DEFAULT_MAILDIR_MAX_BYTES, MaildirSettings};
 pub use settings::{Resolve, SettingsError};
 pub use system::SystemSettings;
 pub use text::{clean, sanitize};
@@ -135,11 +139,20 @@ pub enum SourceKind {
     Transcript(TranscriptSettings),
     /// Forgotten entries from `archive.jsonl` that resemble what is remembered now.
     Archive(ArchiveSettings),
+    /// The newest messages of a Maildir folder.
+    Maildir(MaildirSettings),
 }
 
 impl SourceKind {
     /// Every kind, as the config spells it.
-    pub const NAMES: &[&str] = &["command", "files", "system", "transcript", "archive"];
+    pub const NAMES: &[&str] = &[
+        "command",
+        "files",
+        "system",
+        "transcript",
+        "archive",
+        "maildir",
+    ];
 
     /// The kind as the config spells it.
     pub fn name(&self) -> &'static str {
@@ -149,6 +162,7 @@ impl SourceKind {
             SourceKind::System(_) => "system",
             SourceKind::Transcript(_) => "transcript",
             SourceKind::Archive(_) => "archive",
+            SourceKind::Maildir(_) => "maildir",
         }
     }
 }
@@ -206,6 +220,7 @@ impl Source {
             "system" => SourceKind::System(SystemSettings::from_table(table)?),
             "transcript" => SourceKind::Transcript(TranscriptSettings::from_table(table, resolve)?),
             "archive" => SourceKind::Archive(ArchiveSettings::from_table(table)?),
+            "maildir" => SourceKind::Maildir(MaildirSettings::from_table(table, resolve)?),
             other => {
                 return Err(SettingsError::at(
                     "kind",
@@ -286,6 +301,7 @@ async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, St
         SourceKind::System(s) => system::text(s).await,
         SourceKind::Transcript(s) => transcript::text(s).await,
         SourceKind::Archive(s) => archive::text(s, ctx).await,
+        SourceKind::Maildir(s) => maildir::text(s, ctx).await,
     }
 }
 
@@ -402,7 +418,13 @@ mod tests {
             ("kind = 'archive'\nmax_entries = 1000", ""),
             ("kind = 'archive'\nmax_entries = 0", "max_entries"),
             ("kind = 'archive'\nmax_entries = 1001", "max_entries"),
-            ("kind = 'maildir'", "kind"),
+            ("kind = 'mbox'", "kind"),
+            ("kind = 'maildir'", "-"),
+            ("kind = 'maildir'\npath = 'Mail'\nmax_messages = 20", ""),
+            (
+                "kind = 'maildir'\npath = '/m'\nmax_messages = 0",
+                "max_messages",
+            ),
             ("kind = 3", "kind"),
             ("name = 'x'", "-"),
             ("kind = 'system'\nname = 4", "name"),

@@ -1,0 +1,785 @@
+//! The `maildir` source (SPEC §6, issue 10): the newest messages of a Maildir folder, as
+//! kept by mbsync, offlineimap, getmail or a local delivery agent.
+//!
+//! **Reading.** `path` is one Maildir folder (it has `cur/` and `new/`; `tmp/`, where
+//! messages are still being delivered, and Maildir++ subfolders such as `.Sent` are not
+//! read). A missing path, or one without `cur/` and `new/`, is a source failure. Files
+//! whose name starts with `.` and anything but regular files (symlinks followed) are
+//! passed over; so are messages flagged `T` (trashed: deleted, waiting to be expunged).
+//! The [`MAX_CANDIDATES`] most recently modified files are the candidates (a folder of
+//! 100,000 messages costs 2000 header reads, not 100,000); of each, only the header is
+//! read (at most [`HEADER_READ_LIMIT`]). They are ordered newest first by their `Date`
+//! header (read in its own offset), falling back to the file's modification time when it
+//! has none or an invalid one; ties by file name. The first `max_messages` (default
+//! [`DEFAULT_MAILDIR_MESSAGES`], 1 to 1000) are then read whole up to
+//! [`MESSAGE_READ_LIMIT`] for their snippet: a larger message still shows its header,
+//! and its snippet comes from what was read.
+//!
+//! **Parsing** is `mail-parser`'s (multipart, RFC 2047 encoded words, quoted-printable
+//! and base64, any charset `encoding_rs` knows, HTML-only mail turned into text without
+//! its head, styles and scripts, entities decoded). A file that is not a message — no
+//! header can be read, or it has none of `From`, `Subject` and `Date` — or that cannot be
+//! read is **skipped**, not fatal: the others still show, and a line names the skipped
+//! files (at most [`SKIPPED_NAMED`] of them).
+//!
+//! **Flags.** A message is unread when it is in `new/`, or in `cur/` without `S` in the
+//! flags after its `:2,`; `F` shows as `flagged`. A message is **new since last tick**
+//! when its file was modified after the previous tick (`GatherContext::last_tick`):
+//! delivery writes the file just before it lands in `new/`, and renaming it to `cur/` or
+//! changing its flags keeps that time. On the first tick nothing is called new.
+//!
+//! **Layout** (every header and snippet cleaned to one line by the shared cleaner, dates
+//! in the user's zone, with the year when it is not this year's):
+//!
+//! ```text
+//! 7 messages (3 unread, 1 new since last tick), newest first:
+//! skipped, not readable as mail: new/1763805800.M1P1.host
+//!
+//! Sun 22 Nov 11:02 · unread · new since last tick
+//! From: ACME Billing <billing@acme.example>
+//! Subject: Invoice 4411: final reminder
+//! Dear customer, our records show that invoice 4411 (EUR 1,250.00) is now 30 days…
+//!
+//! Sat 21 Nov 13:00 · read · flagged
+//! …
+//! ```
+//!
+//! With more messages than `max_messages` the first line says `…; the newest 5:`. A
+//! snippet is the body's plain text with whitespace collapsed, at most [`SNIPPET_CHARS`]
+//! characters; a message without a text body has no snippet line. An empty folder says
+//! `No messages.`. Blocks are added whole while they fit `max_bytes` (default
+//! [`DEFAULT_MAILDIR_MAX_BYTES`]); the first that does not is cut (or left out when some
+//! already fit) and the text is marked truncated. No relative times ("3 h ago"): the text
+//! changes only when the folder does.
+//!
+//! Owns [`MaildirSettings`] (the path resolved against the config file once, the numbers
+//! checked); must not read more of a file than its limits, write to the Maildir (a read
+//! message stays unread), or put a failure of the source into its text.
+
+use std::fmt::Write as _;
+use std::io::{self, Read as _};
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Datelike as _, Utc};
+use mail_parser::{Message, MessageParser};
+use serde::Deserialize;
+
+use super::read::{blocking, read_head};
+use super::settings::{self, MAX_BYTES_RANGE, Resolve, SettingsError};
+use super::text::{cap_head, clean, one_line};
+use super::{GatherContext, Text};
+use crate::clock::Zone;
+
+/// Default cap of a `maildir` source: about 20 messages with their snippets.
+pub const DEFAULT_MAILDIR_MAX_BYTES: usize = 8000;
+/// Default number of messages shown.
+pub const DEFAULT_MAILDIR_MESSAGES: usize = 20;
+/// The range of `max_messages`.
+const MAX_MESSAGES_RANGE: RangeInclusive<usize> = 1..=1000;
+/// At most this much of a shown message is read (its header and the start of its body).
+pub const MESSAGE_READ_LIMIT: usize = 256 * 1024;
+/// At most this much of a candidate is read for its header.
+pub const HEADER_READ_LIMIT: usize = 64 * 1024;
+/// At most this many files (the most recently modified) are candidates.
+pub const MAX_CANDIDATES: usize = 2000;
+/// A snippet's length in characters.
+pub const SNIPPET_CHARS: usize = 300;
+/// The body text looked at for a snippet, in characters (before whitespace is collapsed).
+const SNIPPET_SCAN_CHARS: usize = 8 * SNIPPET_CHARS;
+/// A sender or subject line's length in characters.
+const HEADER_CHARS: usize = 200;
+/// Skipped files named in the text; the rest are counted.
+pub const SKIPPED_NAMED: usize = 5;
+
+/// The keys a `maildir` source takes besides `kind` and `name`.
+pub(super) const KEYS: &[&str] = &["path", "max_messages", "max_bytes"];
+
+/// A `maildir` source as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    path: String,
+    max_messages: Option<toml::Value>,
+    max_bytes: Option<toml::Value>,
+}
+
+/// A `maildir` source, checked: `path = "~/Mail/INBOX"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaildirSettings {
+    /// The Maildir folder, absolute (resolved against the config file's directory).
+    path: PathBuf,
+    max_messages: usize,
+    max_bytes: usize,
+}
+
+impl MaildirSettings {
+    /// Checks the keys of a `maildir` table (`kind` and `name` taken out).
+    pub fn from_table(
+        table: toml::Table,
+        resolve: Resolve<'_>,
+    ) -> Result<MaildirSettings, SettingsError> {
+        let raw: Raw = settings::read("maildir", KEYS, table)?;
+        Ok(MaildirSettings {
+            path: resolve(&raw.path).map_err(|message| SettingsError::at("path", message))?,
+            max_messages: settings::count(
+                "max_messages",
+                raw.max_messages.as_ref(),
+                DEFAULT_MAILDIR_MESSAGES,
+                MAX_MESSAGES_RANGE,
+            )?,
+            max_bytes: settings::count(
+                "max_bytes",
+                raw.max_bytes.as_ref(),
+                DEFAULT_MAILDIR_MAX_BYTES,
+                MAX_BYTES_RANGE,
+            )?,
+        })
+    }
+
+    /// The Maildir folder, resolved.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How many messages are shown at most.
+    pub fn max_messages(&self) -> usize {
+        self.max_messages
+    }
+}
+
+/// What the reading needs besides the settings (owned: it runs on the blocking pool).
+#[derive(Debug, Clone, Copy)]
+struct View {
+    max_messages: usize,
+    max_bytes: usize,
+    last_tick: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+    zone: Zone,
+}
+
+/// Reads the folder, on the blocking pool.
+pub(super) async fn text(
+    settings: &MaildirSettings,
+    ctx: &GatherContext<'_>,
+) -> Result<Text, String> {
+    let path = settings.path.clone();
+    let view = View {
+        max_messages: settings.max_messages,
+        max_bytes: settings.max_bytes,
+        last_tick: ctx.last_tick,
+        now: ctx.now,
+        zone: ctx.zone,
+    };
+    blocking(move || maildir_text(&path, view)).await
+}
+
+/// One file of the folder, listed.
+#[derive(Debug, Clone)]
+struct File {
+    path: PathBuf,
+    /// `new/NAME` or `cur/NAME`, for the skipped line.
+    shown: String,
+    /// The file name, for ties.
+    name: String,
+    modified: DateTime<Utc>,
+    unread: bool,
+    flagged: bool,
+}
+
+/// A message whose header was read.
+#[derive(Debug)]
+struct Listed {
+    file: File,
+    /// Its `Date`, else the file's modification time.
+    when: DateTime<Utc>,
+    from: String,
+    subject: String,
+}
+
+/// The flags of a Maildir file name: what follows `:2,` (none in `new/`).
+fn flags(name: &str) -> &str {
+    name.rsplit_once(":2,").map_or("", |(_, f)| f)
+}
+
+fn maildir_text(root: &Path, view: View) -> Result<Text, String> {
+    let (files, mut skipped) = list(root)?;
+    let mut listed = Vec::with_capacity(files.len());
+    for file in files {
+        match read_header(&file) {
+            Ok(l) => listed.push(l),
+            // Renamed (read in a mail client: new/ → cur/) or expunged since it was
+            // listed: the next tick lists it where it is.
+            Err(Unlisted::Gone) => {}
+            Err(Unlisted::NotMail) => skipped.push(file.shown),
+        }
+    }
+    listed.sort_by(|a, b| {
+        b.when
+            .cmp(&a.when)
+            .then_with(|| a.file.name.cmp(&b.file.name))
+    });
+    skipped.sort();
+    let new_since = |f: &File| view.last_tick.is_some_and(|t| f.modified > t);
+    let unread = listed.iter().filter(|l| l.file.unread).count();
+    let new = listed.iter().filter(|l| new_since(&l.file)).count();
+
+    let mut out = summary(listed.len(), unread, new, view.max_messages);
+    if !skipped.is_empty() {
+        out.push_str(&skipped_line(&skipped));
+    }
+    let mut truncated = cap_head(&mut out, view.max_bytes, false);
+    for (i, l) in listed.iter().take(view.max_messages).enumerate() {
+        if truncated {
+            break;
+        }
+        let snippet = read_snippet(&l.file.path);
+        let block = block(l, new_since(&l.file), snippet.as_deref(), &view);
+        let space = view.max_bytes.saturating_sub(out.len() + 1);
+        if block.len() <= space {
+            out.push('\n');
+            out.push_str(&block);
+        } else {
+            truncated = true;
+            if i == 0 && space > 0 {
+                let mut block = block;
+                cap_head(&mut block, space, false);
+                out.push('\n');
+                out.push_str(&block);
+            }
+        }
+    }
+    Ok(Text {
+        text: out,
+        truncated,
+    })
+}
+
+/// The first line: how many messages, how many unread and new, how many shown.
+fn summary(total: usize, unread: usize, new: usize, max_messages: usize) -> String {
+    if total == 0 {
+        return "No messages.\n".into();
+    }
+    let plural = if total == 1 { "message" } else { "messages" };
+    let mut counts = format!("{unread} unread");
+    if new > 0 {
+        let _ = write!(counts, ", {new} new since last tick");
+    }
+    if total > max_messages {
+        format!("{total} {plural} ({counts}); the newest {max_messages}:\n")
+    } else {
+        format!("{total} {plural} ({counts}), newest first:\n")
+    }
+}
+
+/// The line naming the skipped files (the first [`SKIPPED_NAMED`], then a count).
+fn skipped_line(skipped: &[String]) -> String {
+    let named: Vec<String> = skipped
+        .iter()
+        .take(SKIPPED_NAMED)
+        .map(|s| one_line(s, '?', HEADER_CHARS))
+        .collect();
+    let mut line = format!("skipped, not readable as mail: {}", named.join(", "));
+    if skipped.len() > SKIPPED_NAMED {
+        let _ = write!(line, " and {} more", skipped.len() - SKIPPED_NAMED);
+    }
+    line.push('\n');
+    line
+}
+
+/// One message's block: its date and flags, sender, subject, snippet.
+fn block(l: &Listed, new: bool, snippet: Option<&str>, view: &View) -> String {
+    let mut when = view.zone.wall(l.when);
+    let year = view.zone.day(l.when).year();
+    if year != view.zone.day(view.now).year() {
+        let _ = write!(when, " {year}");
+    }
+    let mut out = format!("{when} · {}", if l.file.unread { "unread" } else { "read" });
+    if l.file.flagged {
+        out.push_str(" · flagged");
+    }
+    if new {
+        out.push_str(" · new since last tick");
+    }
+    let _ = write!(out, "\nFrom: {}\nSubject: {}\n", l.from, l.subject);
+    if let Some(s) = snippet.filter(|s| !s.is_empty()) {
+        out.push_str(s);
+        out.push('\n');
+    }
+    out
+}
+
+/// The candidates: regular files of `new/` and `cur/`, the [`MAX_CANDIDATES`] most
+/// recently modified; and the files that could not be looked at.
+fn list(root: &Path) -> Result<(Vec<File>, Vec<String>), String> {
+    let meta = std::fs::metadata(root)
+        .map_err(|e| format!("cannot read the Maildir {}: {e}", root.display()))?;
+    let is_dir = |d: &str| std::fs::metadata(root.join(d)).is_ok_and(|m| m.is_dir());
+    if !meta.is_dir() || !is_dir("cur") || !is_dir("new") {
+        return Err(format!(
+            "{} is not a Maildir: it needs cur/ and new/ directories; point `path` at a \
+             Maildir folder (e.g. ~/Mail/INBOX)",
+            root.display()
+        ));
+    }
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for dir in ["new", "cur"] {
+        let entries = std::fs::read_dir(root.join(dir))
+            .map_err(|e| format!("cannot read {}/{dir}: {e}", root.display()))?;
+        for entry in entries {
+            let Ok(entry) = entry else { continue };
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            let shown = format!("{dir}/{name}");
+            let meta = match std::fs::metadata(&path) {
+                Ok(m) if m.is_file() => m,
+                Ok(_) => continue,
+                Err(_) => {
+                    skipped.push(shown);
+                    continue;
+                }
+            };
+            let flags = if dir == "new" { "" } else { flags(&name) };
+            if flags.contains('T') {
+                continue;
+            }
+            files.push(File {
+                path,
+                shown,
+                modified: meta
+                    .modified()
+                    .map_or(DateTime::<Utc>::UNIX_EPOCH, DateTime::<Utc>::from),
+                unread: !flags.contains('S'),
+                flagged: flags.contains('F'),
+                name,
+            });
+        }
+    }
+    files.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    files.truncate(MAX_CANDIDATES);
+    Ok((files, skipped))
+}
+
+/// Why a candidate is not listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unlisted {
+    /// It is no longer there (moved or deleted since the folder was listed).
+    Gone,
+    /// It cannot be read, or it is not a message.
+    NotMail,
+}
+
+/// Reads a candidate's header.
+fn read_header(file: &File) -> Result<Listed, Unlisted> {
+    let bytes = read_header_bytes(&file.path).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            Unlisted::Gone
+        } else {
+            Unlisted::NotMail
+        }
+    })?;
+    let message = MessageParser::default()
+        .parse_headers(&bytes)
+        .ok_or(Unlisted::NotMail)?;
+    if message.from().is_none() && message.subject().is_none() && message.date().is_none() {
+        return Err(Unlisted::NotMail);
+    }
+    let when = message
+        .date()
+        .filter(|d| d.is_valid())
+        .and_then(|d| DateTime::from_timestamp(d.to_timestamp(), 0))
+        .unwrap_or(file.modified);
+    Ok(Listed {
+        when,
+        from: sender(&message),
+        subject: message
+            .subject()
+            .map_or_else(|| "(no subject)".into(), |s| one_line(s, ' ', HEADER_CHARS)),
+        file: file.clone(),
+    })
+}
+
+/// The sender as `Name <address>`, cleaned to one line.
+fn sender(message: &Message<'_>) -> String {
+    let first = message.from().and_then(|a| a.first());
+    let name = first
+        .and_then(|a| a.name())
+        .map(str::trim)
+        .filter(|n| !n.is_empty());
+    let address = first.and_then(|a| a.address()).filter(|a| !a.is_empty());
+    let text = match (name, address) {
+        (Some(n), Some(a)) => format!("{n} <{a}>"),
+        (Some(n), None) => n.to_string(),
+        (None, Some(a)) => a.to_string(),
+        (None, None) => "(unknown sender)".into(),
+    };
+    one_line(&text, ' ', HEADER_CHARS)
+}
+
+/// The start of a file up to the end of its header (a blank line), at most
+/// [`HEADER_READ_LIMIT`].
+fn read_header_bytes(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = std::fs::File::open(path)?.take(HEADER_READ_LIMIT as u64);
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let from = bytes.len().saturating_sub(3);
+        bytes.extend_from_slice(&chunk[..n]);
+        let tail = &bytes[from..];
+        if tail.windows(2).any(|w| w == b"\n\n") || tail.windows(4).any(|w| w == b"\r\n\r\n") {
+            break;
+        }
+    }
+    Ok(bytes)
+}
+
+/// A shown message's snippet; `None` when it cannot be read any more (moved or deleted
+/// since it was listed) or has no text body.
+fn read_snippet(path: &Path) -> Option<String> {
+    let bytes = read_head(path, MESSAGE_READ_LIMIT).ok()?;
+    let message = MessageParser::default().parse(&bytes)?;
+    let body = message.body_text(0)?;
+    Some(snippet(&body))
+}
+
+/// The body's start as one line: cleaned, whitespace collapsed, at most
+/// [`SNIPPET_CHARS`] characters (`…` at a cut).
+pub fn snippet(body: &str) -> String {
+    let start: String = body.chars().take(SNIPPET_SCAN_CHARS).collect();
+    let collapsed = clean(&start)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    one_line(&collapsed, ' ', SNIPPET_CHARS)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::sources::testing::ctx;
+    use crate::sources::{Source, SourceKind, gather};
+    use crate::state::State;
+    use crate::timestamp;
+
+    fn settings(path: &Path, max_messages: usize, max_bytes: usize) -> SourceKind {
+        SourceKind::Maildir(MaildirSettings {
+            path: path.to_path_buf(),
+            max_messages,
+            max_bytes,
+        })
+    }
+
+    fn from_toml(text: &str) -> Result<MaildirSettings, SettingsError> {
+        let resolve = |p: &str| -> Result<PathBuf, String> {
+            if p.starts_with('~') {
+                Err(format!("`{p}` cannot expand"))
+            } else {
+                Ok(Path::new("/etc/thinker").join(p))
+            }
+        };
+        MaildirSettings::from_table(text.parse::<toml::Table>().unwrap(), &resolve)
+    }
+
+    /// Writes `text` at `dir/name` modified at `mtime`.
+    fn put(dir: &Path, name: &str, text: &str, mtime: &str) {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let t: std::time::SystemTime = timestamp::parse(mtime).unwrap().into();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+
+    fn maildir() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["cur", "new", "tmp"] {
+            std::fs::create_dir(dir.path().join(d)).unwrap();
+        }
+        dir
+    }
+
+    fn mail(from: &str, subject: &str, date: Option<&str>, body: &str) -> String {
+        let date = date.map(|d| format!("Date: {d}\n")).unwrap_or_default();
+        format!("From: {from}\nSubject: {subject}\n{date}\n{body}\n")
+    }
+
+    async fn read(dir: &Path, max_messages: usize, max_bytes: usize, last: &str) -> Text {
+        let state = State::default();
+        let mut cx = ctx(&state, dir);
+        cx.last_tick = timestamp::parse(last);
+        let g = gather(&[Source::from(settings(dir, max_messages, max_bytes))], &cx).await;
+        assert!(g.failures.is_empty(), "{g:?}");
+        let t = &g.texts[0];
+        Text {
+            text: t.text.clone(),
+            truncated: t.truncated,
+        }
+    }
+
+    #[test]
+    fn settings_are_checked_and_defaulted() {
+        let s = from_toml("path = 'Mail/INBOX'").unwrap();
+        assert_eq!(s.path(), Path::new("/etc/thinker/Mail/INBOX"));
+        assert_eq!(s.max_messages(), DEFAULT_MAILDIR_MESSAGES);
+        assert_eq!(s.max_bytes, DEFAULT_MAILDIR_MAX_BYTES);
+        // (table, the field the error names; None = the source as a whole)
+        let cases: &[(&str, Option<&str>)] = &[
+            ("path = '/m'\nmax_messages = 0", Some("max_messages")),
+            ("path = '/m'\nmax_messages = 1001", Some("max_messages")),
+            ("path = '/m'\nmax_messages = '5'", Some("max_messages")),
+            ("path = '/m'\nmax_bytes = 0", Some("max_bytes")),
+            ("path = '/m'\nmax_bytes = 10000001", Some("max_bytes")),
+            ("path = '/m'\nmax_mesages = 5", Some("max_mesages")),
+            ("path = '~nobody/Mail'", Some("path")),
+            ("max_messages = 5", None),
+        ];
+        for (text, field) in cases {
+            let e = from_toml(text).unwrap_err();
+            assert_eq!(e.field.as_deref(), *field, "{text}: {e}");
+        }
+        let e = from_toml("path = '/m'\nmax_mesages = 5").unwrap_err();
+        assert!(
+            e.message.contains("path, max_messages, max_bytes"),
+            "the keys it takes: {e}"
+        );
+        let s = from_toml("path = '/m'\nmax_messages = 1000\nmax_bytes = 1").unwrap();
+        assert_eq!((s.max_messages, s.max_bytes), (1000, 1));
+    }
+
+    #[test]
+    fn flags_follow_the_info_part() {
+        let cases = [
+            ("1763805720.M1P1.host:2,S", "S"),
+            ("1763805720.M1P1.host:2,FRS", "FRS"),
+            ("1763805720.M1P1.host:2,", ""),
+            ("1763805720.M1P1.host", ""),
+            ("odd:name:2,T", "T"),
+        ];
+        for (name, want) in cases {
+            assert_eq!(flags(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_snippet_is_one_collapsed_line() {
+        assert_eq!(snippet("  Hello,\n\n\tworld!  \r\n"), "Hello, world!");
+        assert_eq!(snippet("a\u{1b}[31mred\u{1b}[0m\u{202e}b"), "aredb");
+        let long = "word ".repeat(200);
+        let s = snippet(&long);
+        assert_eq!(s.chars().count(), SNIPPET_CHARS);
+        assert!(s.ends_with('…'), "{s}");
+    }
+
+    proptest! {
+        #[test]
+        fn snippets_are_bounded_and_clean(body in "(?s).{0,1200}") {
+            let s = snippet(&body);
+            prop_assert!(s.chars().count() <= SNIPPET_CHARS);
+            prop_assert!(!s.contains("  "), "{s:?}");
+            prop_assert!(!s.chars().any(char::is_control), "{s:?}");
+            prop_assert_eq!(s.trim(), s.as_str());
+        }
+    }
+
+    #[tokio::test]
+    async fn newest_first_by_date_then_mtime_then_name() {
+        let dir = maildir();
+        let d = dir.path();
+        let day = "2026-11-21T12:00:00Z";
+        put(
+            d,
+            "new/b",
+            &mail(
+                "b@x",
+                "dated newest",
+                Some("Sun, 22 Nov 2026 09:00:00 +0000"),
+                "B",
+            ),
+            day,
+        );
+        // No Date: its file time (10:03) places it.
+        put(
+            d,
+            "new/c",
+            &mail("c@x", "undated", None, "C"),
+            "2026-11-22T10:03:00Z",
+        );
+        // The Date is read in its own offset: 09:30 +0100 is 08:30 UTC.
+        put(
+            d,
+            "cur/a:2,S",
+            &mail(
+                "a@x",
+                "offset",
+                Some("Sun, 22 Nov 2026 09:30:00 +0100"),
+                "A",
+            ),
+            day,
+        );
+        // The same Date as `a`: the name breaks the tie.
+        put(
+            d,
+            "cur/0:2,",
+            &mail("z@x", "tie", Some("Sun, 22 Nov 2026 08:30:00 +0000"), "Z"),
+            day,
+        );
+        put(d, "tmp/x", &mail("t@x", "being delivered", None, "T"), day);
+        put(d, "cur/.hidden", &mail("h@x", "hidden", None, "H"), day);
+        put(d, "cur/gone:2,ST", &mail("g@x", "trashed", None, "G"), day);
+        let t = read(d, 20, 8000, "2026-11-22T10:00:00Z").await;
+        let subjects: Vec<&str> = t
+            .text
+            .lines()
+            .filter_map(|l| l.strip_prefix("Subject: "))
+            .collect();
+        assert_eq!(subjects, ["undated", "dated newest", "tie", "offset"]);
+        assert!(
+            t.text
+                .starts_with("4 messages (3 unread, 1 new since last tick), newest first:\n"),
+            "{}",
+            t.text
+        );
+        assert!(
+            t.text
+                .contains("Sun 22 Nov 10:03 · unread · new since last tick\n")
+        );
+        assert!(t.text.contains("Sun 22 Nov 08:30 · read\nFrom: a@x\n"));
+
+        let t = read(d, 2, 8000, "2026-11-22T10:00:00Z").await;
+        assert!(
+            t.text
+                .starts_with("4 messages (3 unread, 1 new since last tick); the newest 2:\n")
+        );
+        assert_eq!(t.text.matches("Subject: ").count(), 2);
+        assert!(!t.truncated);
+    }
+
+    #[tokio::test]
+    async fn the_byte_cap_keeps_whole_blocks() {
+        let dir = maildir();
+        let d = dir.path();
+        for i in 0..5 {
+            put(
+                d,
+                &format!("new/{i}"),
+                &mail("x@y", &format!("message {i}"), None, &"text ".repeat(40)),
+                &format!("2026-11-22T0{i}:00:00Z"),
+            );
+        }
+        let full = read(d, 20, 8000, "2026-11-23T00:00:00Z").await;
+        assert!(!full.truncated);
+        let blocks: Vec<&str> = full.text.split("\n\n").collect();
+        assert_eq!(blocks.len(), 6, "the summary and 5 blocks: {}", full.text);
+        let cap = full.text.len() - 10;
+        let cut = read(d, 20, cap, "2026-11-23T00:00:00Z").await;
+        assert!(cut.truncated && cut.text.len() <= cap);
+        assert_eq!(cut.text.matches("Subject: ").count(), 4, "{}", cut.text);
+        assert!(full.text.starts_with(&cut.text), "whole blocks, in order");
+        // A cap below one block still shows the start of the newest.
+        let tiny = read(d, 20, 80, "2026-11-23T00:00:00Z").await;
+        assert!(tiny.truncated && tiny.text.len() <= 80, "{tiny:?}");
+        assert!(tiny.text.contains("Sun 22 Nov 04:00"), "{}", tiny.text);
+    }
+
+    #[tokio::test]
+    async fn junk_is_skipped_and_an_empty_folder_says_so() {
+        let dir = maildir();
+        let d = dir.path();
+        let t = read(d, 20, 8000, "2026-11-22T10:00:00Z").await;
+        assert_eq!(t.text, "No messages.\n");
+        put(
+            d,
+            "new/junk",
+            "\u{0}\u{1}\u{2} binary junk \u{ff}",
+            "2026-11-22T09:00:00Z",
+        );
+        put(
+            d,
+            "new/ok",
+            &mail("a@x", "fine", None, "body"),
+            "2026-11-22T09:00:00Z",
+        );
+        let t = read(d, 20, 8000, "2026-11-22T10:00:00Z").await;
+        assert!(
+            t.text.starts_with(
+                "1 message (1 unread), newest first:\nskipped, not readable as mail: new/junk\n\n"
+            ),
+            "{}",
+            t.text
+        );
+        assert!(t.text.contains("Subject: fine\nbody\n"), "{}", t.text);
+    }
+
+    #[test]
+    fn a_file_gone_since_the_listing_is_not_called_unreadable() {
+        let dir = maildir();
+        let file = File {
+            path: dir.path().join("new/1.x"),
+            shown: "new/1.x".into(),
+            name: "1.x".into(),
+            modified: DateTime::<Utc>::UNIX_EPOCH,
+            unread: true,
+            flagged: false,
+        };
+        assert_eq!(read_header(&file).unwrap_err(), Unlisted::Gone);
+        for junk in ["", "just a line of text, no header", "\n\nbody only"] {
+            put(dir.path(), "new/1.x", junk, "2026-11-22T09:00:00Z");
+            assert_eq!(
+                read_header(&file).unwrap_err(),
+                Unlisted::NotMail,
+                "{junk:?}"
+            );
+        }
+        put(
+            dir.path(),
+            "new/1.x",
+            "Subject: only this\n",
+            "2026-11-22T09:00:00Z",
+        );
+        let l = read_header(&file).unwrap();
+        assert_eq!(
+            (l.from.as_str(), l.subject.as_str()),
+            ("(unknown sender)", "only this")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_missing_or_plain_directory_is_a_failure() {
+        let state = State::default();
+        let dir = tempfile::tempdir().unwrap();
+        let cx = ctx(&state, dir.path());
+        for (path, says) in [
+            (dir.path().join("nope"), "cannot read the Maildir"),
+            (
+                dir.path().to_path_buf(),
+                "is not a Maildir: it needs cur/ and new/",
+            ),
+        ] {
+            let g = gather(&[Source::from(settings(&path, 20, 8000))], &cx).await;
+            assert!(g.texts.is_empty());
+            assert!(g.failures[0].error.contains(says), "{g:?}");
+            assert_eq!(g.failures[0].kind, "maildir");
+        }
+    }
+}
