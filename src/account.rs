@@ -1,5 +1,7 @@
 //! The readable account of a tick: what each thread did and what the aggregator changed
-//! (added, reinforced, weakened (shown as "Decayed"), removed, pressure and hints, escalations). Printed by
+//! (added, reinforced, weakened (shown as "Decayed"), removed, pressure and hints,
+//! escalations raised, and what the escalation phase did or, in a dry run, the prompt it
+//! would send). Printed by
 //! `thinker tick --dry-run` ("would …") and by `thinker tick -v`. Pure rendering.
 
 use std::fmt::Write;
@@ -30,18 +32,66 @@ pub fn render(tick: &TickReport) -> String {
     );
     threads(&mut out, &j.threads);
     let r = &tick.report;
-    if !r.applied {
+    if r.applied {
+        changes(&mut out, r, dry);
+        thread_state(&mut out, r);
+        escalations(&mut out, r, dry);
+    } else {
         let _ = writeln!(
             out,
             "\nNo thread answered: the subconscious {} unchanged (no decay, no tick count).",
             if dry { "would stay" } else { "stays" }
         );
-        return out;
     }
-    changes(&mut out, r, dry);
-    thread_state(&mut out, r);
-    escalations(&mut out, r, dry);
+    escalation_work(&mut out, tick);
     out
+}
+
+/// What the escalation phase did (a tick), or the prompt it would send (a dry run).
+fn escalation_work(out: &mut String, tick: &TickReport) {
+    if let Some(prompt) = &tick.escalation_prompt {
+        let _ = writeln!(
+            out,
+            "\nEscalation prompt (would be sent to the primary model; nothing was called)\n{}",
+            prompt.trim_end()
+        );
+    }
+    let Some(line) = &tick.escalation else {
+        return;
+    };
+    let w = &line.escalation;
+    let _ = writeln!(out, "\nEscalation work");
+    if let (Some(provider), Some(model)) = (&w.provider, &w.model) {
+        let _ = writeln!(
+            out,
+            "  call       {provider}/{model}  {:.1} s  {}+{} tokens  ${:.4}",
+            w.latency_ms.unwrap_or(0) as f64 / 1000.0,
+            w.tokens_in,
+            w.tokens_out,
+            w.cost
+        );
+    }
+    if let Some(d) = &w.decision {
+        let _ = writeln!(
+            out,
+            "  decided    {}: {} (why: {})",
+            clean(&d.action),
+            clean(&d.text),
+            clean(&d.why)
+        );
+    }
+    for e in &w.errors {
+        let _ = writeln!(out, "  error      {}", clean(e));
+    }
+    for r in &w.records {
+        let _ = writeln!(
+            out,
+            "  ! {}: {} → {}",
+            clean(&r.thread),
+            clean(&r.reason),
+            clean(&r.outcome.to_string())
+        );
+    }
 }
 
 /// A heading: "Would add" in a dry run, "Added" after a real tick.
@@ -176,10 +226,11 @@ fn escalations(out: &mut String, r: &Report, dry: bool) {
         heading(dry, "record escalations", "Escalations")
     );
     for e in &r.escalations {
+        let outcome = e.outcome.to_string();
         let note = if e.outcome == EscalationOutcome::Pending {
-            if dry { "would be escalated" } else { "pending" }
+            if dry { "would be escalated" } else { "raised" }
         } else {
-            "suppressed: a recent duplicate"
+            outcome.as_str()
         };
         let _ = writeln!(
             out,

@@ -140,14 +140,15 @@ async fn tick(
     })
 }
 
-/// A dry run calls nothing: it shows the prompt the primary model would be sent.
+/// A dry run calls nothing: it shows the prompt the primary model would be sent (none
+/// without a primary model: the real tick would record the escalation as failed).
 fn dry_run_prompt(
     phase: &escalate::Escalation<'_>,
     state: &State,
     outcomes: &[ThreadOutcome; 4],
 ) -> Option<String> {
     let plan = phase.plan(state);
-    if plan.decide.is_empty() {
+    if plan.decide.is_empty() || phase.config.models.is_empty() {
         return None;
     }
     Some(
