@@ -158,7 +158,12 @@ pub fn render(state: &State, caps: &Caps, clock: &Clock, color: bool) -> String 
         let _ = writeln!(out, "  {}", p.paint(DIM, "(none)"));
     }
     for r in state.escalation_history.iter().rev() {
-        let outcome = clean(&r.outcome.to_string());
+        let mut outcome = clean(&r.outcome.to_string());
+        if r.delivery == Some(crate::state::Delivery::Unconfirmed) {
+            outcome.push_str(" (unconfirmed: the tick was interrupted while it ran)");
+        } else if r.delivery == Some(crate::state::Delivery::Started) {
+            outcome.push_str(" (under way)");
+        }
         let code = if outcome.starts_with("suppressed") {
             DIM
         } else {
@@ -172,6 +177,14 @@ pub fn render(state: &State, caps: &Caps, clock: &Clock, color: bool) -> String 
             p.paint(code, &outcome),
             clean(&r.reason)
         );
+        if let Some(why) = r
+            .decision
+            .as_ref()
+            .map(|d| clean(d.why.trim()))
+            .filter(|w| !w.is_empty() && !outcome.contains(w.as_str()))
+        {
+            let _ = writeln!(out, "             {}", p.paint(DIM, &format!("why: {why}")));
+        }
     }
     out
 }

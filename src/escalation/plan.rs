@@ -122,16 +122,16 @@ fn text_or_reasons(decision: &DecisionRecord, reasons: &[&str]) -> String {
 }
 
 /// The message the user receives for a `notify` or a `propose`: the text, marked as a
-/// proposal when it is one (nothing was run), then who raised it.
+/// proposal when it is one (nothing was run), then who raised it; newline-terminated.
 pub fn message(decision: &DecisionRecord, threads: &[&str], reasons: &[&str]) -> String {
     let text = text_or_reasons(decision, reasons);
     let mut threads: Vec<&str> = threads.to_vec();
     threads.dedup();
     let from = format!("— thinker ({})", threads.join(", "));
     if decision.action == Action::Propose.as_str() {
-        format!("Proposal (thinker ran nothing: it is yours to decide)\n{text}\n{from}")
+        format!("Proposal (thinker ran nothing: it is yours to decide)\n{text}\n{from}\n")
     } else {
-        format!("{text}\n{from}")
+        format!("{text}\n{from}\n")
     }
 }
 
@@ -348,7 +348,7 @@ mod tests {
         let Effect::Notify { message, done } = effect(&d("notify"), &t, &r, false, &cfg) else {
             panic!("notify runs the notifier")
         };
-        assert_eq!(message, "Disk 95% full\n— thinker (watcher)");
+        assert_eq!(message, "Disk 95% full\n— thinker (watcher)\n");
         assert_eq!(done, EscalationOutcome::Notified("Disk 95% full".into()));
         assert!(matches!(
             effect(&d("notify"), &t, &r, true, &cfg),
