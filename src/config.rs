@@ -1531,6 +1531,21 @@ mod tests {
             "f",
             "[escalation]\nmodel = \"p/m\"\ntimeout_seconds = {v}\n",
         ),
+        (
+            "escalation.notify_timeout_seconds",
+            "f",
+            "[escalation]\nnotify_timeout_seconds = {v}\n",
+        ),
+        (
+            "escalation.max_attempts",
+            "u32",
+            "[escalation]\nmax_attempts = {v}\n",
+        ),
+        (
+            "escalation.dismiss_memory_hours",
+            "u32",
+            "[escalation]\ndismiss_memory_hours = {v}\n",
+        ),
     ];
 
     #[test]
@@ -1579,6 +1594,37 @@ mod tests {
     }
 
     #[test]
+    fn the_escalation_table_is_checked_and_defaulted() {
+        let head = "[providers.p]\nkind = \"ollama\"\n";
+        let cases = [
+            ("[escalation]\nquiet_hours = [\"late\"]\n", "escalation.quiet_hours[0]"),
+            ("[escalation]\nnotify_command = [\" \"]\n", "escalation.notify_command[0]"),
+            ("[escalation]\nfallback = [\"p/m\"]\n", "escalation.fallback"),
+            ("[escalation]\nmodel = \"nope/m\"\n", "escalation.model"),
+            ("[escalation]\nnotify = []\n", "notify"),
+        ];
+        for (text, named) in cases {
+            let msg = parse(&format!("{head}{text}")).unwrap_err().to_string();
+            assert!(msg.contains(named), "{text}: {msg}");
+        }
+        let c = parse(&format!(
+            "{head}[escalation]\nmodel = \"p/big\"\nquiet_hours = [\"22:30-07:00\"]\ndismiss_memory_hours = 2\n"
+        ))
+        .unwrap();
+        let e = &c.escalation;
+        assert_eq!(e.models.len(), 1);
+        assert_eq!(e.max_attempts, DEFAULT_MAX_ATTEMPTS);
+        assert_eq!(e.notify_timeout, Duration::from_secs(30));
+        assert!(e.is_quiet(NaiveTime::from_hms_opt(23, 0, 0).unwrap()));
+        assert!(!e.is_quiet(NaiveTime::from_hms_opt(12, 0, 0).unwrap()));
+        assert_eq!(c.memory.dismiss_memory, chrono::TimeDelta::hours(2));
+        // Without the table: no primary model, the defaults.
+        let bare = parse(head).unwrap();
+        assert!(bare.escalation.models.is_empty());
+        assert_eq!(bare.memory.dismiss_memory, chrono::TimeDelta::hours(24));
+    }
+
+    #[test]
     fn every_numeric_key_is_in_the_table() {
         // A key added to a Raw type without a range check would be missed by the table
         // test above: the default config names every key, so compare against it.
@@ -1592,6 +1638,9 @@ mod tests {
             "thread_timeout_seconds",
             "daily_cost",
             "daily_cap",
+            "notify_timeout_seconds",
+            "max_attempts",
+            "dismiss_memory_hours",
         ] {
             assert!(
                 NUMERIC_KEYS.iter().any(|(k, _, _)| k.ends_with(key)),

@@ -391,4 +391,74 @@ mod tests {
             "failed: timed out; gave up after 3 attempts"
         );
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        const OUTCOMES: [&str; 9] = [
+            "pending",
+            "failed: down",
+            "held: until the quiet hours end: x",
+            "notified: x",
+            "dismissed: y",
+            "capped: z",
+            "suppressed: duplicate",
+            "proposed: w",
+            "hand-written",
+        ];
+
+        fn arb_record() -> impl Strategy<Value = EscalationRecord> {
+            (0..OUTCOMES.len(), 0u32..5, any::<bool>(), 0u8..3).prop_map(
+                |(o, attempts, decided, delivery)| EscalationRecord {
+                    attempts,
+                    decision: decided.then(|| DecisionRecord {
+                        action: "notify".into(),
+                        text: "t".into(),
+                        why: "w".into(),
+                    }),
+                    delivery: match delivery {
+                        0 => None,
+                        1 => Some(Delivery::Started),
+                        _ => Some(Delivery::Unconfirmed),
+                    },
+                    ..record(OUTCOMES[o])
+                },
+            )
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(400))]
+
+            /// Each record owes at most one kind of work; nothing decided or under way is
+            /// decided again; nothing is released in quiet hours; nothing is called over
+            /// the cap; an interrupted effect is only ever marked.
+            #[test]
+            fn the_plan_never_does_a_record_twice(
+                history in proptest::collection::vec(arb_record(), 0..12),
+                calls in 0u32..8,
+                quiet in any::<bool>(),
+            ) {
+                let cfg = config();
+                let p = plan(&history, &cfg, calls, quiet);
+                let mut seen = std::collections::HashSet::new();
+                for i in p.decide.iter().chain(&p.capped).chain(&p.release).chain(&p.interrupted) {
+                    prop_assert!(seen.insert(*i), "record {} planned twice", i);
+                }
+                for &i in p.decide.iter().chain(&p.capped) {
+                    prop_assert!(history[i].decision.is_none() && history[i].delivery.is_none());
+                }
+                for &i in &p.interrupted {
+                    prop_assert_eq!(history[i].delivery, Some(Delivery::Started));
+                }
+                for (i, r) in history.iter().enumerate() {
+                    if r.delivery == Some(Delivery::Started) {
+                        prop_assert!(p.interrupted.contains(&i));
+                    }
+                }
+                prop_assert!(!quiet || p.release.is_empty());
+                prop_assert!(calls < cfg.daily_cap || p.decide.is_empty());
+            }
+        }
+    }
 }
