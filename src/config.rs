@@ -1597,9 +1597,18 @@ mod tests {
     fn the_escalation_table_is_checked_and_defaulted() {
         let head = "[providers.p]\nkind = \"ollama\"\n";
         let cases = [
-            ("[escalation]\nquiet_hours = [\"late\"]\n", "escalation.quiet_hours[0]"),
-            ("[escalation]\nnotify_command = [\" \"]\n", "escalation.notify_command[0]"),
-            ("[escalation]\nfallback = [\"p/m\"]\n", "escalation.fallback"),
+            (
+                "[escalation]\nquiet_hours = [\"late\"]\n",
+                "escalation.quiet_hours[0]",
+            ),
+            (
+                "[escalation]\nnotify_command = [\" \"]\n",
+                "escalation.notify_command[0]",
+            ),
+            (
+                "[escalation]\nfallback = [\"p/m\"]\n",
+                "escalation.fallback",
+            ),
             ("[escalation]\nmodel = \"nope/m\"\n", "escalation.model"),
             ("[escalation]\nnotify = []\n", "notify"),
         ];

@@ -606,3 +606,42 @@ fn a_dry_run_prints_the_escalation_prompt_and_calls_nothing() {
     assert!(deliveries(&out).is_empty());
     assert!(!tick.dir().join("subconscious.json").exists());
 }
+
+/// The whole escalation path against the real llama-server of the end-to-end suite (the
+/// openai kind, `json_schema`): a tick whose watcher escalates is decided by the real
+/// model, and the record settles on an outcome. Skipped without a server.
+#[test]
+fn a_real_llama_server_decides_an_escalation_through_the_tick() {
+    let Some(url) = crate::support::real_server(
+        "THINKER_LLAMA_URL",
+        "escalation tick e2e",
+        "start one with scripts/e2e-llama-server.sh and set THINKER_LLAMA_URL",
+    ) else {
+        return;
+    };
+    let model = std::env::var("THINKER_LLAMA_MODEL").unwrap_or_else(|_| "smollm2".into());
+    let mut tick = Tick::new().answer(Watcher, &escalating("NAS disk almost full"));
+    let (script, out) = appending(tick.home());
+    let memory = tick.home().join("memory");
+    tick = tick.config_extra(&format!(
+        "[providers.llama]\nkind = \"openai\"\nbase_url = \"{url}/v1\"\nstructured_output = \"json_schema\"\ntimeout_seconds = 180\nretries = 1\n\n[escalation]\nmodel = \"llama/{model}\"\nnotify_command = [\"{}\"]\nmemory_dir = \"{}\"\ntimeout_seconds = 200\n",
+        script.display(),
+        memory.display()
+    ));
+    let state = tick.run().expect_exit(0).state();
+    let record = &history(&state)[0];
+    let outcome = record["outcome"].as_str().unwrap();
+    eprintln!("[escalation tick e2e] {record}");
+    let settled = ["notified: ", "remembered: ", "dismissed: ", "proposed: "]
+        .iter()
+        .any(|p| outcome.starts_with(p));
+    // The tiny model may leave `text` empty on a notify: a typed refusal, retried later.
+    let refused = outcome.starts_with("failed: ") && outcome.contains("attempt 1 of 3");
+    assert!(settled || refused, "{outcome}");
+    if outcome.starts_with("notified: ") || outcome.starts_with("proposed: ") {
+        assert_eq!(deliveries(&out).len(), 1);
+    }
+    let line = escalation_lines(&tick.run().journal()).remove(0);
+    assert_eq!(line["provider"], "llama");
+    assert!(line["tokens_in"].as_u64().unwrap() > 0, "{line}");
+}
