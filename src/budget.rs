@@ -20,8 +20,10 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::breaker::{BreakerState, Breakers};
 use crate::clock::Clock;
 use crate::config::{Config, ProviderConfig, ThreadConfig};
+use crate::provider::CallError;
 
 /// File name of the ledger in the state directory.
 pub const LEDGER_FILE: &str = "ledger.json";
@@ -99,6 +101,9 @@ pub struct Ledger {
     /// Escalation calls made today.
     #[serde(default)]
     pub escalations: u32,
+    /// The providers' circuit breakers (kept across days).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub breakers: BTreeMap<String, BreakerState>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -151,6 +156,8 @@ pub enum Skip {
     QuietHours { window: String },
     /// Its budget (or the total) for today is spent.
     Budget { detail: String },
+    /// Every model's provider has its circuit breaker open (SPEC §9).
+    Breaker { detail: String },
 }
 
 impl std::fmt::Display for Skip {
@@ -160,6 +167,7 @@ impl std::fmt::Display for Skip {
             Skip::Cadence { every } => write!(f, "runs every {every} ticks"),
             Skip::QuietHours { window } => write!(f, "quiet hours {window}"),
             Skip::Budget { detail } => write!(f, "over budget: {detail}"),
+            Skip::Breaker { detail } => f.write_str(detail),
         }
     }
 }
@@ -192,6 +200,7 @@ pub struct Budget {
     limits: BTreeMap<String, (Option<u64>, Option<f64>)>,
     inner: Mutex<BudgetState>,
     write_ahead: Option<WriteAhead>,
+    breakers: Mutex<Breakers>,
 }
 
 impl std::fmt::Debug for Budget {
@@ -201,6 +210,7 @@ impl std::fmt::Debug for Budget {
             .field("total_cost", &self.total_cost)
             .field("limits", &self.limits)
             .field("inner", &self.inner)
+            .field("breakers", &self.breakers)
             .field("write_ahead", &self.write_ahead.is_some())
             .finish()
     }
@@ -253,7 +263,21 @@ impl Budget {
                 reserved: BTreeMap::new(),
             }),
             write_ahead: None,
+            breakers: Mutex::new(Breakers::default()),
         }
+    }
+
+    /// The providers' circuit breakers for this run (without them, every provider may
+    /// be called).
+    #[must_use]
+    pub fn with_breakers(mut self, breakers: Breakers) -> Budget {
+        self.breakers = Mutex::new(breakers);
+        self
+    }
+
+    /// The breakers' states, to keep in the ledger.
+    pub fn breaker_states(&self) -> BTreeMap<String, BreakerState> {
+        self.breakers.lock().map(|b| b.states()).unwrap_or_default()
     }
 
     /// Before each call is let through, `write` is given what would have been spent if
@@ -361,6 +385,24 @@ impl crate::provider::Gate for Budget {
             ));
         }
         Ok(())
+    }
+
+    fn breaker(&self, provider: &ProviderConfig) -> Result<(), String> {
+        self.breakers
+            .lock()
+            .map_err(|_| "breaker bookkeeping is unavailable".to_string())?
+            .check(provider)
+    }
+
+    fn verdict(&self, provider: &ProviderConfig, error: Option<&CallError>) {
+        let warning = self
+            .breakers
+            .lock()
+            .ok()
+            .and_then(|mut b| b.observe(provider, error));
+        if let Some(warning) = warning {
+            tracing::warn!("{warning}");
+        }
     }
 
     fn record(&self, provider: &ProviderConfig, tokens_in: u64, tokens_out: u64, cost: f64) {

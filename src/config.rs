@@ -12,6 +12,7 @@
 //! directory; `~` and `~/x` expand with `$HOME`, `~user/x` with `/etc/passwd`, and a `~`
 //! that cannot expand is an error naming the key (never a literal `~` directory).
 
+use crate::breaker::{BreakerSettings, DEFAULT_BREAKER_FAILURES, DEFAULT_BREAKER_HOURS};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -153,6 +154,8 @@ struct RawProvider {
     dir: Option<String>,
     anthropic_version: Option<String>,
     max_response_bytes: Option<u64>,
+    breaker_failures: Option<u32>,
+    breaker_hours: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -295,6 +298,8 @@ pub struct ProviderConfig {
     /// The most bytes of one response body that are read; a 2xx body that passes it
     /// fails the model.
     pub max_response_bytes: usize,
+    /// When to stop calling a provider that refuses the key or the quota.
+    pub breaker: BreakerSettings,
 }
 
 /// `provider/model`, as a thread's `model` and `fallback` name it.
@@ -758,6 +763,20 @@ impl Validator<'_> {
             replay_dir,
             anthropic_version: p.anthropic_version.unwrap_or_else(|| "2023-06-01".into()),
             max_response_bytes: self.max_response_bytes(name, p.max_response_bytes)?,
+            breaker: BreakerSettings {
+                failures: self.int(
+                    &provider_key(name, "breaker_failures"),
+                    p.breaker_failures,
+                    DEFAULT_BREAKER_FAILURES,
+                    1..=1000,
+                )?,
+                hours: self.int(
+                    &provider_key(name, "breaker_hours"),
+                    p.breaker_hours,
+                    DEFAULT_BREAKER_HOURS,
+                    1..=8760,
+                )?,
+            },
         })
     }
 

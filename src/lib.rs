@@ -9,6 +9,7 @@
 pub mod account;
 pub mod aggregate;
 pub mod answer;
+pub mod breaker;
 pub mod budget;
 pub mod cli;
 pub mod clock;

@@ -27,6 +27,7 @@ mod hardening_untrusted;
 mod litellm_e2e;
 mod llama_e2e;
 mod prompts;
+mod provider_breaker;
 mod providers;
 mod sources_maildir;
 mod support;

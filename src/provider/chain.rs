@@ -69,6 +69,18 @@ impl Providers {
             let config = self.configs.get(&model.provider);
             let gated = config.filter(|c| c.kind != ProviderKind::Replay);
             if let Some(config) = gated
+                && let Err(why) = gate.breaker(config)
+            {
+                tracing::debug!(provider = %model.provider, model = %model.model, reason = %why, "skipped by the breaker");
+                let error = CallError::BreakerOpen {
+                    model: model.to_string(),
+                    message: why,
+                };
+                attempts.push(Attempt::skipped(model, &error));
+                refused.get_or_insert(error);
+                continue;
+            }
+            if let Some(config) = gated
                 && let Err(why) = gate.admit(config, estimate)
             {
                 tracing::debug!(provider = %model.provider, model = %model.model, reason = %why, "skipped by budget");
@@ -84,6 +96,7 @@ impl Providers {
             let usage = outcome.usage.unwrap_or_default();
             if let Some(config) = gated {
                 gate.record(config, usage.tokens_in, usage.tokens_out, usage.cost);
+                gate.verdict(config, outcome.result.as_ref().err());
             }
             let mut attempt = Attempt::made(model, &outcome, usage);
             let error = match outcome.result {

@@ -56,6 +56,9 @@ pub enum CallError {
     Replay { model: String, message: String },
     #[error("{model}: skipped, over budget: {message}")]
     OverBudget { model: String, message: String },
+    /// The provider refused the key or the quota too often: not called (SPEC §9).
+    #[error("{model}: skipped, {message}")]
+    BreakerOpen { model: String, message: String },
     #[error("{model}: the answer could not be read: {message}")]
     Unreadable { model: String, message: String },
     #[error("no model to call")]

@@ -122,6 +122,13 @@ pub trait Gate: Send + Sync {
     /// clamped to what the request could use), so a reservation taken in `admit` can
     /// always be released.
     fn record(&self, provider: &ProviderConfig, tokens_in: u64, tokens_out: u64, cost: f64);
+    /// `Err(why)` skips the provider: its circuit breaker is open. Asked before `admit`.
+    fn breaker(&self, _provider: &ProviderConfig) -> Result<(), String> {
+        Ok(())
+    }
+    /// Called after every call made, with its error (`None`: it answered), so the
+    /// breaker counts refusals of the key or the quota.
+    fn verdict(&self, _provider: &ProviderConfig, _error: Option<&CallError>) {}
 }
 
 /// A gate that admits everything and records nothing.
@@ -197,6 +204,18 @@ impl Providers {
     /// The provider's configuration.
     pub fn config(&self, provider: &str) -> Option<&ProviderConfig> {
         self.configs.get(provider)
+    }
+
+    /// Each provider's breaker fingerprint ([`crate::breaker::fingerprint`]): a hash of
+    /// its config and its key's value as the environment holds it now.
+    pub fn fingerprints(&self) -> BTreeMap<String, String> {
+        self.configs
+            .iter()
+            .map(|(name, c)| {
+                let key = c.api_key_env.as_deref().and_then(|var| (self.env)(var));
+                (name.clone(), crate::breaker::fingerprint(c, key.as_deref()))
+            })
+            .collect()
     }
 
     /// Asks one model, retrying as its provider is configured to.

@@ -167,6 +167,7 @@ impl Escalation<'_> {
             .write_ledger(&Ledger {
                 runs: self.run,
                 spent: self.budget.spent(),
+                breakers: self.budget.breaker_states(),
                 escalations: self.calls_today.load(Ordering::SeqCst),
                 ..self.ledger.clone()
             })

@@ -15,7 +15,6 @@
 
 mod escalate;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -25,7 +24,8 @@ use serde::Serialize;
 
 use crate::aggregate::{self, Report, Status, ThreadError, ThreadOutcome};
 use crate::answer;
-use crate::budget::{self, Budget, Ledger, Skip, Spend};
+use crate::breaker::Breakers;
+use crate::budget::{self, Budget, Ledger, Skip};
 use crate::clock::Clock;
 use crate::config::{Config, ThreadConfig};
 use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
@@ -93,8 +93,15 @@ async fn tick(
 ) -> Result<TickReport, Error> {
     let started = Instant::now();
     let opened = Opened::open(state_dir, options)?;
-    let budget = opened.budget(config, options.dry_run);
     let providers = Providers::new(config.providers.clone()).map_err(Error::Providers)?;
+    let breakers = Breakers::new(
+        &opened.ledger.breakers,
+        providers.fingerprints(),
+        options.clock.now,
+    );
+    let budget = opened
+        .budget(config, options.dry_run)
+        .with_breakers(breakers);
     let prompts = Prompts::new(config.prompts_dir.as_deref());
     let threads = run_threads(
         config,
@@ -128,7 +135,7 @@ async fn tick(
     let (escalation, escalation_prompt) = if options.dry_run {
         (None, dry_run_prompt(&phase, committed, &outcomes))
     } else {
-        write(&opened, budget.spent(), &aggregated, &journal)?;
+        write(&opened, &budget, &aggregated, &journal)?;
         (phase.settle(committed.clone(), &outcomes).await?, None)
     };
     Ok(TickReport {
@@ -342,14 +349,15 @@ fn journal_line(
 /// line. Archive before the state: an entry is never forgotten untraced.
 fn write(
     opened: &Opened,
-    spent: BTreeMap<String, Spend>,
+    budget: &Budget,
     aggregated: &Aggregated,
     journal: &JournalLine,
 ) -> Result<(), Error> {
     let dir = &opened.dir;
     dir.write_ledger(&Ledger {
         runs: opened.run,
-        spent,
+        spent: budget.spent(),
+        breakers: budget.breaker_states(),
         ..opened.ledger.clone()
     })?;
     let recorded = |e: StorageError| e.after(Aftermath::SpendingRecorded);
@@ -469,6 +477,11 @@ impl ThreadJob<'_> {
                 ThreadOutcome::Skipped(Skip::Budget {
                     detail: e.to_string(),
                 })
+            }
+            Err(CallError::BreakerOpen { message, .. })
+                if outcome.attempts.iter().all(|a| a.skipped) =>
+            {
+                ThreadOutcome::Skipped(Skip::Breaker { detail: message })
             }
             Err(e) => ThreadOutcome::Failed(ThreadError::Call(e.to_string())),
         }
