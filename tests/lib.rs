@@ -27,6 +27,7 @@ mod litellm_e2e;
 mod llama_e2e;
 mod prompts;
 mod providers;
+mod sources_command;
 mod sources_maildir;
 mod support;
 mod tick;
