@@ -27,7 +27,13 @@ fn forking(then: &str) -> String {
 
 /// A `command` source running [`forking`]`(then)` with these extra keys.
 fn source(then: &str, pid_file: &Path, extra: &[(&str, toml::Value)]) -> Source {
-    let argv = ["sh", "-c", &forking(then), "sh", &pid_file.to_string_lossy()];
+    let argv = [
+        "sh",
+        "-c",
+        &forking(then),
+        "sh",
+        &pid_file.to_string_lossy(),
+    ];
     let mut table = toml::Table::new();
     table.insert("kind".into(), "command".into());
     table.insert("name".into(), "forks".into());
@@ -71,9 +77,9 @@ fn written(pid_file: &Path) -> [u32; 2] {
 fn gone(pid: u32) -> bool {
     match fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| {
-            matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))
-        }),
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))),
     }
 }
 
@@ -136,7 +142,7 @@ async fn a_source_dropped_mid_run_leaves_no_process_behind() {
         }
     };
     // Dropped once it has started its child, well within its own timeout.
-    let ran = tokio::time::timeout(Duration::from_secs(60), async {
+    let ran = tokio::time::timeout(Duration::from_secs(30), async {
         tokio::select! {
             g = gather_one(&source) => panic!("the source ended before it was dropped: {g:?}"),
             () = started => {}
@@ -204,12 +210,15 @@ fn the_default_configs_command_examples_are_valid_sources() {
     ] {
         let text = uncommented(DEFAULT_CONFIG, thread, program);
         assert_ne!(text, DEFAULT_CONFIG);
-        let config = Config::parse(&text, Some(Path::new("/home/sam/.config/thinker/config.toml")))
-            .unwrap_or_else(|e| panic!("the {program} example: {e}"));
+        let config = Config::parse(
+            &text,
+            Some(Path::new("/home/sam/.config/thinker/config.toml")),
+        )
+        .unwrap_or_else(|e| panic!("the {program} example: {e}"));
         let sources = &config.thread(thread).unwrap().sources;
-        let found = sources.iter().any(|s| {
-            matches!(&s.kind, SourceKind::Command(c) if c.argv() == argv)
-        });
+        let found = sources
+            .iter()
+            .any(|s| matches!(&s.kind, SourceKind::Command(c) if c.argv() == argv));
         assert!(found, "{program}: {sources:?}");
     }
 }
