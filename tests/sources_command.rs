@@ -4,7 +4,8 @@
 //! writes are valid sources once uncommented.
 //!
 //! Each command is `sh -c` writing its own pid and its background child's to a pid file
-//! (`$$ $!`); a process counts as gone when `/proc` no longer has it or shows it dead (a
+//! (`$$ $!`), then hanging as `exec sleep 300` (so `$$` is the hanging process) or
+//! printing through a pipeline; a process counts as gone when `/proc` no longer has it or shows it dead (a
 //! zombie: a container's init may never reap it). Gone is polled for a bounded while (a
 //! bound for a loaded machine, not a timing claim).
 
@@ -106,7 +107,11 @@ fn assert_gone(what: &str, pids: [u32; 2]) {
 async fn a_command_that_forks_and_hangs_dies_with_its_child_at_the_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pids");
-    let source = source("sleep 300", &pid_file, &[("timeout_seconds", 2.into())]);
+    let source = source(
+        "exec sleep 300",
+        &pid_file,
+        &[("timeout_seconds", 2.into())],
+    );
     let gathered = gather_one(&source).await;
     assert!(gathered.texts.is_empty(), "{gathered:?}");
     assert_eq!(gathered.failures[0].error, "timed out after 2 s");
@@ -135,7 +140,11 @@ async fn megabytes_of_output_are_capped_and_the_group_killed() {
 async fn a_source_dropped_mid_run_leaves_no_process_behind() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pids");
-    let source = source("sleep 300", &pid_file, &[("timeout_seconds", 600.into())]);
+    let source = source(
+        "exec sleep 300",
+        &pid_file,
+        &[("timeout_seconds", 600.into())],
+    );
     let started = async {
         while pids(&pid_file).is_none() {
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -159,7 +168,7 @@ fn a_thread_timeout_in_a_tick_kills_the_group() {
     let pid_file = tick.home().join("pids");
     let lines = format!(
         "timeout_seconds = 2\n[[threads.watcher.sources]]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", {script:?}, \"sh\", {pid_file:?}]\ntimeout_seconds = 600",
-        script = forking("sleep 300"),
+        script = forking("exec sleep 300"),
     );
     let mut tick = tick.thread(Watcher, &lines).expect_exit(3);
     let outcome = tick.run();
