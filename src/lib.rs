@@ -21,6 +21,7 @@ pub mod init;
 pub mod input;
 pub mod journal;
 pub mod matching;
+pub mod process;
 pub mod prompt;
 pub mod provider;
 pub mod runtime;

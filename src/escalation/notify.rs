@@ -10,15 +10,11 @@
 //! blocks on a full pipe); once it has exited, its pipes are read for [`PIPE_GRACE`] more
 //! and then let go (something it left running may keep them open).
 //!
-//! **Killing the group** uses `kill -s KILL -- -PGID` (the POSIX `kill` utility, looked up
-//! on `PATH`, then `/bin/kill`, `/usr/bin/kill`), run while the notifier is still unreaped
-//! so the group id cannot have been reused. The crate forbids `unsafe` (so no
-//! `libc::killpg`) and tokio's `Child::kill` reaches only the direct child; `nix` or
-//! `rustix` would do it in-process but add a dependency for one call on a path taken only
-//! by a hanging notifier. The direct child is also killed through tokio, so it dies even
-//! when no `kill` program can be run (the error then says its children may live on). If
-//! the caller drops the future mid-run (a tick deadline), a guard kills the group the
-//! same way.
+//! **Killing the group** is [`crate::process`]'s: `kill -s KILL -- -PGID`, run while the
+//! notifier is still unreaped so the group id cannot have been reused. The direct child
+//! is also killed through tokio, so it dies even when no `kill` program can be run (the
+//! error then says its children may live on). If the caller drops the future mid-run (a
+//! tick deadline), the group is killed the same way.
 //!
 //! Errors name the program (`argv[0]`) only, never the arguments: a notifier's arguments
 //! may hold a token (a Telegram bot URL, an ntfy topic). For the same reason a quoted
@@ -37,6 +33,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::ChildStdin;
 
+use crate::process::GroupChild;
 use crate::untrusted;
 
 /// How much of a notifier's stdout and of its stderr is kept.
@@ -47,8 +44,6 @@ pub const PIPE_GRACE: Duration = Duration::from_millis(200);
 pub const EXCERPT_CHARS: usize = 200;
 /// Arguments at least this long are redacted from quoted output when echoed whole.
 const REDACT_MIN_CHARS: usize = 8;
-/// Where the `kill` utility is looked for, in order.
-const KILL_PROGRAMS: [&str; 3] = ["kill", "/bin/kill", "/usr/bin/kill"];
 
 /// A notifier that ran and exited successfully.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,26 +110,24 @@ pub async fn run_notifier(
     };
     let shown = untrusted::clean_line(program);
     let deadline = tokio::time::Instant::now() + timeout;
-    let mut child = tokio::process::Command::new(program)
-        .args(arguments)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|source| match source.kind() {
-            io::ErrorKind::NotFound => NotifyError::NotFound {
-                program: shown.clone(),
-            },
-            _ => NotifyError::Spawn {
-                program: shown.clone(),
-                source,
-            },
-        })?;
-    // Declared after the child, so it is dropped (and kills the group) before the child.
-    let mut guard = GroupGuard { pgid: child.id() };
-    let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let mut child = GroupChild::spawn(
+        tokio::process::Command::new(program)
+            .args(arguments)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|source| match source.kind() {
+        io::ErrorKind::NotFound => NotifyError::NotFound {
+            program: shown.clone(),
+        },
+        _ => NotifyError::Spawn {
+            program: shown.clone(),
+            source,
+        },
+    })?;
+    let pipes = child.take_pipes();
+    let (stdin, stdout, stderr) = (pipes.stdin, pipes.stdout, pipes.stderr);
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let ended = {
         let drain = async { tokio::join!(drain(stdout, &mut out), drain(stderr, &mut err)) };
@@ -154,15 +147,8 @@ pub async fn run_notifier(
         let ended = if let Ok(status) = waited {
             Ended::Exited(status)
         } else {
-            let group = match guard.pgid {
-                Some(pgid) => kill_group(pgid).await,
-                None => Err("its process id was unknown".to_string()),
-            };
-            let _ = child.start_kill();
-            let _ = child.wait().await;
-            Ended::TimedOut(group)
+            Ended::TimedOut(child.kill().await.map_err(|e| e.to_string()))
         };
-        guard.pgid = None;
         if !drained {
             let _ = tokio::time::timeout(PIPE_GRACE, &mut drain).await;
         }
@@ -199,52 +185,6 @@ enum Ended {
     Exited(io::Result<ExitStatus>),
     /// Killed at the timeout; whether its group was killed too.
     TimedOut(Result<(), String>),
-}
-
-/// Kills the process group `pgid` when dropped while armed (`pgid` set): the caller
-/// dropped [`run_notifier`]'s future before the notifier was reaped.
-struct GroupGuard {
-    pgid: Option<u32>,
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if let Some(pgid) = self.pgid {
-            let target = format!("-{pgid}");
-            for program in KILL_PROGRAMS {
-                let status = std::process::Command::new(program)
-                    .args(["-s", "KILL", "--", &target])
-                    .stdin(Stdio::null())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status();
-                if !matches!(&status, Err(e) if e.kind() == io::ErrorKind::NotFound) {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// Sends `SIGKILL` to the process group `pgid` with the `kill` utility.
-async fn kill_group(pgid: u32) -> Result<(), String> {
-    let target = format!("-{pgid}");
-    for program in KILL_PROGRAMS {
-        let status = tokio::process::Command::new(program)
-            .args(["-s", "KILL", "--", &target])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .await;
-        match status {
-            Ok(s) if s.success() => return Ok(()),
-            Ok(s) => return Err(format!("`{program} -s KILL -- {target}` {s}")),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("cannot run `{program}`: {e}")),
-        }
-    }
-    Err("no `kill` program was found".to_string())
 }
 
 /// Writes `message` to the notifier's stdin and closes it. A notifier that exits without

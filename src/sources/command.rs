@@ -1,15 +1,19 @@
 //! The `command` source (SPEC §6): a program's output, run without a shell.
 //!
-//! argv, no shell; stdin `/dev/null`; stdout read up to `max_bytes + 1` bytes, then the
-//! process is killed (a command that prints forever returns at once, marked truncated);
-//! stderr is drained concurrently and only its first 1 KiB is kept, for error messages.
-//! Timeout `timeout_seconds` (default 10 s) → failure `timed out after N s`, the process
-//! is killed. Program not found → failure naming it. Non-zero exit: with output, the
+//! argv, no shell, in a process group of its own ([`crate::process`]); stdin `/dev/null`;
+//! stdout read up to `max_bytes + 1` bytes, then the whole group is killed (a command
+//! that prints forever returns at once, marked truncated); stderr is drained
+//! concurrently and only its first 1 KiB is kept, for error messages. Timeout
+//! `timeout_seconds` (default 10 s) → failure `timed out after N s`, the whole group is
+//! killed and the pipes let go, so nothing it started can hold the source longer. When
+//! the caller drops the source mid-run (a thread timeout, the tick deadline), the group
+//! is killed too. Program not found → failure naming it. Non-zero exit: with output, the
 //! output is used; with none (blank), a failure with the exit code or signal and the
-//! first line of stderr. Exit 0 with no output is an empty text. Only the direct child
-//! is killed (killing a process group needs `unsafe` or a new dependency); once it has
-//! exited, its pipes are read for 200 ms more and then let go, so a background process
-//! it started that keeps them open cannot hold the source until the timeout.
+//! first line of stderr. Exit 0 with no output is an empty text. Once the command has
+//! exited (and been reaped), its group is left alone (its id may be reused) and its
+//! pipes are read for 200 ms more and then let go, so a background process it started
+//! that keeps them open cannot hold the source until the timeout; such a process lives
+//! on (`sh -c 'sleep 300 & echo hi'`).
 //!
 //! Owns [`CommandSettings`], its defaults and checks (an empty `command`, a timeout that
 //! is not a positive number of seconds up to a day, `max_bytes` out of range are config
@@ -27,6 +31,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use super::Text;
 use super::settings::{self, MAX_BYTES_RANGE, SettingsError};
 use super::text::{cap_head, one_line, sanitize};
+use crate::process::{GroupChild, Pipes};
 
 /// Default timeout of a `command` source.
 pub const DEFAULT_COMMAND_TIMEOUT_SECONDS: f64 = 10.0;
@@ -88,6 +93,11 @@ impl CommandSettings {
         })
     }
 
+    /// The program and its arguments.
+    pub fn argv(&self) -> &[String] {
+        &self.argv
+    }
+
     /// The program's file name (`df` for `/usr/bin/df`): the source's default name.
     pub fn program_name(&self) -> Option<String> {
         let program = self.argv.first()?;
@@ -143,7 +153,9 @@ pub(super) enum CommandError {
     Other(String),
 }
 
-/// Runs `argv` (no shell) and reads at most `max` bytes of its stdout.
+/// Runs `argv` (no shell) in a process group of its own and reads at most `max` bytes of
+/// its stdout; past `max`, at the timeout, or when this future is dropped, the whole
+/// group is killed ([`GroupChild`]).
 pub(super) async fn run_command(
     argv: &[String],
     timeout: Duration,
@@ -154,18 +166,17 @@ pub(super) async fn run_command(
             "no program given (command = [])".into(),
         ));
     };
-    let mut child = tokio::process::Command::new(program)
-        .args(arguments)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| CommandError::Other(spawn_error(program, &e)))?;
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
+    let mut group = GroupChild::spawn(
+        tokio::process::Command::new(program)
+            .args(arguments)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|e| CommandError::Other(spawn_error(program, &e)))?;
+    let Pipes { stdout, stderr, .. } = group.take_pipes();
     let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
-    let child_ref = &mut child;
+    let leader = &mut group;
     let out_part = async move {
         let mut buf = Vec::new();
         let mut exited = None;
@@ -175,23 +186,30 @@ pub(super) async fn run_command(
             tokio::pin!(read);
             tokio::select! {
                 r = &mut read => r,
-                s = child_ref.wait() => {
+                s = leader.wait() => {
                     // Exited, but something it started may hold stdout open.
                     exited = Some(s);
                     tokio::time::timeout(PIPE_GRACE, &mut read).await.unwrap_or(Ok(()))
                 }
             }
         };
-        let over = buf.len() > max;
-        if over {
-            let _ = child_ref.start_kill();
-        }
-        let status = match exited {
-            Some(s) => s,
-            None => child_ref.wait().await,
+        let ended = if buf.len() > max {
+            // Killed before it is reaped (unless it had exited): its whole group dies.
+            if let Err(e) = leader.kill().await {
+                tracing::debug!("`{program}` printed past its cap; its group: {e}");
+            }
+            Ended::OverCap
+        } else {
+            Ended::Exited {
+                read,
+                status: match exited {
+                    Some(s) => s,
+                    None => leader.wait().await,
+                },
+            }
         };
         let _ = done_tx.send(());
-        (buf, over, read, status)
+        (buf, ended)
     };
     let err_part = async move {
         let mut buf = Vec::new();
@@ -208,18 +226,35 @@ pub(super) async fn run_command(
         buf
     };
     let outcome = tokio::time::timeout(timeout, async { tokio::join!(out_part, err_part) }).await;
-    let Ok(((mut buf, over, read, status), err)) = outcome else {
-        let _ = child.kill().await;
+    let Ok(((mut buf, ended), err)) = outcome else {
+        // The reads are dropped with the timed-out future: a process holding the pipes
+        // open cannot hold the source any longer, and its whole group is killed here.
+        if let Err(e) = group.kill().await {
+            tracing::debug!("`{program}` timed out; its group: {e}");
+        }
         return Err(CommandError::TimedOut);
     };
-    if over {
-        buf.truncate(max);
-        return Ok(CommandOutput {
-            bytes: buf,
-            truncated: true,
-        });
+    match ended {
+        Ended::OverCap => {
+            buf.truncate(max);
+            Ok(CommandOutput {
+                bytes: buf,
+                truncated: true,
+            })
+        }
+        Ended::Exited { read, status } => finish(program, buf, read, status, &err),
     }
-    finish(program, buf, read, status, &err)
+}
+
+/// How a command's run ended, within its timeout.
+enum Ended {
+    /// It printed more than `max` bytes; its group was killed.
+    OverCap,
+    /// It exited (and was reaped); how reading its stdout went.
+    Exited {
+        read: io::Result<()>,
+        status: io::Result<ExitStatus>,
+    },
 }
 
 /// What a command that exited within its time and cap amounts to: its output, or (when
