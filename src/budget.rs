@@ -24,6 +24,7 @@ use crate::breaker::{BreakerState, Breakers};
 use crate::clock::Clock;
 use crate::config::{Config, ProviderConfig, ThreadConfig};
 use crate::provider::CallError;
+use crate::quiet::QuietMemory;
 
 /// File name of the ledger in the state directory.
 pub const LEDGER_FILE: &str = "ledger.json";
@@ -104,6 +105,9 @@ pub struct Ledger {
     /// The providers' circuit breakers (kept across days).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub breakers: BTreeMap<String, BreakerState>,
+    /// What each thread saw when last called (the quiet tick; kept across days).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub quiet: BTreeMap<String, QuietMemory>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -158,6 +162,9 @@ pub enum Skip {
     Budget { detail: String },
     /// Every model's provider has its circuit breaker open (SPEC §9).
     Breaker { detail: String },
+    /// Its sources are unchanged since its last call (SPEC §6 `skip_unchanged`): the
+    /// `skipped`th tick in a row; it is called again after `max_skipped`.
+    Unchanged { skipped: u32, max_skipped: u32 },
 }
 
 impl std::fmt::Display for Skip {
@@ -168,6 +175,13 @@ impl std::fmt::Display for Skip {
             Skip::QuietHours { window } => write!(f, "quiet hours {window}"),
             Skip::Budget { detail } => write!(f, "over budget: {detail}"),
             Skip::Breaker { detail } => f.write_str(detail),
+            Skip::Unchanged {
+                skipped,
+                max_skipped,
+            } => write!(
+                f,
+                "unchanged since its last call ({skipped} of at most {max_skipped} ticks skipped)"
+            ),
         }
     }
 }

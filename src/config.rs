@@ -13,6 +13,7 @@
 //! that cannot expand is an error naming the key (never a literal `~` directory).
 
 use crate::breaker::{BreakerSettings, DEFAULT_BREAKER_FAILURES, DEFAULT_BREAKER_HOURS};
+use crate::quiet::{DEFAULT_MAX_SKIPPED, QuietSettings};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -120,6 +121,8 @@ struct RawCaps {
 struct RawTick {
     deadline_seconds: Option<f64>,
     thread_timeout_seconds: Option<f64>,
+    skip_unchanged: Option<bool>,
+    max_skipped: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -404,6 +407,8 @@ pub struct Config {
     pub state_dir: Option<PathBuf>,
     pub memory: Settings,
     pub tick_deadline: Duration,
+    /// The quiet tick: unchanged threads are not called.
+    pub quiet: QuietSettings,
     pub daily_tokens: Option<u64>,
     pub daily_cost: Option<f64>,
     pub prompts_dir: Option<PathBuf>,
@@ -652,6 +657,15 @@ impl Validator<'_> {
                 .map(|d| self.resolve("state.dir", d))
                 .transpose()?,
             memory,
+            quiet: QuietSettings {
+                skip_unchanged: raw.tick.skip_unchanged.unwrap_or(true),
+                max_skipped: self.int(
+                    "tick.max_skipped",
+                    raw.tick.max_skipped,
+                    DEFAULT_MAX_SKIPPED,
+                    1..=100_000,
+                )?,
+            },
             tick_deadline: self.seconds(
                 "tick.deadline_seconds",
                 raw.tick.deadline_seconds,
@@ -1444,6 +1458,7 @@ mod tests {
             "f",
             "[tick]\nthread_timeout_seconds = {v}\n",
         ),
+        ("tick.max_skipped", "u32", "[tick]\nmax_skipped = {v}\n"),
         (
             "budget.daily_tokens",
             "u64",

@@ -37,6 +37,8 @@ pub struct ThreadInput {
     /// Every configured source, in config order of the read ones, then the failed ones
     /// (each with its `error`), as the journal records them.
     pub sources: Vec<SourceRecord>,
+    /// What the sources saw, as far as it is the world: [`crate::quiet::fingerprint`].
+    pub world: String,
 }
 
 impl ThreadInput {
@@ -95,6 +97,7 @@ impl InputContext<'_> {
         ThreadInput {
             prompt,
             sources: records,
+            world: crate::quiet::fingerprint(thread.as_str(), "", &gathered),
         }
     }
 }

@@ -107,6 +107,8 @@ pub struct ThreadTrace {
     pub tokens_out: u64,
     pub cost: f64,
     pub latency_ms: u64,
+    /// The quiet tick's fingerprint of what the thread saw (not journaled).
+    pub fingerprint: Option<String>,
 }
 
 impl ThreadRecord {
@@ -127,6 +129,7 @@ impl ThreadRecord {
             tokens_out,
             cost,
             latency_ms,
+            fingerprint: _,
         } = trace;
         ThreadRecord {
             thread,

@@ -24,6 +24,7 @@ pub mod matching;
 pub mod process;
 pub mod prompt;
 pub mod provider;
+pub mod quiet;
 pub mod runtime;
 pub mod show;
 pub mod sources;

@@ -29,6 +29,7 @@ mod llama_e2e;
 mod prompts;
 mod provider_breaker;
 mod providers;
+mod quiet_tick;
 mod sources_command;
 mod sources_maildir;
 mod support;

@@ -209,6 +209,31 @@ fn files_text(
     })
 }
 
+/// What counts as a change of the files for the quiet tick (`crate::quiet`): their
+/// paths and contents, whatever the order and without the per-tick
+/// `(changed since last tick)` marks, which drop on the next tick by themselves.
+pub(crate) fn world(text: &str) -> String {
+    let mut blocks: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let header = line.starts_with("== ") && line.ends_with(" ==");
+        if header || blocks.is_empty() {
+            blocks.push(String::new());
+        }
+        let line = if header {
+            line.replace(" (changed since last tick)", "")
+        } else {
+            line.to_string()
+        };
+        if let Some(block) = blocks.last_mut() {
+            block.push_str(&line);
+            block.push('\n');
+        }
+    }
+    let mut blocks: Vec<&str> = blocks.iter().map(|b| b.trim_end()).collect();
+    blocks.sort_unstable();
+    blocks.join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;

@@ -467,6 +467,32 @@ pub fn snippet(body: &str) -> String {
     one_line(&collapsed, ' ', SNIPPET_CHARS)
 }
 
+/// What counts as a change of the folder for the quiet tick (`crate::quiet`): the
+/// messages and their flags, without the per-tick "new since last tick" marks and count,
+/// which drop on the next tick by themselves.
+pub(crate) fn world(text: &str) -> String {
+    const MARK: &str = " new since last tick";
+    text.lines()
+        .map(|line| {
+            let mut line = line.replace(" · new since last tick", "");
+            // The count in the first line: `(3 unread, 1 new since last tick)`.
+            if let Some(end) = line.find(MARK) {
+                let digits = line[..end]
+                    .bytes()
+                    .rev()
+                    .take_while(u8::is_ascii_digit)
+                    .count();
+                let start = end - digits;
+                if digits > 0 && line[..start].ends_with(", ") {
+                    line.replace_range(start - 2..end + MARK.len(), "");
+                }
+            }
+            line
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;

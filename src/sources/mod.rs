@@ -71,6 +71,20 @@ pub use transcript::{DEFAULT_TRANSCRIPT_MAX_BYTES, TranscriptSettings};
 use crate::clock::Zone;
 use crate::state::State;
 
+/// What counts as a change of the world in a source's text, for the quiet tick
+/// (`crate::quiet`): each kind says, in its own file; `None` for what is not the world
+/// (`archive` follows the memory, which decays by itself). Kinds that do not say count
+/// their whole text.
+pub fn world_view(kind: &str, text: &str) -> Option<String> {
+    match kind {
+        "archive" => None,
+        "system" => Some(system::world(text)),
+        "files" => Some(files::world(text)),
+        "maildir" => Some(maildir::world(text)),
+        _ => Some(text.to_string()),
+    }
+}
+
 /// What the sources of a tick may look at besides the world.
 #[derive(Debug, Clone, Copy)]
 pub struct GatherContext<'a> {

@@ -184,6 +184,100 @@ fn human(bytes: u64) -> String {
     }
 }
 
+/// What counts as a change of the machine for the quiet tick (`crate::quiet`): the
+/// text quantised, so a load of 0.31 vs 0.35 is no news but a disk going from 80 % to
+/// 95 % is. Load: per CPU, the 5-minute average as low (< 0.7), high (< 1.5) or very high;
+/// memory available and swap used in steps; uptime only as "up under an hour" (a reboot);
+/// disks in steps at 80, 90, 95 and 98 %. Lines it does not know are kept as they are.
+pub(crate) fn world(text: &str) -> String {
+    text.lines().map(world_line).collect::<Vec<_>>().join("\n")
+}
+
+fn world_line(line: &str) -> String {
+    let f: Vec<&str> = line.split_whitespace().collect();
+    match f.first().copied() {
+        Some("load") if f.len() >= 4 => {
+            let cpus: f64 = f
+                .get(4)
+                .and_then(|c| c.trim_start_matches('(').parse().ok())
+                .filter(|&c: &f64| c > 0.0)
+                .unwrap_or(1.0);
+            let per_cpu = f[2].parse::<f64>().unwrap_or(0.0) / cpus;
+            let level = if per_cpu < 0.7 {
+                "low"
+            } else if per_cpu < 1.5 {
+                "high"
+            } else {
+                "very high"
+            };
+            format!("load {level}")
+        }
+        Some("memory") => {
+            let share = share_of(line, "available of").unwrap_or(1.0);
+            let level = if share >= 0.2 {
+                "ok"
+            } else if share >= 0.1 {
+                "low"
+            } else {
+                "very low"
+            };
+            format!("memory {level}")
+        }
+        Some("swap") => {
+            let used = share_of(line, "used of").unwrap_or(0.0);
+            format!("swap {}% used", (used * 4.0).floor() as u32 * 25)
+        }
+        Some("up") => {
+            if f.len() == 3 && f[2] == "min" {
+                "up under an hour".into()
+            } else {
+                "up".into()
+            }
+        }
+        Some("disk") if f.len() >= 3 => {
+            let Some(pct) = f
+                .iter()
+                .find_map(|w| w.strip_suffix('%').and_then(|p| p.parse::<u32>().ok()))
+            else {
+                return line.to_string();
+            };
+            let step = [98, 95, 90, 80].into_iter().find(|&s| pct >= s);
+            let mount = f[1..]
+                .iter()
+                .take_while(|w| !w.ends_with('%'))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            match step {
+                Some(s) => format!("disk {mount} {s}%+"),
+                None => format!("disk {mount} under 80%"),
+            }
+        }
+        _ => line.to_string(),
+    }
+}
+
+/// `a` / `b` of a line shaped `… A UNIT <words> B UNIT`: the share of the first size in
+/// the second.
+fn share_of(line: &str, words: &str) -> Option<f64> {
+    let (a, b) = line.split_once(words)?;
+    let first = a.split_whitespace().rev().take(2).collect::<Vec<_>>();
+    let size = |number: &str, unit: &str| -> Option<f64> {
+        let n: f64 = number.parse().ok()?;
+        let scale = match unit {
+            "MiB" => 1.0,
+            "GiB" => 1024.0,
+            "TiB" => 1024.0 * 1024.0,
+            _ => return None,
+        };
+        Some(n * scale)
+    };
+    let a = size(first.get(1)?, first.first()?)?;
+    let mut second = b.split_whitespace();
+    let b = size(second.next()?, second.next()?)?;
+    (b > 0.0).then(|| a / b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,10 +35,12 @@ use crate::journal::{
 };
 use crate::prompt::{Prompts, temperature};
 use crate::provider::{CallError, CallRequest, Progress, Providers};
+use crate::quiet::{self, QuietMemory, QuietSettings};
 use crate::runtime;
 use crate::state::State;
 use crate::storage::{ARCHIVE_FILE, Aftermath, JOURNAL_FILE, Lock, StateDir, StorageError};
 use crate::thread::ThreadName;
+use std::collections::BTreeMap;
 
 /// How the tick is run.
 #[derive(Clone, Debug)]
@@ -103,7 +105,7 @@ async fn tick(
         .budget(config, options.dry_run)
         .with_breakers(breakers);
     let prompts = Prompts::new(config.prompts_dir.as_deref());
-    let threads = run_threads(
+    let mut threads = run_threads(
         config,
         &opened,
         &budget,
@@ -114,6 +116,12 @@ async fn tick(
     )
     .await?;
     let aggregated = Aggregated::of(&opened.state, &threads.outcomes, options.clock, config);
+    // The ledger as this run leaves it, before spending: its run, what the threads saw.
+    let ledger = Ledger {
+        runs: opened.run,
+        quiet: std::mem::take(&mut threads.quiet),
+        ..opened.ledger.clone()
+    };
     let (journal, outcomes) = journal_line(&opened, threads, &aggregated, options.clock, started);
     let phase = escalate::Escalation {
         config: &config.escalation,
@@ -123,7 +131,7 @@ async fn tick(
         prompts: &prompts,
         clock: options.clock,
         run: opened.run,
-        ledger: &opened.ledger,
+        ledger: &ledger,
         calls_today: &opened.calls_today,
     };
     // The state as the tick leaves it: the escalation phase starts from it.
@@ -135,7 +143,7 @@ async fn tick(
     let (escalation, escalation_prompt) = if options.dry_run {
         (None, dry_run_prompt(&phase, committed, &outcomes))
     } else {
-        write(&opened, &budget, &aggregated, &journal)?;
+        write(&opened, &ledger, &budget, &aggregated, &journal)?;
         (phase.settle(committed.clone(), &outcomes).await?, None)
     };
     Ok(TickReport {
@@ -233,6 +241,8 @@ impl Opened {
 struct Threads {
     outcomes: [ThreadOutcome; 4],
     records: Vec<ThreadRecord>,
+    /// What each thread saw, for the quiet tick's memory in the ledger.
+    quiet: BTreeMap<String, QuietMemory>,
 }
 
 /// Schedules the four threads and runs those due concurrently, each with its timeout,
@@ -270,6 +280,8 @@ async fn run_threads(
                         providers,
                         budget,
                         run,
+                        last: opened.ledger.quiet.get(thread.as_str()),
+                        quiet: config.quiet,
                     };
                     job.run(deadline).await
                 }
@@ -277,16 +289,34 @@ async fn run_threads(
                     tracing::info!(thread = %thread, "skipped: {skip}");
                     let outcome = ThreadOutcome::Skipped(skip);
                     let record = ThreadRecord::of(thread, &outcome, ThreadTrace::default());
-                    (outcome, record)
+                    (outcome, record, None)
                 }
             }
         }
     });
     let [watcher, librarian, oracle, dreamer] = runs;
-    let ((o0, r0), (o1, r1), (o2, r2), (o3, r3)) =
+    let ((o0, r0, f0), (o1, r1, f1), (o2, r2, f2), (o3, r3, f3)) =
         tokio::join!(watcher, librarian, oracle, dreamer);
     let (outcomes, records) = ([o0, o1, o2, o3], vec![r0, r1, r2, r3]);
-    Ok(Threads { outcomes, records })
+    let fingerprints = [f0, f1, f2, f3];
+    let mut quiet = opened.ledger.quiet.clone();
+    for thread in ThreadName::ALL {
+        let i = thread.index();
+        let kept = quiet::remember(
+            opened.ledger.quiet.get(thread.as_str()),
+            fingerprints[i].as_deref(),
+            &outcomes[i],
+        );
+        match kept {
+            Some(memory) => quiet.insert(thread.as_str().to_string(), memory),
+            None => quiet.remove(thread.as_str()),
+        };
+    }
+    Ok(Threads {
+        outcomes,
+        records,
+        quiet,
+    })
 }
 
 /// Phase 3: the new state and what the aggregator did, with its warnings (already logged).
@@ -325,7 +355,9 @@ fn journal_line(
     clock: Clock,
     started: Instant,
 ) -> (JournalLine, [ThreadOutcome; 4]) {
-    let Threads { outcomes, records } = threads;
+    let Threads {
+        outcomes, records, ..
+    } = threads;
     let report = &aggregated.report;
     let line = JournalLine {
         time: clock.now,
@@ -349,16 +381,16 @@ fn journal_line(
 /// line. Archive before the state: an entry is never forgotten untraced.
 fn write(
     opened: &Opened,
+    ledger: &Ledger,
     budget: &Budget,
     aggregated: &Aggregated,
     journal: &JournalLine,
 ) -> Result<(), Error> {
     let dir = &opened.dir;
     dir.write_ledger(&Ledger {
-        runs: opened.run,
         spent: budget.spent(),
         breakers: budget.breaker_states(),
-        ..opened.ledger.clone()
+        ..ledger.clone()
     })?;
     let recorded = |e: StorageError| e.after(Aftermath::SpendingRecorded);
     let staged = if aggregated.report.applied {
@@ -388,10 +420,13 @@ struct ThreadJob<'a> {
     providers: &'a Providers,
     budget: &'a Budget,
     run: u64,
+    /// What it saw when last called (the quiet tick).
+    last: Option<&'a QuietMemory>,
+    quiet: QuietSettings,
 }
 
 impl ThreadJob<'_> {
-    async fn run(self, deadline: Instant) -> (ThreadOutcome, ThreadRecord) {
+    async fn run(self, deadline: Instant) -> (ThreadOutcome, ThreadRecord, Option<String>) {
         let thread = self.thread;
         let started = Instant::now();
         let limit = self
@@ -411,6 +446,7 @@ impl ThreadJob<'_> {
                 })
             });
         trace.latency_ms = millis(started.elapsed());
+        let fingerprint = trace.fingerprint.take();
         let record = ThreadRecord::of(thread, &outcome, trace);
         match &outcome {
             ThreadOutcome::Failed(e) => tracing::warn!(thread = %thread, "failed: {e}"),
@@ -421,15 +457,21 @@ impl ThreadJob<'_> {
                 record.reinforce,
                 record.latency_ms
             ),
-            ThreadOutcome::Skipped(_) => {}
+            ThreadOutcome::Skipped(skip) => tracing::info!(thread = %thread, "skipped: {skip}"),
         }
-        (outcome, record)
+        (outcome, record, fingerprint)
     }
 
     async fn work(&self, trace: &mut ThreadTrace, progress: &Progress) -> ThreadOutcome {
         let thread = self.thread;
         let input = self.inputs.thread_input(thread, &self.cfg.sources).await;
         trace.sources = input.sources;
+        // The quiet tick: what it sees, and its config; unchanged → not called.
+        let fingerprint = crate::untrusted::fence_id(&[&input.world, &format!("{:?}", self.cfg)]);
+        trace.fingerprint = Some(fingerprint.clone());
+        if let Err(skip) = quiet::decide(self.last, &fingerprint, self.quiet) {
+            return ThreadOutcome::Skipped(skip);
+        }
         let prompt = match input.prompt {
             Ok(prompt) => prompt,
             Err(e) => return ThreadOutcome::Failed(ThreadError::Input(e.to_string())),

@@ -116,7 +116,10 @@ impl Tick {
             providers: Vec::new(),
             models: [None, None, None, None],
             threads: std::array::from_fn(|_| Vec::new()),
-            timing: "deadline_seconds = 60\nthread_timeout_seconds = 30".into(),
+            // Most tests run several ticks on an unchanged world and expect calls: the
+            // quiet tick is turned on by the tests that are about it.
+            timing: "deadline_seconds = 60\nthread_timeout_seconds = 30\nskip_unchanged = false"
+                .into(),
             extra: String::new(),
             env: Vec::new(),
             in_home: false,
@@ -265,7 +268,8 @@ impl Tick {
         self
     }
 
-    /// The `[tick]` table's lines (default: deadline 60 s, thread timeout 30 s).
+    /// The `[tick]` table's lines (default: deadline 60 s, thread timeout 30 s, the quiet
+    /// tick off).
     pub fn tick_table(mut self, lines: &str) -> Tick {
         self.timing = lines.into();
         self
