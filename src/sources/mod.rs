@@ -44,6 +44,7 @@
 pub mod archive;
 pub mod command;
 pub mod files;
+pub mod ics;
 mod read;
 pub mod settings;
 pub mod system;
@@ -59,6 +60,7 @@ use serde::Serialize;
 pub use archive::{ArchiveSettings, DEFAULT_ARCHIVE_ENTRIES};
 pub use command::{CommandSettings, DEFAULT_COMMAND_MAX_BYTES, DEFAULT_COMMAND_TIMEOUT_SECONDS};
 pub use files::{DEFAULT_FILES_MAX_BYTES, FilesSettings, expand_globs};
+pub use ics::{DEFAULT_ICS_HOURS, DEFAULT_ICS_MAX_BYTES, DEFAULT_ICS_MAX_EVENTS, IcsSettings};
 pub use settings::{Resolve, SettingsError};
 pub use system::SystemSettings;
 pub use text::{clean, sanitize};
@@ -135,11 +137,13 @@ pub enum SourceKind {
     Transcript(TranscriptSettings),
     /// Forgotten entries from `archive.jsonl` that resemble what is remembered now.
     Archive(ArchiveSettings),
+    /// Calendar events ahead, from `.ics` files and vdir directories.
+    Ics(IcsSettings),
 }
 
 impl SourceKind {
     /// Every kind, as the config spells it.
-    pub const NAMES: &[&str] = &["command", "files", "system", "transcript", "archive"];
+    pub const NAMES: &[&str] = &["command", "files", "system", "transcript", "archive", "ics"];
 
     /// The kind as the config spells it.
     pub fn name(&self) -> &'static str {
@@ -149,6 +153,7 @@ impl SourceKind {
             SourceKind::System(_) => "system",
             SourceKind::Transcript(_) => "transcript",
             SourceKind::Archive(_) => "archive",
+            SourceKind::Ics(_) => "ics",
         }
     }
 }
@@ -206,6 +211,7 @@ impl Source {
             "system" => SourceKind::System(SystemSettings::from_table(table)?),
             "transcript" => SourceKind::Transcript(TranscriptSettings::from_table(table, resolve)?),
             "archive" => SourceKind::Archive(ArchiveSettings::from_table(table)?),
+            "ics" => SourceKind::Ics(IcsSettings::from_table(table, resolve)?),
             other => {
                 return Err(SettingsError::at(
                     "kind",
@@ -286,6 +292,7 @@ async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, St
         SourceKind::System(s) => system::text(s).await,
         SourceKind::Transcript(s) => transcript::text(s).await,
         SourceKind::Archive(s) => archive::text(s, ctx).await,
+        SourceKind::Ics(s) => ics::text(s, ctx).await,
     }
 }
 
