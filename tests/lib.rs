@@ -27,6 +27,7 @@ mod litellm_e2e;
 mod llama_e2e;
 mod prompts;
 mod providers;
+mod sources_ics;
 mod support;
 mod tick;
 mod tick_phases;
