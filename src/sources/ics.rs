@@ -27,10 +27,12 @@
 //! occurrences one period can hold (the `BYHOUR`×`BYMINUTE`×`BYSECOND` lists × the days
 //! of the period) are at most [`MAX_PER_PERIOD`]; a rule without `COUNT` of a fixed period
 //! (secondly to weekly) starts at its last period before the window instead of at
-//! `DTSTART` (a daily event from 1990 costs what one from last week does); the periods
-//! walked to the window's end are at most [`MAX_PERIODS`]; at most [`MAX_WALK`]
-//! occurrences are walked per event and `max_events` kept; a source walks at most
-//! [`SOURCE_WALK`] in all. An event past these is skipped with a warning. Parsing refuses
+//! `DTSTART` (a daily event from 1990 costs what one from last week does); the work to
+//! the window's end (periods × what one period can hold, which is what the expansion's
+//! time follows) is at most [`MAX_RULE_WORK`]; at most [`MAX_WALK`] occurrences are
+//! walked per event and `max_events` (+ 1, to know there are more) kept; a source does at
+//! most [`SOURCE_WORK`] in all (about a second).
+//! An event past these is skipped with a warning. Parsing refuses
 //! components nested deeper than [`MAX_NESTING`] (the parser recurses).
 //!
 //! **Failures.** A file that cannot be read or parsed, or an event that cannot be
@@ -93,12 +95,14 @@ pub const MAX_FILE_BYTES: usize = 16 << 20;
 pub const MAX_NESTING: usize = 8;
 /// The most occurrences one period of a rule may hold.
 pub const MAX_PER_PERIOD: usize = 10_000;
-/// The most periods of a rule walked from its start to the window's end.
-pub const MAX_PERIODS: i64 = 1_000_000;
+/// The most work a rule may take to reach the window's end: its periods × the
+/// occurrences one period can hold (about 30 ns each).
+pub const MAX_RULE_WORK: i64 = 5_000_000;
 /// The most occurrences walked for one event.
 pub const MAX_WALK: usize = 20_000;
-/// The most occurrences walked for all events of a source.
-pub const SOURCE_WALK: usize = 1_000_000;
+/// The most work (as [`MAX_RULE_WORK`], and one for each occurrence walked) for all
+/// events of a source: about a second.
+pub const SOURCE_WORK: usize = 50_000_000;
 /// Longest summary shown, in characters.
 pub const SUMMARY_CHARS: usize = 200;
 /// Longest location shown, in characters.
@@ -210,12 +214,18 @@ pub(super) async fn text(settings: &IcsSettings, ctx: &GatherContext<'_>) -> Res
 fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Result<Text, String> {
     let files = calendar_files(&settings.paths)?;
     let window = Window::ahead(now, settings.hours());
-    let mut budget = SOURCE_WALK;
+    let mut budget = SOURCE_WORK;
     let mut all = Vec::new();
     let mut read_any = false;
     let mut first_error = None;
     for path in &files {
-        match file_occurrences(path, window, zone, settings.max_events, &mut budget) {
+        // A panic in the parser or the rule expansion (a bug on hostile input) costs
+        // that file, not the source.
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            file_occurrences(path, window, zone, settings.max_events, &mut budget)
+        }))
+        .unwrap_or_else(|_| Err("the calendar could not be read (the reader failed on it)".into()));
+        match read {
             Ok((found, warnings)) => {
                 read_any = true;
                 all.extend(found);
@@ -859,7 +869,7 @@ fn occurrences(
         .at(e.start, zone)
         .ok_or("its start cannot be placed in its time zone")?;
     let mut set = match (&e.rrule, e.recurrence_id) {
-        (Some(rule), None) => match rule_set(rule, dtstart, frame, window, reach, zone, *budget)? {
+        (Some(rule), None) => match rule_set(rule, dtstart, frame, window, reach, zone, budget)? {
             Some(set) => set,
             None => return Ok(Vec::new()),
         },
@@ -934,7 +944,7 @@ fn occurrences(
 
 fn spent() -> String {
     format!(
-        "the calendar's recurrences took all {SOURCE_WALK} steps of expansion a source may take"
+        "the calendar's recurrences took all {SOURCE_WORK} steps of expansion a source may take"
     )
 }
 
@@ -959,7 +969,7 @@ fn rule_set(
     window: Window,
     reach: TimeDelta,
     zone: Zone,
-    budget: usize,
+    budget: &mut usize,
 ) -> Result<Option<RRuleSet>, String> {
     let rule = until_in_frame(rule, frame, zone)?;
     let parsed: RRule<Unvalidated> = rule.parse().map_err(|e: rrule::RRuleError| {
@@ -1012,13 +1022,17 @@ fn rule_set(
         };
     }
     let periods = (to - dtstart.with_timezone(&Utc)).num_seconds() / step;
-    if periods > MAX_PERIODS {
+    let work = periods.saturating_mul(i64::try_from(per_period).unwrap_or(i64::MAX));
+    if work > MAX_RULE_WORK {
         return Err(format!(
-            "RRULE walks {periods} periods to the window (at most {MAX_PERIODS} are expanded)"
+            "RRULE needs {work} steps to reach the window (at most {MAX_RULE_WORK} are taken)"
         ));
     }
-    if usize::try_from(periods).is_ok_and(|p| p > budget) {
-        return Err(spent());
+    // The periods are walked even where no occurrence falls: they count.
+    match usize::try_from(work) {
+        Ok(p) if p <= *budget => *budget -= p,
+        Ok(_) => return Err(spent()),
+        Err(_) => {}
     }
     let validated = parsed
         .validate(dtstart)
@@ -1241,7 +1255,7 @@ mod tests {
     fn inline(events: &str) -> (Vec<String>, Vec<String>) {
         let text = format!("BEGIN:VCALENDAR\nVERSION:2.0\n{events}\nEND:VCALENDAR\n");
         let (parsed, mut warnings) = parse_calendar(&text).unwrap();
-        let mut budget = SOURCE_WALK;
+        let mut budget = SOURCE_WORK;
         let window = Window::ahead(now(), 24);
         let found = expand_all(&parsed, window, Zone::UTC, 50, &mut budget, &mut warnings);
         let text = render(found, window, Zone::UTC, 50);
@@ -1444,7 +1458,7 @@ mod tests {
 
     #[test]
     fn hostile_rules_are_capped_and_the_rest_still_shows() {
-        let mut budget = SOURCE_WALK;
+        let mut budget = SOURCE_WORK;
         let (found, warnings) = file_occurrences(
             Path::new(&fixture("hostile/secondly.ics")),
             Window::ahead(now(), 72),
@@ -1455,17 +1469,36 @@ mod tests {
         .unwrap();
         let summaries: Vec<&str> = found.iter().map(|o| o.summary.as_str()).collect();
         assert_eq!(summaries, ["Ordinary meeting"]);
-        assert_eq!(warnings.len(), 3, "{warnings:#?}");
-        assert!(
-            warnings[0].contains("stopped after walking 20000"),
-            "{warnings:#?}"
+        let skipped: Vec<(&str, &str)> = warnings
+            .iter()
+            .map(|w| {
+                let (event, why) = w.split_once(" skipped: ").unwrap();
+                (event, why.split(" (").next().unwrap())
+            })
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                (
+                    "event \"Every second since 1970\"",
+                    "stopped after walking 20000 occurrences"
+                ),
+                (
+                    "event \"Every second since 2000, a billion times\"",
+                    "RRULE needs 849002700 steps to reach the window"
+                ),
+                (
+                    "event \"Every second of every day of the year\"",
+                    "RRULE allows 527040 occurrences a period"
+                ),
+                (
+                    "event \"Every hour since 2020, ten million times\"",
+                    "stopped after walking 20000 occurrences"
+                ),
+            ]
         );
-        assert!(warnings[1].contains("periods"), "{warnings:#?}");
-        assert!(
-            warnings[2].contains("occurrences a period"),
-            "{warnings:#?}"
-        );
-        assert!(SOURCE_WALK - budget <= MAX_WALK + 1);
+        // Each stopped within its own cap: the rest of the source's budget is left.
+        assert!(SOURCE_WORK - budget < 1_000_000, "{}", SOURCE_WORK - budget);
 
         // An event that recurs every minute since 1970 (no COUNT) starts near the
         // window and is listed, at most `max_events` of it.
@@ -1483,36 +1516,23 @@ mod tests {
             vevent("daily", "DTSTART:20261101T090000Z\nRRULE:FREQ=DAILY")
         ))
         .unwrap();
-        let mut spent = 3;
-        let e = occurrences(
-            &events[0],
-            &[],
-            Window::ahead(now(), 24),
-            Zone::UTC,
-            50,
-            &mut spent,
-        );
-        assert!(e.unwrap_err().contains("took all 1000000 steps"));
-        let mut spent = 4;
-        let e = occurrences(
-            &events[0],
-            &[],
-            Window::ahead(now(), 24),
-            Zone::UTC,
-            50,
-            &mut spent,
-        );
-        assert!(e.unwrap_err().contains("took all 1000000 steps"));
-        let mut enough = 5;
-        let found = occurrences(
-            &events[0],
-            &[],
-            Window::ahead(now(), 24),
-            Zone::UTC,
-            50,
-            &mut enough,
-        );
-        assert_eq!(found.unwrap().len(), 1);
+        // Its 4 periods to the window, then 5 occurrences (the 5th past the window).
+        let daily = |budget: usize| {
+            let mut left = budget;
+            occurrences(
+                &events[0],
+                &[],
+                Window::ahead(now(), 24),
+                Zone::UTC,
+                50,
+                &mut left,
+            )
+        };
+        for budget in [3, 8] {
+            let e = daily(budget).unwrap_err();
+            assert!(e.contains("took all 50000000 steps"), "{budget}: {e}");
+        }
+        assert_eq!(daily(9).unwrap().len(), 1);
     }
 
     #[test]
@@ -1701,7 +1721,60 @@ mod tests {
         );
     }
 
+    /// A rule from parts, some of them out of range.
+    fn any_rule() -> impl Strategy<Value = String> {
+        let freq = prop::sample::select(vec![
+            "SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY",
+        ]);
+        let part = prop_oneof![
+            (0u32..2000).prop_map(|n| format!("INTERVAL={n}")),
+            (0u32..100_000).prop_map(|n| format!("COUNT={n}")),
+            (-400i32..400).prop_map(|n| format!("BYSETPOS={n}")),
+            (-40i32..40).prop_map(|n| format!("BYMONTHDAY={n},1")),
+            (-60i32..60).prop_map(|n| format!("BYWEEKNO={n}")),
+            (-400i32..400).prop_map(|n| format!("BYYEARDAY={n}")),
+            (0u32..14).prop_map(|n| format!("BYMONTH={n}")),
+            (0u32..30).prop_map(|n| format!("BYHOUR={n},3")),
+            (-6i32..6).prop_map(|n| format!("BYDAY={n}MO,TU")),
+            Just("UNTIL=20261123T000000Z".to_string()),
+            Just("UNTIL=19991231".to_string()),
+            Just("WKST=SU".to_string()),
+            Just("X-NAME=1".to_string()),
+        ];
+        (freq, prop::collection::vec(part, 0..5))
+            .prop_map(|(f, parts)| format!("FREQ={f};{}", parts.join(";")))
+    }
+
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever a rule says, expanding it ends, within the caps, without a panic.
+        #[test]
+        fn any_rule_expands_within_the_caps(
+            rule in any_rule(),
+            start in prop::sample::select(vec![
+                "DTSTART:20261122T100500Z",
+                "DTSTART:19700101T000000Z",
+                "DTSTART;VALUE=DATE:20200229",
+                "DTSTART;TZID=Europe/Berlin:20260329T023000",
+                "DTSTART:20261101T093000",
+            ]),
+        ) {
+            let (lines, _) = inline(&vevent("r", &format!("{start}\nRRULE:{rule}")));
+            prop_assert!(lines.len() <= 51);
+        }
+
+        /// Any bytes are a calendar or an error, never a panic.
+        #[test]
+        fn any_text_parses_or_is_refused(
+            text in "(BEGIN:VCALENDAR\n|BEGIN:VEVENT\n|END:VEVENT\n|DTSTART:2026112[0-9]T1[0-9]0000Z?\n|RRULE:FREQ=DAILY\n|SUMMARY:[a-z;:,]{0,8}\n| [a-z]{0,3}\n|END:VCALENDAR\n|[A-Z;=:]{0,6}\n){0,12}",
+        ) {
+            if let Ok((events, mut warnings)) = parse_calendar(&text) {
+                let mut budget = SOURCE_WORK;
+                let _ = expand_all(&events, Window::ahead(now(), 24), Zone::UTC, 5, &mut budget, &mut warnings);
+            }
+        }
+
         /// A wall-clock time read in a fixed zone comes back as the same wall-clock time.
         #[test]
         fn local_times_round_trip(
