@@ -55,7 +55,9 @@ fn the_oracles_calendar_block_lists_the_next_three_days_in_local_time() {
     .env("THINKER_LOG", "warn")
     .expect_exit(0)
     // The file cut off mid-event is skipped with a warning; the others still show.
-    .expect_stderr_contains("broken.ics skipped in part or whole: not valid iCalendar");
+    .expect_stderr_contains(
+        "broken.ics skipped: not valid iCalendar (the parser stopped at line 4",
+    );
     let out = tick.thinker(&["prompt", "oracle"]);
     let block = source_block(&out.stdout, "calendar");
     // 09:00 in New York is 15:00 at +01:00.

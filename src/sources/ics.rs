@@ -230,11 +230,11 @@ fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Resu
                 read_any = true;
                 all.extend(found);
                 for w in warnings {
-                    warn(path, &w);
+                    warn(path, &w, true);
                 }
             }
             Err(e) => {
-                warn(path, &e);
+                warn(path, &e, false);
                 first_error.get_or_insert_with(|| format!("{}: {e}", path.display()));
             }
         }
@@ -250,12 +250,15 @@ fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Resu
     Ok(Text { text, truncated })
 }
 
-fn warn(path: &Path, what: &str) {
-    tracing::warn!(
-        "calendar file {} skipped in part or whole: {}",
-        one_line(&path.to_string_lossy(), '?', 1000),
-        one_line(what, ' ', 300)
-    );
+/// A file skipped, or (`part`) an event of it.
+fn warn(path: &Path, what: &str, part: bool) {
+    let path = one_line(&path.to_string_lossy(), '?', 1000);
+    let what = one_line(what, ' ', 300);
+    if part {
+        tracing::warn!("calendar file {path}: {what}");
+    } else {
+        tracing::warn!("calendar file {path} skipped: {what}");
+    }
 }
 
 // --- Files ---------------------------------------------------------------------------
@@ -396,14 +399,18 @@ fn parse_calendar(text: &str) -> Result<(Vec<Event>, Vec<String>), String> {
         return Err("not an iCalendar file (no BEGIN:VCALENDAR)".into());
     }
     let calendar = icalendar::parser::read_calendar(&unfolded).map_err(|e| {
-        let first = e
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty() && *l != "error:");
-        format!(
-            "not valid iCalendar: {}",
-            one_line(first.unwrap_or("parse error"), ' ', 120)
-        )
+        // nom's report ("0: at line 4, in Satisfy: …") quotes the file: only its line.
+        let line = e
+            .split("at line ")
+            .nth(1)
+            .map(|rest| rest.chars().take_while(char::is_ascii_digit).collect::<String>())
+            .filter(|n| !n.is_empty());
+        match line {
+            Some(n) => format!(
+                "not valid iCalendar (the parser stopped at line {n}, counting folded lines as one): fix or remove the file"
+            ),
+            None => "not valid iCalendar: fix or remove the file".to_string(),
+        }
     })?;
     let zones = timezone_locations(&calendar.components);
     let mut events = Vec::new();
@@ -1547,7 +1554,10 @@ mod tests {
         assert!(!text.text.contains("Never shown"), "{}", text.text);
         let e = calendar_text(&settings(&["broken.ics"], 72, 50), now(), Zone::UTC).unwrap_err();
         assert!(e.starts_with("no calendar file could be read: "), "{e}");
-        assert!(e.contains("broken.ics: not valid iCalendar"), "{e}");
+        assert!(
+            e.ends_with("broken.ics: not valid iCalendar (the parser stopped at line 4, counting folded lines as one): fix or remove the file"),
+            "{e}"
+        );
         // Not a calendar at all; nested too deep for the parser's recursion.
         assert_eq!(
             parse_calendar("From: a@b\n\nhello").unwrap_err(),
