@@ -7,7 +7,7 @@
 //!
 //! One file per kind, each owning its settings type (checked once from the config's
 //! TOML table: ripgrep's low → high split), its defaults and how it is read:
-//! [`command`], [`files`], [`system`], [`transcript`], [`archive`]. This module owns
+//! [`command`], [`files`], [`system`], [`transcript`], [`archive`], [`ics`]. This module owns
 //! what they share: [`Source`] (a name and a [`SourceKind`]), reading a source's table
 //! ([`Source::from_table`]), [`gather`], the names, and the result types; [`text`] holds
 //! cleaning and caps, [`read`] the file reading, [`settings`] the shared checks. **A new
@@ -27,7 +27,8 @@
 //!   (U+202A–U+202E, U+2066–U+2069, "Trojan Source") are removed.
 //! - **Caps.** `max_bytes` applies to the cleaned text (defaults: command
 //!   [`DEFAULT_COMMAND_MAX_BYTES`], files [`DEFAULT_FILES_MAX_BYTES`] in total, transcript
-//!   [`DEFAULT_TRANSCRIPT_MAX_BYTES`]; system and archive are small by construction). A
+//!   [`DEFAULT_TRANSCRIPT_MAX_BYTES`], ics [`DEFAULT_ICS_MAX_BYTES`]; system and archive are
+//!   small by construction). A
 //!   cut falls on a char boundary, and on a line end when one lies in the kept half;
 //!   `truncated` is then set and the prompt assembly says so. No marker is added to the
 //!   text itself.
@@ -36,7 +37,7 @@
 //!   10,000,000, a `max_entries` outside 1 to 1000, an empty `command`, an unknown key or
 //!   kind are config errors; the config reader adds the key's place and line.
 //!
-//! File work (`files`, `transcript`, `archive`) runs on tokio's blocking pool with a
+//! File work (`files`, `transcript`, `archive`, `ics`) runs on tokio's blocking pool with a
 //! 10 s limit, so a hung network mount fails the source instead of holding the tick
 //! (the stuck thread itself cannot be stopped: shut the runtime down with a timeout).
 //! Must not put a source's error into its text.
