@@ -604,7 +604,10 @@ fn parse_stamp(value: &str, date: bool, zone: Option<Tz>) -> Option<Stamp> {
     })
 }
 
-/// An iCalendar duration: `[+-]P[nW][nD][T[nH][nM][nS]]`.
+/// The longest `DURATION` read: a century.
+const MAX_DURATION_SECONDS: i64 = 100 * 366 * 86_400;
+
+/// An iCalendar duration: `[+-]P[nW][nD][T[nH][nM][nS]]`, at most a century.
 fn parse_duration(text: &str) -> Option<TimeDelta> {
     let text = text.trim();
     let (negative, rest) = match text.as_bytes().first()? {
@@ -639,7 +642,8 @@ fn parse_duration(text: &str) -> Option<TimeDelta> {
             }
         }
     }
-    if number.is_some() || !any {
+    // Past a century it is no event's length (and sums with it could overflow).
+    if number.is_some() || !any || seconds > MAX_DURATION_SECONDS {
         return None;
     }
     TimeDelta::try_seconds(if negative { -seconds } else { seconds })
@@ -1446,12 +1450,22 @@ mod tests {
                     "tomorrow",
                     "DTSTART;VALUE=DATE:20261123\nDTEND;VALUE=DATE:20261124",
                 ),
+                vevent(
+                    "since yesterday",
+                    "DTSTART;VALUE=DATE:20261121\nDTEND;VALUE=DATE:20261124",
+                ),
+                vevent(
+                    "overnight",
+                    "DTSTART:20261121T220000Z\nDTEND:20261123T020000Z",
+                ),
             ]
             .join("\n"),
         );
         assert_eq!(
             lines,
             [
+                "- all day Sat 21 Nov – Mon 23 Nov (now, until Mon 23 Nov): since yesterday",
+                "- Sat 21 Nov 22:00 – Mon 23 Nov 02:00 (now, until Mon 23 Nov 02:00): overnight",
                 "- all day Sun 22 Nov (today): today",
                 "- Sun 22 Nov 09:00–11:00 (now, until 11:00): in progress",
                 "- Sun 22 Nov 10:05 (now): a moment now",
@@ -1644,6 +1658,8 @@ mod tests {
             ("1H", None),
             ("PT5", None),
             ("P99999999999999999999D", None),
+            ("P99999999999D", None),
+            ("P36600D", Some(36_600 * 86_400)),
         ] {
             assert_eq!(
                 parse_duration(text).map(|d| d.num_seconds()),
@@ -1783,6 +1799,15 @@ mod tests {
                 let mut budget = SOURCE_WORK;
                 let _ = expand_all(&events, Window::ahead(now(), 24), Zone::UTC, 5, &mut budget, &mut warnings);
             }
+        }
+
+        /// Any value is read or refused, never a panic.
+        #[test]
+        fn any_value_is_read_or_refused(value in "[0-9TZPWDHMS+-]{0,20}|\\PC{0,20}") {
+            let _ = parse_stamp(&value, false, None);
+            let _ = parse_stamp(&value, true, Some(Tz::Europe__Berlin));
+            let _ = parse_duration(&value);
+            let _ = until_in_frame(&format!("FREQ=DAILY;UNTIL={value}"), Frame::Wall, east(14));
         }
 
         /// A wall-clock time read in a fixed zone comes back as the same wall-clock time.
