@@ -31,21 +31,21 @@
 //! the window's end (periods × what one period can hold, which is what the expansion's
 //! time follows) is at most [`MAX_RULE_WORK`]; at most [`MAX_WALK`] occurrences are
 //! walked per event and `max_events` (+ 1, to know there are more) kept; a source does at
-//! most [`SOURCE_WORK`] in all (about a second).
-//! An event past these is skipped with a warning. Parsing refuses
-//! components nested deeper than [`MAX_NESTING`] (the parser recurses).
+//! most [`SOURCE_WORK`] in all (about a second). An event past these is skipped with a
+//! warning. Parsing refuses components nested deeper than [`MAX_NESTING`] (the parser
+//! recurses).
 //!
 //! **Failures.** A file that cannot be read or parsed, or an event that cannot be
-//! expanded, is skipped with a `warn` line on stderr (the file and what is wrong, never
-//! its text); the other files still show. Only when files were found and none could be
-//! read is it a source failure.
+//! expanded, is skipped with a `warn` line on stderr (the file, an event's title cleaned
+//! to one line, and what is wrong; never the parser's quote of the file); the other files
+//! still show. Only when files were found and none could be read is it a source failure.
 //!
 //! **Layout** (times in the user's zone, `Zone::wall`):
 //!
 //! ```text
 //! Events from Sun 22 Nov 10:05 to Mon 23 Nov 10:05 (24 h, local time UTC+01:00):
-//! - Sun 22 Nov 09:30–11:00 (now, until 11:00): Design review — at Room 4
 //! - all day Sun 22 Nov (today): Anna's birthday
+//! - Sun 22 Nov 09:30–11:00 (now, until 11:00): Design review — at Room 4
 //! - Sun 22 Nov 12:20–13:00 (in 2 h 15 min): Lunch with Ana — at Café Central
 //! - Sun 22 Nov 22:00 – Mon 23 Nov 02:00 (in 11 h 55 min): Night shift
 //! - all day Tue 24 Nov – Thu 26 Nov (in 2 days): Conference
