@@ -186,6 +186,22 @@ mod tests {
             mail("1 message (1 unread), newest first:\n"),
             mail("2 messages (2 unread), newest first:\n")
         );
+        // A calendar: the countdowns move with the clock; the events are the world.
+        let cal = |text: &str| fp(&[("calendar", "ics", text)]);
+        assert_eq!(
+            cal(
+                "Events from Sun 22 Nov 10:05 to Mon 23 Nov 10:05 (24 h, local time UTC):\n- Sun 22 Nov 12:20–13:00 (in 2 h 15 min): Lunch — at Café\n- Sun 22 Nov 09:30–11:00 (now, until 11:00): Review"
+            ),
+            cal(
+                "Events from Sun 22 Nov 10:10 to Mon 23 Nov 10:10 (24 h, local time UTC):\n- Sun 22 Nov 12:20–13:00 (in 2 h 10 min): Lunch — at Café\n- Sun 22 Nov 09:30–11:00 (now, until 11:00): Review"
+            )
+        );
+        assert_ne!(
+            cal("- Sun 22 Nov 12:20–13:00 (in 2 h): Lunch"),
+            cal(
+                "- Sun 22 Nov 12:20–13:00 (in 2 h): Lunch\n- Sun 22 Nov 15:00–16:00 (in 5 h): Dentist"
+            )
+        );
         // The archive follows the memory: not the world.
         assert_eq!(
             fp(&[("archive", "archive", "a")]),

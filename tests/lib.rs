@@ -31,6 +31,7 @@ mod provider_breaker;
 mod providers;
 mod quiet_tick;
 mod sources_command;
+mod sources_ics;
 mod sources_maildir;
 mod support;
 mod tick;

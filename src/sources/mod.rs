@@ -7,8 +7,8 @@
 //!
 //! One file per kind, each owning its settings type (checked once from the config's
 //! TOML table: ripgrep's low → high split), its defaults and how it is read:
-//! [`command`], [`files`], [`system`], [`transcript`], [`archive`], [`maildir`]. This
-//! module owns what they share: [`Source`] (a name and a [`SourceKind`]), reading a
+//! [`command`], [`files`], [`system`], [`transcript`], [`archive`], [`maildir`], [`ics`].
+//! This module owns what they share: [`Source`] (a name and a [`SourceKind`]), reading a
 //! source's table ([`Source::from_table`]), [`gather`], the names, and the result types;
 //! [`text`] holds cleaning and caps, [`read`] the file reading, [`settings`] the shared
 //! checks. **A new kind** is one new file (its `XSettings::from_table`, its `text`) and
@@ -28,7 +28,7 @@
 //!   (U+202A–U+202E, U+2066–U+2069, "Trojan Source") are removed.
 //! - **Caps.** `max_bytes` applies to the cleaned text (defaults: command
 //!   [`DEFAULT_COMMAND_MAX_BYTES`], files [`DEFAULT_FILES_MAX_BYTES`] in total, transcript
-//!   [`DEFAULT_TRANSCRIPT_MAX_BYTES`], maildir [`DEFAULT_MAILDIR_MAX_BYTES`]; system and
+//!   [`DEFAULT_TRANSCRIPT_MAX_BYTES`], maildir [`DEFAULT_MAILDIR_MAX_BYTES`], ics [`DEFAULT_ICS_MAX_BYTES`]; system and
 //!   archive are small by construction). A cut falls on a char boundary, and on a line
 //!   end when one lies in the kept half; `truncated` is then set and the prompt assembly
 //!   says so. No marker is added to the text itself.
@@ -38,7 +38,7 @@
 //!   `command`, an unknown key or kind are config errors; the config reader adds the
 //!   key's place and line.
 //!
-//! File work (`files`, `transcript`, `archive`, `maildir`) runs on tokio's blocking pool
+//! File work (`files`, `transcript`, `archive`, `maildir`, `ics`) runs on tokio's blocking pool
 //! with a 10 s limit, so a hung network mount fails the source instead of holding the tick
 //! (the stuck thread itself cannot be stopped: shut the runtime down with a timeout).
 //! Must not put a source's error into its text.
@@ -46,6 +46,7 @@
 pub mod archive;
 pub mod command;
 pub mod files;
+pub mod ics;
 pub mod maildir;
 mod read;
 pub mod settings;
@@ -62,6 +63,7 @@ use serde::Serialize;
 pub use archive::{ArchiveSettings, DEFAULT_ARCHIVE_ENTRIES};
 pub use command::{CommandSettings, DEFAULT_COMMAND_MAX_BYTES, DEFAULT_COMMAND_TIMEOUT_SECONDS};
 pub use files::{DEFAULT_FILES_MAX_BYTES, FilesSettings, expand_globs};
+pub use ics::{DEFAULT_ICS_HOURS, DEFAULT_ICS_MAX_BYTES, DEFAULT_ICS_MAX_EVENTS, IcsSettings};
 pub use maildir::{DEFAULT_MAILDIR_MAX_BYTES, MaildirSettings};
 pub use settings::{Resolve, SettingsError};
 pub use system::SystemSettings;
@@ -81,6 +83,7 @@ pub fn world_view(kind: &str, text: &str) -> Option<String> {
         "system" => Some(system::world(text)),
         "files" => Some(files::world(text)),
         "maildir" => Some(maildir::world(text)),
+        "ics" => Some(ics::world(text)),
         _ => Some(text.to_string()),
     }
 }
@@ -155,6 +158,8 @@ pub enum SourceKind {
     Archive(ArchiveSettings),
     /// The newest messages of a Maildir folder.
     Maildir(MaildirSettings),
+    /// Calendar events ahead, from `.ics` files and vdir directories.
+    Ics(IcsSettings),
 }
 
 impl SourceKind {
@@ -166,6 +171,7 @@ impl SourceKind {
         "transcript",
         "archive",
         "maildir",
+        "ics",
     ];
 
     /// The kind as the config spells it.
@@ -177,6 +183,7 @@ impl SourceKind {
             SourceKind::Transcript(_) => "transcript",
             SourceKind::Archive(_) => "archive",
             SourceKind::Maildir(_) => "maildir",
+            SourceKind::Ics(_) => "ics",
         }
     }
 }
@@ -235,6 +242,7 @@ impl Source {
             "transcript" => SourceKind::Transcript(TranscriptSettings::from_table(table, resolve)?),
             "archive" => SourceKind::Archive(ArchiveSettings::from_table(table)?),
             "maildir" => SourceKind::Maildir(MaildirSettings::from_table(table, resolve)?),
+            "ics" => SourceKind::Ics(IcsSettings::from_table(table, resolve)?),
             other => {
                 return Err(SettingsError::at(
                     "kind",
@@ -316,6 +324,7 @@ async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, St
         SourceKind::Transcript(s) => transcript::text(s).await,
         SourceKind::Archive(s) => archive::text(s, ctx).await,
         SourceKind::Maildir(s) => maildir::text(s, ctx).await,
+        SourceKind::Ics(s) => ics::text(s, ctx).await,
     }
 }
 
