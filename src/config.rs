@@ -14,6 +14,7 @@
 
 use crate::breaker::{BreakerSettings, DEFAULT_BREAKER_FAILURES, DEFAULT_BREAKER_HOURS};
 use crate::quiet::{DEFAULT_MAX_SKIPPED, QuietSettings};
+use crate::sources::roles;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -183,10 +184,10 @@ struct RawThread {
     timeout_seconds: Option<f64>,
     max_tokens: Option<u32>,
     temperature: Option<f32>,
-    #[serde(default)]
     /// Read as tables and checked by [`Validator::source`]: serde's internally tagged
     /// enums lose the span of a wrong value, so its key and line could not be named.
-    sources: Vec<toml::Table>,
+    /// Absent: the role's defaults ([`crate::sources::roles`]).
+    sources: Option<Vec<toml::Table>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1025,12 +1026,17 @@ impl Validator<'_> {
                 format!("{temperature} is out of range: must be from 0 to 2"),
             ));
         }
-        let sources = t
-            .sources
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| self.source(&format!("{}[{i}]", key("sources")), s))
-            .collect::<Result<Vec<_>, _>>()?;
+        let sources = match t.sources {
+            None => roles::defaults(thread),
+            Some(tables) => tables
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    self.source(&format!("{}[{i}]", key("sources")), s)
+                        .map(|s| roles::for_role(thread, s))
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        };
         Ok(ThreadConfig {
             thread,
             enabled: t.enabled.unwrap_or(true),

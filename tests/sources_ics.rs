@@ -95,13 +95,14 @@ fn a_missing_calendar_stays_out_of_the_prompt_and_is_said_on_stderr() {
         "{}",
         out.stdout
     );
-    // Once it is there (an empty vdir), the thread is told there is nothing planned.
+    // Once it is there (an empty vdir), the thread is told there is nothing planned, over
+    // the Oracle's role default of 72 hours.
     fs::create_dir_all(&gone).unwrap();
     let mut tick = calendar_tick(&[gone.display().to_string()], "").expect_exit(0);
     let out = tick.thinker(&["prompt", "oracle"]);
     assert!(
         source_block(&out.stdout, "calendar").contains(
-            "No events from Sun 22 Nov 10:05 to Mon 23 Nov 10:05 (24 h, local time UTC+00:00)."
+            "No events from Sun 22 Nov 10:05 to Wed 25 Nov 10:05 (72 h, local time UTC+00:00)."
         ),
         "{}",
         out.stdout

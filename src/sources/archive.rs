@@ -54,6 +54,14 @@ pub struct ArchiveSettings {
     max_entries: usize,
 }
 
+impl Default for ArchiveSettings {
+    fn default() -> Self {
+        ArchiveSettings {
+            max_entries: DEFAULT_ARCHIVE_ENTRIES,
+        }
+    }
+}
+
 impl ArchiveSettings {
     /// Checks the keys of an `archive` table (`kind` and `name` taken out).
     pub fn from_table(table: toml::Table) -> Result<ArchiveSettings, SettingsError> {

@@ -49,6 +49,7 @@ pub mod files;
 pub mod ics;
 pub mod maildir;
 mod read;
+pub mod roles;
 pub mod settings;
 pub mod system;
 mod text;

@@ -295,6 +295,14 @@ impl Tick {
                 .clone()
                 .unwrap_or_else(|| format!("local/{thread}"));
             let _ = write!(text, "\n[threads.{thread}]\nmodel = \"{model}\"\n");
+            // No role defaults (the system source would make prompts depend on the
+            // machine): a thread reads only what a test gives it.
+            if !self.threads[thread.index()]
+                .iter()
+                .any(|l| l.contains("sources"))
+            {
+                text += "sources = []\n";
+            }
             for lines in &self.threads[thread.index()] {
                 text += lines;
                 text.push('\n');
