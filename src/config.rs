@@ -1401,7 +1401,10 @@ mod tests {
     fn the_journal_table_is_checked_and_defaulted() {
         let ok = |text: &str| parse(text).unwrap().journal_rotation;
         assert_eq!(ok(""), JournalRotation::Month);
-        assert_eq!(ok("[journal]\nrotate = \"never\"\n"), JournalRotation::Never);
+        assert_eq!(
+            ok("[journal]\nrotate = \"never\"\n"),
+            JournalRotation::Never
+        );
         assert_eq!(
             ok("[journal]\nrotate = \"size\"\n"),
             JournalRotation::Size {
@@ -1413,16 +1416,39 @@ mod tests {
             JournalRotation::Size { max_bytes: 65536 }
         );
         for (text, key, line, says) in [
-            ("[journal]\nrotate = \"weekly\"\n", "journal.rotate", 2, "\"month\", \"size\""),
-            ("[journal]\nrotate = \"size\"\nmax_bytes = 1000\n", "journal.max_bytes", 3, "65536 to"),
-            ("[journal]\nmax_bytes = 1000000\n", "journal.max_bytes", 2, "only read with rotate = \"size\""),
+            (
+                "[journal]\nrotate = \"weekly\"\n",
+                "journal.rotate",
+                2,
+                "\"month\", \"size\"",
+            ),
+            (
+                "[journal]\nrotate = \"size\"\nmax_bytes = 1000\n",
+                "journal.max_bytes",
+                3,
+                "65536 to",
+            ),
+            (
+                "[journal]\nmax_bytes = 1000000\n",
+                "journal.max_bytes",
+                2,
+                "only read with rotate = \"size\"",
+            ),
         ] {
             let err = parse(text).unwrap_err();
             let msg = err.to_string();
-            assert!(msg.contains(&format!("line {line}")) && msg.contains(says), "{msg}");
-            assert!(matches!(err, ConfigError::Invalid { key: k, .. } if k == key), "{msg}");
+            assert!(
+                msg.contains(&format!("line {line}")) && msg.contains(says),
+                "{msg}"
+            );
+            assert!(
+                matches!(err, ConfigError::Invalid { key: k, .. } if k == key),
+                "{msg}"
+            );
         }
-        let err = parse("[journal]\nrotation = \"month\"\n").unwrap_err().to_string();
+        let err = parse("[journal]\nrotation = \"month\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("rotation"), "{err}");
     }
 

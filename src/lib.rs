@@ -17,6 +17,7 @@ pub mod cmd;
 pub mod config;
 pub mod error;
 pub mod escalation;
+pub mod history;
 pub mod init;
 pub mod input;
 pub mod journal;

@@ -794,10 +794,7 @@ impl StateDir {
             .open(&path)
             .map_err(werr)?;
         let mut len = file.metadata().map_err(werr)?.len();
-        if name == JOURNAL_FILE
-            && len > 0
-            && self.rotate_journal(&file, len, &buf).map_err(werr)?
-        {
+        if name == JOURNAL_FILE && len > 0 && self.rotate_journal(&file, len, &buf).map_err(werr)? {
             file = OpenOptions::new()
                 .create(true)
                 .read(true)
@@ -1255,7 +1252,10 @@ mod tests {
         assert_eq!(journal_names(&dir), ["journal.jsonl"]);
         dir.append_lines(JOURNAL_FILE, &[at("2026-11-01T00:00:00Z")])
             .unwrap();
-        assert_eq!(journal_names(&dir), ["journal-2026-10.jsonl", "journal.jsonl"]);
+        assert_eq!(
+            journal_names(&dir),
+            ["journal-2026-10.jsonl", "journal.jsonl"]
+        );
         let old = fs::read_to_string(dir.file("journal-2026-10.jsonl")).unwrap();
         assert_eq!(old.lines().count(), 2);
         // A clock stepped back into October and forth again: a second October file, the
@@ -1272,7 +1272,10 @@ mod tests {
                 "journal.jsonl"
             ]
         );
-        assert_eq!(fs::read_to_string(dir.file("journal-2026-10.jsonl")).unwrap(), old);
+        assert_eq!(
+            fs::read_to_string(dir.file("journal-2026-10.jsonl")).unwrap(),
+            old
+        );
     }
 
     #[test]
@@ -1281,7 +1284,11 @@ mod tests {
         let dir = StateDir::create(tmp.path())
             .unwrap()
             .with_journal_rotation(JournalRotation::Size { max_bytes: 100 });
-        let times = ["2026-11-22T10:00:00Z", "2026-11-22T10:05:00Z", "2026-11-22T10:10:00Z"];
+        let times = [
+            "2026-11-22T10:00:00Z",
+            "2026-11-22T10:05:00Z",
+            "2026-11-22T10:10:00Z",
+        ];
         for t in times {
             dir.append_lines(JOURNAL_FILE, &[at(t)]).unwrap();
         }
@@ -1304,13 +1311,24 @@ mod tests {
     fn journal_file_names_read_back_their_start() {
         let start = |n: &str| journal_file_start(n).map(|s| s.map(crate::timestamp::format));
         assert_eq!(start("journal.jsonl"), Some(None));
-        assert_eq!(start("journal-2026-10.jsonl"), Some(Some("2026-10-01T00:00:00Z".into())));
-        assert_eq!(start("journal-2026-10.3.jsonl"), Some(Some("2026-10-01T00:00:00Z".into())));
+        assert_eq!(
+            start("journal-2026-10.jsonl"),
+            Some(Some("2026-10-01T00:00:00Z".into()))
+        );
+        assert_eq!(
+            start("journal-2026-10.3.jsonl"),
+            Some(Some("2026-10-01T00:00:00Z".into()))
+        );
         assert_eq!(
             start("journal-2026-11-22T100500Z.jsonl"),
             Some(Some("2026-11-22T10:05:00Z".into()))
         );
-        for other in ["journal-x.jsonl", "journal-2026-10.jsonl.bak", "journal-2026-10.a.jsonl", "archive.jsonl"] {
+        for other in [
+            "journal-x.jsonl",
+            "journal-2026-10.jsonl.bak",
+            "journal-2026-10.a.jsonl",
+            "archive.jsonl",
+        ] {
             assert_eq!(start(other), None, "{other}");
         }
     }
