@@ -62,6 +62,10 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Show(args) => args.now.as_deref(),
         Command::Prompt(args) => args.now.as_deref(),
         Command::Init => None,
+        // --- watching thinker (issue 12) ---
+        Command::Log(args) => args.now.as_deref(),
+        Command::Stats(args) => args.now.as_deref(),
+        Command::Cron(_) | Command::Completions(_) | Command::Man => None,
     };
     let mut ctx = Context::new(&cli.global, now, zone, output)?;
     match &cli.command {
@@ -69,5 +73,11 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Show(args) => cmd::show::run(&mut ctx, args),
         Command::Tick(args) => cmd::tick::run(&mut ctx, args),
         Command::Prompt(args) => cmd::prompt::run(&mut ctx, args),
+        // --- watching thinker (issue 12) ---
+        Command::Log(args) => cmd::log::run(&mut ctx, args),
+        Command::Stats(args) => cmd::stats::run(&mut ctx, args),
+        Command::Cron(args) => cmd::cron::run(&mut ctx, args),
+        Command::Completions(args) => cmd::completions::run(&mut ctx, args.shell),
+        Command::Man => cmd::completions::man(&mut ctx),
     }
 }
