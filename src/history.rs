@@ -69,6 +69,24 @@ pub struct Attempt {
 pub struct Skip {
     /// `disabled`, `cadence`, `quiet_hours`, `budget`, `breaker`, or a newer one.
     pub reason: String,
+    /// `cadence`: runs every this many ticks.
+    pub every: Option<u64>,
+    /// `quiet_hours`: the window.
+    pub window: Option<String>,
+    /// `budget`, `breaker`: what was spent or refused.
+    pub detail: Option<String>,
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)?;
+        match (&self.every, &self.window, &self.detail) {
+            (Some(n), _, _) => write!(f, " (every {n} ticks)"),
+            (_, Some(w), _) => write!(f, " {w}"),
+            (_, _, Some(d)) => write!(f, ": {d}"),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// What one thread did in a tick.

@@ -214,7 +214,7 @@ fn render(journal: &Journal, clock: &Clock, p: Painter) -> String {
 fn render_thread(journal: &Journal, thread: ThreadName, clock: &Clock, p: Painter) -> String {
     let mut out = String::new();
     let header = format!(
-        "{:<16}  {:>5}  {:<9} {:<24} {:>7}  {:>13}  {:>9}  note",
+        "{:<16}  {:>5}  {:<9} {:<28} {:>7}  {:>13}  {:>9}  note",
         "time",
         "run",
         thread.as_str(),
@@ -227,12 +227,13 @@ fn render_thread(journal: &Journal, thread: ThreadName, clock: &Clock, p: Painte
     for tick in &journal.ticks {
         let t = thread_of(tick, thread);
         let (model, latency, tokens, cost, note) = match t {
-            None => (
+            None => Default::default(),
+            Some(t) if t.status == "skipped" => (
                 String::new(),
                 String::new(),
                 String::new(),
                 String::new(),
-                String::new(),
+                note(t),
             ),
             Some(t) => (
                 t.attempts
@@ -242,7 +243,7 @@ fn render_thread(journal: &Journal, thread: ThreadName, clock: &Clock, p: Painte
                         (Some(p), Some(m)) => Some(format!("{p}/{m}")),
                         _ => None,
                     })
-                    .map(|m| untrusted::excerpt(&m, 24))
+                    .map(|m| untrusted::excerpt(&m, 27))
                     .unwrap_or_default(),
                 millis(t.latency_ms),
                 format!("{}/{}", t.tokens_in, t.tokens_out),
@@ -251,7 +252,7 @@ fn render_thread(journal: &Journal, thread: ThreadName, clock: &Clock, p: Painte
             ),
         };
         let line = format!(
-            "{:<16}  {:>5}  {} {model:<24} {latency:>7}  {tokens:>13}  {cost:>9}  {note}",
+            "{:<16}  {:>5}  {} {model:<28} {latency:>7}  {tokens:>13}  {cost:>9}  {note}",
             local(clock, tick.line.time),
             tick.line.run,
             status_cell(p, t, 9),
@@ -272,7 +273,7 @@ fn note(t: &ThreadLine) -> String {
         "skipped" => t
             .skip
             .as_ref()
-            .map(|s| untrusted::excerpt(&s.reason, 40))
+            .map(|s| untrusted::excerpt(&s.to_string(), 100))
             .unwrap_or_default(),
         _ => t
             .error
