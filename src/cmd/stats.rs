@@ -21,7 +21,7 @@ use crate::clock::Clock;
 use crate::cmd::Context;
 use crate::cmd::log::{dollars, millis, warn_skipped};
 use crate::error::{EXIT_OK, Error, to_json_pretty};
-use crate::history::{self, Archived, Attempt, Span, Tick};
+use crate::history::{self, Archived, Attempt, Span, ThreadLine, Tick};
 use crate::state::{Category, MAX_STRENGTH};
 use crate::storage::StateDir;
 use crate::timestamp;
@@ -191,6 +191,74 @@ fn count_attempt(
     true
 }
 
+/// Counts one thread's record of a tick; returns the calls it made.
+fn count_thread(
+    threads: &mut BTreeMap<String, ThreadStats>,
+    models: &mut BTreeMap<(String, String), ModelStats>,
+    t: &ThreadLine,
+) -> u64 {
+    let mut calls = 0;
+    let s = threads
+        .entry(t.thread.clone())
+        .or_insert_with(|| ThreadStats {
+            thread: t.thread.clone(),
+            ..ThreadStats::default()
+        });
+    s.ticks += 1;
+    match t.status.as_str() {
+        "answered" => s.answered += 1,
+        "failed" => s.failed += 1,
+        "skipped" => {
+            s.skipped += 1;
+            let reason = t.skip.as_ref().map_or("unknown", |k| k.reason.as_str());
+            *s.skips.entry(reason.to_string()).or_default() += 1;
+        }
+        _ => {}
+    }
+    if t.attempts.is_empty() && t.status != "skipped" && t.model.is_some() {
+        // A line without attempts (an older version): the record is one call.
+        let a = Attempt {
+            model: record_model(t.provider.as_ref(), t.model.as_ref()),
+            latency_ms: t.latency_ms,
+            tokens_in: t.tokens_in,
+            tokens_out: t.tokens_out,
+            cost: t.cost,
+            skipped: false,
+            error: t.error.clone(),
+        };
+        calls += u64::from(count_attempt(models, &t.thread, &a));
+    }
+    for a in &t.attempts {
+        calls += u64::from(count_attempt(models, &t.thread, a));
+    }
+    calls
+}
+
+/// What the archive says: entries removed, by reason, their lifetime, strength 10.
+fn archive_stats(memory: &mut MemoryStats, archived: &[Archived]) {
+    let mut lifetimes = Vec::new();
+    for a in archived {
+        memory.removed += 1;
+        let reason = if a.reason.is_empty() {
+            "unknown"
+        } else {
+            a.reason.as_str()
+        };
+        *memory
+            .removed_by_reason
+            .entry(untrusted::excerpt(reason, 30))
+            .or_default() += 1;
+        if let Some(created) = a.created.filter(|c| *c <= a.removed_at) {
+            lifetimes.push((a.removed_at - created).num_seconds() as f64 / 3600.0);
+        }
+        memory.strength_10_archived += u64::from(a.strength >= MAX_STRENGTH);
+    }
+    if !lifetimes.is_empty() {
+        memory.average_lifetime_hours =
+            Some(lifetimes.iter().sum::<f64>() / lifetimes.len() as f64);
+    }
+}
+
 fn compute(ticks: &[Tick], archived: &[Archived], since: DateTime<Utc>, clock: &Clock) -> Stats {
     let mut threads: BTreeMap<String, ThreadStats> = BTreeMap::new();
     let mut models: BTreeMap<(String, String), ModelStats> = BTreeMap::new();
@@ -207,39 +275,7 @@ fn compute(ticks: &[Tick], archived: &[Archived], since: DateTime<Utc>, clock: &
             day.ticks += 1;
         }
         for t in &l.threads {
-            let s = threads
-                .entry(t.thread.clone())
-                .or_insert_with(|| ThreadStats {
-                    thread: t.thread.clone(),
-                    ..ThreadStats::default()
-                });
-            s.ticks += 1;
-            match t.status.as_str() {
-                "answered" => s.answered += 1,
-                "failed" => s.failed += 1,
-                "skipped" => {
-                    s.skipped += 1;
-                    let reason = t.skip.as_ref().map_or("unknown", |k| k.reason.as_str());
-                    *s.skips.entry(reason.to_string()).or_default() += 1;
-                }
-                _ => {}
-            }
-            if t.attempts.is_empty() && t.status != "skipped" && t.model.is_some() {
-                // A line without attempts (an older version): the record is one call.
-                let a = Attempt {
-                    model: record_model(t.provider.as_ref(), t.model.as_ref()),
-                    latency_ms: t.latency_ms,
-                    tokens_in: t.tokens_in,
-                    tokens_out: t.tokens_out,
-                    cost: t.cost,
-                    skipped: false,
-                    error: t.error.clone(),
-                };
-                calls += u64::from(count_attempt(&mut models, &t.thread, &a));
-            }
-            for a in &t.attempts {
-                calls += u64::from(count_attempt(&mut models, &t.thread, a));
-            }
+            calls += count_thread(&mut threads, &mut models, t);
         }
         day.tokens_in = day.tokens_in.saturating_add(l.tokens_in);
         day.tokens_out = day.tokens_out.saturating_add(l.tokens_out);
@@ -268,27 +304,7 @@ fn compute(ticks: &[Tick], archived: &[Archived], since: DateTime<Utc>, clock: &
         }
         day.calls += calls;
     }
-    let mut lifetimes = Vec::new();
-    for a in archived {
-        memory.removed += 1;
-        let reason = if a.reason.is_empty() {
-            "unknown"
-        } else {
-            a.reason.as_str()
-        };
-        *memory
-            .removed_by_reason
-            .entry(untrusted::excerpt(reason, 30))
-            .or_default() += 1;
-        if let Some(created) = a.created.filter(|c| *c <= a.removed_at) {
-            lifetimes.push((a.removed_at - created).num_seconds() as f64 / 3600.0);
-        }
-        memory.strength_10_archived += u64::from(a.strength >= MAX_STRENGTH);
-    }
-    if !lifetimes.is_empty() {
-        memory.average_lifetime_hours =
-            Some(lifetimes.iter().sum::<f64>() / lifetimes.len() as f64);
-    }
+    archive_stats(&mut memory, archived);
     let mut models: Vec<ModelStats> = models.into_values().collect();
     for m in &mut models {
         m.latencies.sort_unstable();
@@ -418,6 +434,12 @@ fn render(s: &Stats, clock: &Clock, since: DateTime<Utc>) -> String {
             dollars(d.cost)
         );
     }
+    render_memory(&mut out, s);
+    out
+}
+
+/// The memory and escalation sections.
+fn render_memory(out: &mut String, s: &Stats) {
     let m = &s.memory;
     let _ = writeln!(out, "\nMemory");
     let by_reason = if m.removed_by_reason.is_empty() {
@@ -447,7 +469,6 @@ fn render(s: &Stats, clock: &Clock, since: DateTime<Utc>) -> String {
         format!("; {}", counts(&e.outcomes))
     };
     let _ = writeln!(out, "  raised {}{outcomes}", e.raised);
-    out
 }
 
 #[cfg(test)]
