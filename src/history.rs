@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer};
 
-use crate::storage::{ARCHIVE_FILE, journal_file_start};
+use crate::storage::{ARCHIVE_FILE, journal_file_order, journal_file_start};
 use crate::timestamp;
 
 /// A journal or archive file that exists but cannot be read.
@@ -308,14 +308,15 @@ pub fn journal_files(dir: &Path) -> Result<Vec<PathBuf>, HistoryError> {
             });
         }
     };
-    let mut files: Vec<(Option<DateTime<Utc>>, String)> = entries
+    let mut files: Vec<(Option<(DateTime<Utc>, u32)>, String)> = entries
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_str()?.to_string();
-            let start = journal_file_start(&name)?;
-            Some((start, name))
+            let order = journal_file_order(&name)?;
+            Some((order, name))
         })
         .collect();
+    // By stamp, then by number (`journal-<stamp>.2.jsonl` after `journal-<stamp>.jsonl`);
     // `None` (the current file) after every rotated one.
     files.sort_by(|a, b| match (a.0, b.0) {
         (Some(x), Some(y)) => x.cmp(&y).then_with(|| a.1.cmp(&b.1)),
@@ -593,6 +594,50 @@ mod tests {
                 .ticks
                 .is_empty()
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(32))]
+
+        /// Whatever storage's rotation did (by month or by size), the reader gives back
+        /// every line in the order it was appended, `Last(n)` ends with the last n, and
+        /// `Since(t)` is exactly the lines at or after t (times never go backwards).
+        #[test]
+        fn the_reader_sees_what_the_rotating_writer_wrote(
+            gaps in proptest::collection::vec(0i64..20 * 86_400, 1..40),
+            max_bytes in proptest::option::of(60u64..400),
+            last in 1usize..10,
+            cut in 0usize..40,
+        ) {
+            use crate::storage::{JOURNAL_FILE, JournalRotation, StateDir};
+            let tmp = tempfile::tempdir().unwrap();
+            let rotation = max_bytes.map_or(JournalRotation::Month, |max_bytes| {
+                JournalRotation::Size { max_bytes }
+            });
+            let dir = StateDir::create(tmp.path()).unwrap().with_journal_rotation(rotation);
+            let mut t = timestamp::parse("2026-10-30T00:00:00Z").unwrap();
+            let mut times = Vec::new();
+            for (run, gap) in gaps.iter().enumerate() {
+                t += chrono::TimeDelta::seconds(*gap);
+                times.push(t);
+                let line = serde_json::json!({
+                    "time": timestamp::format(t), "run": run, "threads": []
+                });
+                dir.append_lines(JOURNAL_FILE, &[line]).unwrap();
+            }
+            let runs = |span| -> Vec<u64> {
+                read_journal(tmp.path(), span).unwrap().ticks.iter().map(|t| t.line.run).collect()
+            };
+            let all: Vec<u64> = (0..gaps.len() as u64).collect();
+            proptest::prop_assert_eq!(runs(Span::All), all.clone());
+            let tail = runs(Span::Last(last));
+            proptest::prop_assert!(tail.len() >= last.min(all.len()));
+            proptest::prop_assert_eq!(&all[all.len() - tail.len()..], &tail[..]);
+            let since = times[cut.min(times.len() - 1)];
+            let want: Vec<u64> = all.iter().copied().filter(|&r| times[r as usize] >= since).collect();
+            proptest::prop_assert_eq!(runs(Span::Since(since)), want);
+            proptest::prop_assert!(read_journal(tmp.path(), Span::All).unwrap().skipped.0.is_empty());
+        }
     }
 
     #[test]

@@ -890,14 +890,22 @@ fn line_time(bytes: &[u8]) -> Option<chrono::DateTime<chrono::Utc>> {
 /// (`journal-<stamp>[.n].jsonl`), and the instant its stamp says its first line is at or
 /// after (`None` for the current one, which comes after every rotated one).
 pub fn journal_file_start(name: &str) -> Option<Option<chrono::DateTime<chrono::Utc>>> {
+    journal_file_order(name).map(|o| o.map(|(start, _)| start))
+}
+
+/// [`journal_file_start`] with the file's number among those of the same stamp (1 for
+/// `journal-<stamp>.jsonl`, n for `journal-<stamp>.n.jsonl`): the order they were made in.
+pub fn journal_file_order(name: &str) -> Option<Option<(chrono::DateTime<chrono::Utc>, u32)>> {
     if name == JOURNAL_FILE {
         return Some(None);
     }
     let stamp = name.strip_prefix("journal-")?.strip_suffix(".jsonl")?;
-    let stamp = match stamp.split_once('.') {
-        Some((stamp, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => stamp,
+    let (stamp, n) = match stamp.split_once('.') {
+        Some((stamp, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            (stamp, n.parse().ok()?)
+        }
         Some(_) => return None,
-        None => stamp,
+        None => (stamp, 1),
     };
     let naive = chrono::NaiveDateTime::parse_from_str(stamp, "%Y-%m-%dT%H%M%SZ")
         .ok()
@@ -906,7 +914,7 @@ pub fn journal_file_start(name: &str) -> Option<Option<chrono::DateTime<chrono::
                 .ok()
                 .and_then(|d| d.and_hms_opt(0, 0, 0))
         })?;
-    Some(Some(naive.and_utc()))
+    Some(Some((naive.and_utc(), n)))
 }
 
 fn write_error(path: &Path, source: io::Error) -> StorageError {
