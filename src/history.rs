@@ -27,6 +27,9 @@ pub enum HistoryError {
     Read { path: PathBuf, source: io::Error },
     #[error("cannot list the state directory {}: {source} (pass --state the right directory)", path.display())]
     List { path: PathBuf, source: io::Error },
+    /// A FIFO or a device would hang the read or never end.
+    #[error("{} is not a regular file, so it was not read; move it aside (`mv {} {}.aside`)", path.display(), path.display(), path.display())]
+    NotRegular { path: PathBuf },
 }
 
 /// A number that may be written as `null` (a non-finite cost) or be missing: 0.
@@ -374,6 +377,15 @@ fn name_of(path: &Path) -> String {
 }
 
 fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, HistoryError> {
+    // Links are followed (the tick appends through them); a FIFO is never opened.
+    match fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            return Err(HistoryError::NotRegular {
+                path: path.to_path_buf(),
+            });
+        }
+        _ => {}
+    }
     match fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         // Rotated away between the listing and the read: its lines are in the next file.
@@ -586,6 +598,12 @@ mod tests {
                 timestamp::parse("2026-12-01T00:00:00Z").unwrap()
             )),
             [] as [u64; 0]
+        );
+        std::fs::create_dir(tmp.path().join("journal-2026-08.jsonl")).unwrap();
+        let err = read_journal(tmp.path(), Span::All).unwrap_err().to_string();
+        assert!(
+            err.contains("journal-2026-08.jsonl is not a regular file"),
+            "{err}"
         );
         let empty = tempfile::tempdir().unwrap();
         assert!(
