@@ -298,6 +298,9 @@ pub struct Journal {
     pub skipped: Skipped,
 }
 
+/// A rotated file's stamp and its number among files of that stamp.
+type FileOrder = (DateTime<Utc>, u32);
+
 /// The journal files of `dir`, oldest first: rotated ones by the stamp in their name
 /// (then by name), `journal.jsonl` last.
 pub fn journal_files(dir: &Path) -> Result<Vec<PathBuf>, HistoryError> {
@@ -311,7 +314,7 @@ pub fn journal_files(dir: &Path) -> Result<Vec<PathBuf>, HistoryError> {
             });
         }
     };
-    let mut files: Vec<(Option<(DateTime<Utc>, u32)>, String)> = entries
+    let mut files: Vec<(Option<FileOrder>, String)> = entries
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_str()?.to_string();
@@ -599,7 +602,7 @@ mod tests {
             )),
             [] as [u64; 0]
         );
-        std::fs::create_dir(tmp.path().join("journal-2026-08.jsonl")).unwrap();
+        fs::create_dir(tmp.path().join("journal-2026-08.jsonl")).unwrap();
         let err = read_journal(tmp.path(), Span::All).unwrap_err().to_string();
         assert!(
             err.contains("journal-2026-08.jsonl is not a regular file"),
