@@ -42,6 +42,17 @@ pub enum Command {
     Prompt(PromptArgs),
     /// Write a commented default config and an empty state; never overwrites
     Init,
+    // --- watching thinker (issue 12: log, stats, cron, completions, man) ---
+    /// Recent ticks, one line each (the journal and its rotated files)
+    Log(LogArgs),
+    /// Per thread and model: calls, skips, failures, latency, tokens, cost; what the memory held
+    Stats(StatsArgs),
+    /// Print a crontab line, a systemd .service + .timer pair, or a Kubernetes CronJob
+    Cron(CronArgs),
+    /// Print shell completions for SHELL
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout
+    Man,
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -96,4 +107,130 @@ pub struct PromptArgs {
     /// Assemble the prompt as if at this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
+}
+
+// --- watching thinker (issue 12: log, stats, cron, completions, man) ---
+
+#[derive(Debug, Args, Clone)]
+pub struct LogArgs {
+    /// How many ticks, the newest last
+    #[arg(short = 'n', long = "lines", value_name = "N", default_value_t = 20)]
+    pub count: usize,
+    /// Only this thread's part of each tick (watcher, librarian, oracle, dreamer)
+    #[arg(long, value_name = "THREAD")]
+    pub thread: Option<crate::thread::ThreadName>,
+    /// One JSON array of ticks on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Colour: auto (only on a terminal, unless NO_COLOR is set), always, never
+    #[arg(long, value_enum, default_value_t)]
+    pub color: ColorChoice,
+    /// Read times as if now were this instant (RFC 3339)
+    #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
+}
+
+/// Where `thinker stats --since` starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Since {
+    /// `7d`, `24h`, `30m`: that long before now.
+    Ago(chrono::TimeDelta),
+    /// `2026-11-01`: that local day's midnight.
+    Day(chrono::NaiveDate),
+    /// `2026-11-01T08:00:00Z`: that instant.
+    At(chrono::DateTime<chrono::Utc>),
+}
+
+impl std::str::FromStr for Since {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Since, String> {
+        let bad = || {
+            format!(
+                "`{text}` is not a span or a date: use e.g. 7d, 24h, 90m, 2026-11-01 or 2026-11-01T08:00:00Z"
+            )
+        };
+        let t = text.trim();
+        if let Some((n, unit)) = t
+            .find(|c: char| !c.is_ascii_digit())
+            .filter(|&i| i > 0)
+            .map(|i| t.split_at(i))
+        {
+            let ago = |per: i64| {
+                n.parse::<i64>()
+                    .ok()
+                    .and_then(|n| n.checked_mul(per))
+                    .filter(|&s| s <= 100 * 365 * 86_400)
+                    .and_then(chrono::TimeDelta::try_seconds)
+            };
+            let span = match unit {
+                "d" => ago(86_400),
+                "h" => ago(3600),
+                "m" => ago(60),
+                "w" => ago(7 * 86_400),
+                _ => None,
+            };
+            if let Some(span) = span {
+                return Ok(Since::Ago(span));
+            }
+        }
+        if let Ok(day) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+            return Ok(Since::Day(day));
+        }
+        chrono::DateTime::parse_from_rfc3339(t)
+            .map(|at| Since::At(at.with_timezone(&chrono::Utc)))
+            .map_err(|_| bad())
+    }
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct StatsArgs {
+    /// From when: a span before now (7d, 24h, 90m, 2w) or a date (2026-11-01, local midnight)
+    #[arg(long, value_name = "SPAN|DATE", default_value = "7d")]
+    pub since: Since,
+    /// The totals as one JSON object on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Count as if now were this instant (RFC 3339)
+    #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CronArgs {
+    /// A systemd user .service + .timer pair instead of a crontab line
+    #[arg(long, conflicts_with = "kubernetes")]
+    pub systemd: bool,
+    /// A Kubernetes CronJob (with its PersistentVolumeClaim) instead of a crontab line
+    #[arg(long)]
+    pub kubernetes: bool,
+    /// The unit / CronJob name, e.g. one per agent (lowercase letters, digits, `-`)
+    #[arg(long, value_name = "NAME", default_value = "thinker", value_parser = job_name)]
+    pub name: String,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CompletionsArgs {
+    /// bash, zsh, fish, elvish or powershell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// A name that is a valid systemd unit name and Kubernetes object name (RFC 1123 label,
+/// at most 52 characters: a CronJob's limit).
+fn job_name(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && text.len() <= 52
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !text.starts_with('-')
+        && !text.ends_with('-');
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "`{text}` cannot name a unit or a CronJob: use 1 to 52 lowercase letters, digits and `-`, not at either end (e.g. thinker-mail)"
+        ))
+    }
 }

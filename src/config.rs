@@ -25,6 +25,7 @@ use serde::Deserialize;
 
 use crate::aggregate::{Caps, Settings};
 use crate::sources::Source;
+use crate::storage::JournalRotation;
 use crate::thread::ThreadName;
 
 /// The default config written by `thinker init`, commented key by key.
@@ -88,6 +89,15 @@ struct RawConfig {
     threads: RawThreads,
     #[serde(default)]
     escalation: Option<RawEscalation>,
+    #[serde(default)]
+    journal: RawJournal,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJournal {
+    rotate: Option<String>,
+    max_bytes: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -417,7 +427,14 @@ pub struct Config {
     /// Indexed by [`ThreadName::index`]; `None` when the thread is not configured.
     pub threads: [Option<ThreadConfig>; 4],
     pub escalation: EscalationConfig,
+    /// `[journal]`: when `journal.jsonl` is renamed aside.
+    pub journal_rotation: JournalRotation,
 }
+
+/// `journal.max_bytes` when `rotate = "size"` leaves it out: 10 MiB.
+pub const DEFAULT_JOURNAL_MAX_BYTES: u64 = 10 << 20;
+/// The range `journal.max_bytes` may take: 64 KiB to 1 GiB.
+pub const JOURNAL_MAX_BYTES_RANGE: std::ops::RangeInclusive<u64> = 64 << 10..=1 << 30;
 
 pub const DEFAULT_TICK_DEADLINE: f64 = 240.0;
 pub const DEFAULT_THREAD_TIMEOUT: f64 = 90.0;
@@ -683,7 +700,34 @@ impl Validator<'_> {
             providers,
             threads,
             escalation,
+            journal_rotation: self.journal(&raw.journal)?,
         })
+    }
+
+    /// `[journal]`: `rotate = "month" | "size" | "never"`, `max_bytes` (only with "size").
+    fn journal(&self, j: &RawJournal) -> Result<JournalRotation, ConfigError> {
+        match j.rotate.as_deref().unwrap_or("month") {
+            "size" => Ok(JournalRotation::Size {
+                max_bytes: self.int(
+                    "journal.max_bytes",
+                    j.max_bytes,
+                    DEFAULT_JOURNAL_MAX_BYTES,
+                    JOURNAL_MAX_BYTES_RANGE,
+                )?,
+            }),
+            other if j.max_bytes.is_some() && matches!(other, "month" | "never") => Err(self.err(
+                "journal.max_bytes",
+                format!(
+                    "is only read with rotate = \"size\" (rotate is \"{other}\"): remove it, or set rotate = \"size\""
+                ),
+            )),
+            "month" => Ok(JournalRotation::Month),
+            "never" => Ok(JournalRotation::Never),
+            other => Err(self.err(
+                "journal.rotate",
+                format!("\"{other}\" is not a rotation: use \"month\", \"size\" or \"never\""),
+            )),
+        }
     }
 
     fn memory(&self, m: &RawMemory) -> Result<Settings, ConfigError> {
@@ -1370,6 +1414,62 @@ mod tests {
     fn default_config_is_valid() {
         let c = parse(DEFAULT_CONFIG).unwrap();
         assert!(c.thread(ThreadName::Watcher).is_some());
+    }
+
+    /// `[journal]`: the rotation and its size, each wrong value named with its key and line.
+    #[test]
+    fn the_journal_table_is_checked_and_defaulted() {
+        let ok = |text: &str| parse(text).unwrap().journal_rotation;
+        assert_eq!(ok(""), JournalRotation::Month);
+        assert_eq!(
+            ok("[journal]\nrotate = \"never\"\n"),
+            JournalRotation::Never
+        );
+        assert_eq!(
+            ok("[journal]\nrotate = \"size\"\n"),
+            JournalRotation::Size {
+                max_bytes: DEFAULT_JOURNAL_MAX_BYTES
+            }
+        );
+        assert_eq!(
+            ok("[journal]\nrotate = \"size\"\nmax_bytes = 65536\n"),
+            JournalRotation::Size { max_bytes: 65536 }
+        );
+        for (text, key, line, says) in [
+            (
+                "[journal]\nrotate = \"weekly\"\n",
+                "journal.rotate",
+                2,
+                "\"month\", \"size\"",
+            ),
+            (
+                "[journal]\nrotate = \"size\"\nmax_bytes = 1000\n",
+                "journal.max_bytes",
+                3,
+                "65536 to",
+            ),
+            (
+                "[journal]\nmax_bytes = 1000000\n",
+                "journal.max_bytes",
+                2,
+                "only read with rotate = \"size\"",
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            let msg = err.to_string();
+            assert!(
+                msg.contains(&format!("line {line}")) && msg.contains(says),
+                "{msg}"
+            );
+            assert!(
+                matches!(err, ConfigError::Invalid { key: k, .. } if k == key),
+                "{msg}"
+            );
+        }
+        let err = parse("[journal]\nrotation = \"month\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rotation"), "{err}");
     }
 
     #[test]

@@ -72,6 +72,9 @@ pub enum Error {
         what: &'static str,
         source: std::io::Error,
     },
+    /// The journal or the archive cannot be read (`log`, `stats`).
+    #[error(transparent)]
+    History(#[from] crate::history::HistoryError),
 }
 
 impl Error {
@@ -89,7 +92,8 @@ impl Error {
             | Error::Providers(_)
             | Error::Runtime(_)
             | Error::Serialize { .. }
-            | Error::Output { .. } => EXIT_FAILED,
+            | Error::Output { .. }
+            | Error::History(_) => EXIT_FAILED,
         }
     }
 

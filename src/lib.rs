@@ -17,6 +17,7 @@ pub mod cmd;
 pub mod config;
 pub mod error;
 pub mod escalation;
+pub mod history;
 pub mod init;
 pub mod input;
 pub mod journal;
@@ -57,11 +58,20 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
 
 /// Runs one command with these streams, reading local times in `zone`.
 pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, Error> {
+    // Each issue's commands keep their own block of arms, for simple merges.
+    #[expect(
+        clippy::match_same_arms,
+        reason = "one block of arms per group of commands"
+    )]
     let now = match &cli.command {
         Command::Tick(args) => args.now.as_deref(),
         Command::Show(args) => args.now.as_deref(),
         Command::Prompt(args) => args.now.as_deref(),
         Command::Init => None,
+        // --- watching thinker (issue 12) ---
+        Command::Log(args) => args.now.as_deref(),
+        Command::Stats(args) => args.now.as_deref(),
+        Command::Cron(_) | Command::Completions(_) | Command::Man => None,
     };
     let mut ctx = Context::new(&cli.global, now, zone, output)?;
     match &cli.command {
@@ -69,5 +79,11 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Show(args) => cmd::show::run(&mut ctx, args),
         Command::Tick(args) => cmd::tick::run(&mut ctx, args),
         Command::Prompt(args) => cmd::prompt::run(&mut ctx, args),
+        // --- watching thinker (issue 12) ---
+        Command::Log(args) => cmd::log::run(&mut ctx, args),
+        Command::Stats(args) => cmd::stats::run(&mut ctx, args),
+        Command::Cron(args) => cmd::cron::run(&mut ctx, args),
+        Command::Completions(args) => cmd::completions::run(&mut ctx, args.shell),
+        Command::Man => cmd::completions::man(&mut ctx),
     }
 }

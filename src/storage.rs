@@ -19,6 +19,13 @@
 //!
 //! Appends start on a new line when a killed process left the file without a final
 //! newline, so one torn line never swallows the next.
+//!
+//! The journal is rotated in its append ([`JournalRotation`]): before a line goes into
+//! `journal.jsonl`, a file whose first line is of another UTC month than the new line
+//! (or that the new lines would take past `max_bytes`) is renamed to
+//! `journal-<stamp>.jsonl`, the stamp being its first line's UTC month (`2026-11`) or
+//! instant (`2026-11-22T100500Z`); [`journal_file_start`] reads a stamp back. The tick
+//! appends under its lock, so a rotation never races another. The archive is not rotated.
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
@@ -36,6 +43,22 @@ pub const BACKUP_FILE: &str = "subconscious.json.bak";
 pub const LOCK_FILE: &str = "subconscious.json.lock";
 pub const ARCHIVE_FILE: &str = "archive.jsonl";
 pub const JOURNAL_FILE: &str = "journal.jsonl";
+
+/// The file a failed cron tick's output is appended to (`thinker cron`): thinker's own, so
+/// it does not keep [`StateDir::tidy`] from making the directory private.
+pub const CRON_LOG_FILE: &str = "cron.log";
+
+/// When `journal.jsonl` is renamed aside (`[journal] rotate`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JournalRotation {
+    /// When a line of another UTC month than the file's first line is appended.
+    #[default]
+    Month,
+    /// When the file would grow past this many bytes (a single larger line still goes in).
+    Size { max_bytes: u64 },
+    /// Never: one file forever.
+    Never,
+}
 
 /// The files of the state directory that [`StateDir::tidy`] keeps at mode 0600.
 const PRIVATE_FILES: [&str; 6] = [
@@ -277,6 +300,7 @@ fn not_a_directory(path: &Path) -> Option<StorageError> {
 #[derive(Debug, Clone)]
 pub struct StateDir {
     dir: PathBuf,
+    journal_rotation: JournalRotation,
 }
 
 /// Holds the tick lock until dropped.
@@ -357,6 +381,7 @@ impl StateDir {
         }
         Ok(StateDir {
             dir: dir.to_path_buf(),
+            journal_rotation: JournalRotation::default(),
         })
     }
 
@@ -364,6 +389,16 @@ impl StateDir {
     pub fn at(dir: &Path) -> StateDir {
         StateDir {
             dir: dir.to_path_buf(),
+            journal_rotation: JournalRotation::default(),
+        }
+    }
+
+    /// The same directory, rotating the journal as `rotation` says (default: by month).
+    #[must_use]
+    pub fn with_journal_rotation(self, rotation: JournalRotation) -> StateDir {
+        StateDir {
+            journal_rotation: rotation,
+            ..self
         }
     }
 
@@ -758,7 +793,17 @@ impl StateDir {
             .mode(0o600)
             .open(&path)
             .map_err(werr)?;
-        let len = file.metadata().map_err(werr)?.len();
+        let mut len = file.metadata().map_err(werr)?.len();
+        if name == JOURNAL_FILE && len > 0 && self.rotate_journal(&file, len, &buf).map_err(werr)? {
+            file = OpenOptions::new()
+                .create(true)
+                .read(true)
+                .append(true)
+                .mode(0o600)
+                .open(&path)
+                .map_err(werr)?;
+            len = file.metadata().map_err(werr)?.len();
+        }
         if len > 0 {
             let mut last = [0u8; 1];
             file.read_exact_at(&mut last, len - 1).map_err(werr)?;
@@ -776,6 +821,100 @@ impl StateDir {
             other => other.map_err(werr),
         }
     }
+}
+
+impl StateDir {
+    /// Renames `journal.jsonl` (open as `file`, `len` bytes) aside when `lines` (the
+    /// serialized lines about to be appended) may not join it; whether it did. A file
+    /// whose first line has no readable time is not rotated by month.
+    fn rotate_journal(&self, file: &File, len: u64, lines: &[u8]) -> io::Result<bool> {
+        let first = || first_line_time(file, len);
+        let (start, month) = match self.journal_rotation {
+            JournalRotation::Never => return Ok(false),
+            JournalRotation::Month => {
+                let (Some(start), Some(new)) = (first(), line_time(lines)) else {
+                    return Ok(false);
+                };
+                if start.format("%Y-%m").to_string() == new.format("%Y-%m").to_string() {
+                    return Ok(false);
+                }
+                (start, true)
+            }
+            JournalRotation::Size { max_bytes } => {
+                if len.saturating_add(lines.len() as u64) <= max_bytes {
+                    return Ok(false);
+                }
+                let Some(start) = first().or_else(|| line_time(lines)) else {
+                    return Ok(false);
+                };
+                (start, false)
+            }
+        };
+        let stamp = if month {
+            start.format("%Y-%m").to_string()
+        } else {
+            start.format("%Y-%m-%dT%H%M%SZ").to_string()
+        };
+        // Never over an existing file (a clock stepped back, a restored backup).
+        let mut n = 1u32;
+        let mut target = self.file(&format!("journal-{stamp}.jsonl"));
+        while fs::symlink_metadata(&target).is_ok() {
+            n += 1;
+            target = self.file(&format!("journal-{stamp}.{n}.jsonl"));
+        }
+        fs::rename(self.file(JOURNAL_FILE), &target)?;
+        tracing::info!("rotated the journal to {}", target.display());
+        Ok(true)
+    }
+}
+
+/// The time of the first line of `file` that has one (within its first 1 MiB).
+fn first_line_time(file: &File, len: u64) -> Option<chrono::DateTime<chrono::Utc>> {
+    let mut head = vec![0u8; usize::try_from(len.min(1 << 20)).ok()?];
+    file.read_exact_at(&mut head, 0).ok()?;
+    head.split(|&b| b == b'\n').find_map(line_time)
+}
+
+/// The `time` of a JSON line (the first line of `bytes`).
+fn line_time(bytes: &[u8]) -> Option<chrono::DateTime<chrono::Utc>> {
+    #[derive(serde::Deserialize)]
+    struct Timed {
+        time: String,
+    }
+    let line = bytes.split(|&b| b == b'\n').next()?;
+    let timed: Timed = serde_json::from_slice(line).ok()?;
+    crate::timestamp::parse(&timed.time)
+}
+
+/// Whether `name` is a journal file, current (`journal.jsonl`) or rotated
+/// (`journal-<stamp>[.n].jsonl`), and the instant its stamp says its first line is at or
+/// after (`None` for the current one, which comes after every rotated one).
+pub fn journal_file_start(name: &str) -> Option<Option<chrono::DateTime<chrono::Utc>>> {
+    journal_file_order(name).map(|o| o.map(|(start, _)| start))
+}
+
+/// [`journal_file_start`] with the file's number among those of the same stamp (1 for
+/// `journal-<stamp>.jsonl`, n for `journal-<stamp>.n.jsonl`): the order they were made in.
+pub fn journal_file_order(name: &str) -> Option<Option<(chrono::DateTime<chrono::Utc>, u32)>> {
+    if name == JOURNAL_FILE {
+        return Some(None);
+    }
+    let stamp = name.strip_prefix("journal-")?.strip_suffix(".jsonl")?;
+    let (stamp, n) = match stamp.split_once('.') {
+        Some((stamp, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            (stamp, n.parse().ok()?)
+        }
+        Some(_) => return None,
+        None => (stamp, 1),
+    };
+    let naive = chrono::NaiveDateTime::parse_from_str(stamp, "%Y-%m-%dT%H%M%SZ")
+        .ok()
+        .or_else(|| {
+            chrono::NaiveDate::parse_from_str(&format!("{stamp}-01"), "%Y-%m-%d")
+                .ok()
+                .and_then(|d| d.and_hms_opt(0, 0, 0))
+        })?;
+    Some(Some((naive.and_utc(), n)))
 }
 
 fn write_error(path: &Path, source: io::Error) -> StorageError {
@@ -808,7 +947,10 @@ fn parse_state(bytes: Vec<u8>) -> Result<State, StateProblem> {
 /// making) or `.<file>.tmp-<pid>`.
 /// Whether `name` is one of the files thinker keeps in its state directory.
 fn is_thinkers(name: &str) -> bool {
-    PRIVATE_FILES.contains(&name) || name == "feedback.jsonl"
+    PRIVATE_FILES.contains(&name)
+        || name == "feedback.jsonl"
+        || name == CRON_LOG_FILE
+        || journal_file_start(name).is_some()
 }
 
 fn is_stale_temp(name: &str) -> bool {
@@ -1090,6 +1232,113 @@ mod tests {
         let mode = fs::metadata(dir.path()).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode, 0o1777);
         assert!(done.tightened.is_empty(), "{done:?}");
+    }
+
+    fn journal_names(dir: &StateDir) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("journal"))
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn at(time: &str) -> serde_json::Value {
+        serde_json::json!({"time": time, "run": 1})
+    }
+
+    /// The journal is renamed aside by its first line's UTC month when a line of another
+    /// month comes, never over an existing file.
+    #[test]
+    fn the_journal_rotates_by_the_utc_month_of_its_lines() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        for t in ["2026-10-30T10:00:00Z", "2026-10-31T23:59:59Z"] {
+            dir.append_lines(JOURNAL_FILE, &[at(t)]).unwrap();
+        }
+        assert_eq!(journal_names(&dir), ["journal.jsonl"]);
+        dir.append_lines(JOURNAL_FILE, &[at("2026-11-01T00:00:00Z")])
+            .unwrap();
+        assert_eq!(
+            journal_names(&dir),
+            ["journal-2026-10.jsonl", "journal.jsonl"]
+        );
+        let old = fs::read_to_string(dir.file("journal-2026-10.jsonl")).unwrap();
+        assert_eq!(old.lines().count(), 2);
+        // A clock stepped back into October and forth again: a second October file, the
+        // first kept.
+        for t in ["2026-10-31T12:00:00Z", "2026-11-01T00:05:00Z"] {
+            dir.append_lines(JOURNAL_FILE, &[at(t)]).unwrap();
+        }
+        assert_eq!(
+            journal_names(&dir),
+            [
+                "journal-2026-10.2.jsonl",
+                "journal-2026-10.jsonl",
+                "journal-2026-11.jsonl",
+                "journal.jsonl"
+            ]
+        );
+        assert_eq!(
+            fs::read_to_string(dir.file("journal-2026-10.jsonl")).unwrap(),
+            old
+        );
+    }
+
+    #[test]
+    fn the_journal_rotates_by_size_and_never_when_told() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path())
+            .unwrap()
+            .with_journal_rotation(JournalRotation::Size { max_bytes: 100 });
+        let times = [
+            "2026-11-22T10:00:00Z",
+            "2026-11-22T10:05:00Z",
+            "2026-11-22T10:10:00Z",
+        ];
+        for t in times {
+            dir.append_lines(JOURNAL_FILE, &[at(t)]).unwrap();
+        }
+        // Each line is 40 bytes: the third would pass 100.
+        assert_eq!(
+            journal_names(&dir),
+            ["journal-2026-11-22T100000Z.jsonl", "journal.jsonl"]
+        );
+        let never = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(never.path())
+            .unwrap()
+            .with_journal_rotation(JournalRotation::Never);
+        for t in ["2026-10-30T10:00:00Z", "2026-11-22T10:00:00Z"] {
+            dir.append_lines(JOURNAL_FILE, &[at(t)]).unwrap();
+        }
+        assert_eq!(journal_names(&dir), ["journal.jsonl"]);
+    }
+
+    #[test]
+    fn journal_file_names_read_back_their_start() {
+        let start = |n: &str| journal_file_start(n).map(|s| s.map(crate::timestamp::format));
+        assert_eq!(start("journal.jsonl"), Some(None));
+        assert_eq!(
+            start("journal-2026-10.jsonl"),
+            Some(Some("2026-10-01T00:00:00Z".into()))
+        );
+        assert_eq!(
+            start("journal-2026-10.3.jsonl"),
+            Some(Some("2026-10-01T00:00:00Z".into()))
+        );
+        assert_eq!(
+            start("journal-2026-11-22T100500Z.jsonl"),
+            Some(Some("2026-11-22T10:05:00Z".into()))
+        );
+        for other in [
+            "journal-x.jsonl",
+            "journal-2026-10.jsonl.bak",
+            "journal-2026-10.a.jsonl",
+            "archive.jsonl",
+        ] {
+            assert_eq!(start(other), None, "{other}");
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@
 mod aggregate_props;
 mod aggregate_rules;
 mod cli;
+mod cmd_ops;
 mod cmd_snapshots;
 mod escalation_actions;
 mod escalation_decision;

@@ -11,6 +11,11 @@ pub mod init;
 pub mod prompt;
 pub mod show;
 pub mod tick;
+// --- watching thinker (issue 12) ---
+pub mod completions;
+pub mod cron;
+pub mod log;
+pub mod stats;
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -94,7 +94,7 @@ async fn tick(
     options: &TickOptions,
 ) -> Result<TickReport, Error> {
     let started = Instant::now();
-    let opened = Opened::open(state_dir, options)?;
+    let opened = Opened::open(config, state_dir, options)?;
     let providers = Providers::new(config.providers.clone()).map_err(Error::Providers)?;
     let breakers = Breakers::new(
         &opened.ledger.breakers,
@@ -191,11 +191,11 @@ struct Opened {
 }
 
 impl Opened {
-    fn open(state_dir: &Path, options: &TickOptions) -> Result<Opened, Error> {
+    fn open(config: &Config, state_dir: &Path, options: &TickOptions) -> Result<Opened, Error> {
         let (dir, lock) = if options.dry_run {
             (StateDir::at(state_dir), None)
         } else {
-            let dir = StateDir::create(state_dir)?;
+            let dir = StateDir::create(state_dir)?.with_journal_rotation(config.journal_rotation);
             let lock = dir.lock()?;
             dir.tidy(&lock).log();
             (dir, Some(lock))
