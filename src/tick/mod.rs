@@ -37,7 +37,9 @@ use crate::prompt::{Prompts, temperature};
 use crate::provider::{CallError, CallRequest, Progress, Providers};
 use crate::runtime;
 use crate::state::State;
-use crate::storage::{ARCHIVE_FILE, Aftermath, JOURNAL_FILE, Lock, StateDir, StorageError};
+use crate::storage::{
+    ARCHIVE_FILE, Aftermath, JOURNAL_FILE, Lock, StateDir, StorageError, TakenFeedback,
+};
 use crate::thread::ThreadName;
 
 /// How the tick is run.
@@ -113,7 +115,7 @@ async fn tick(
         started + config.tick_deadline,
     )
     .await?;
-    let aggregated = Aggregated::of(&opened.state, &threads.outcomes, options.clock, config);
+    let aggregated = Aggregated::of(&opened, &threads.outcomes, options.clock, config);
     let (journal, outcomes) = journal_line(&opened, threads, &aggregated, options.clock, started);
     let phase = escalate::Escalation {
         config: &config.escalation,
@@ -180,6 +182,9 @@ struct Opened {
     /// Calls to the primary model today, shared by the budget's write-ahead and the
     /// escalation phase (which counts its call before making it).
     calls_today: Arc<AtomicU32>,
+    /// The agent's verdicts, taken from `feedback.jsonl` under the lock (peeked at in a
+    /// dry run), removed once an applying tick's state is committed.
+    feedback: TakenFeedback,
 }
 
 impl Opened {
@@ -197,6 +202,10 @@ impl Opened {
             .load_ledger()?
             .for_day(budget::local_day(&options.clock));
         let run = ledger.next_run();
+        let feedback = match &lock {
+            Some(lock) => dir.take_feedback(lock, run)?,
+            None => dir.peek_feedback(),
+        };
         let calls_today = Arc::new(AtomicU32::new(ledger.escalations));
         Ok(Opened {
             dir,
@@ -205,6 +214,7 @@ impl Opened {
             ledger,
             run,
             calls_today,
+            feedback,
         })
     }
 
@@ -298,12 +308,14 @@ struct Aggregated {
 
 impl Aggregated {
     fn of(
-        state: &State,
+        opened: &Opened,
         outcomes: &[ThreadOutcome; 4],
         clock: Clock,
         config: &Config,
     ) -> Aggregated {
-        let (next, report) = aggregate::aggregate(state, outcomes, clock.now, &config.memory);
+        let verdicts = &opened.feedback.verdicts;
+        let (next, report) =
+            aggregate::aggregate(&opened.state, outcomes, verdicts, clock.now, &config.memory);
         let warnings: Vec<String> = report.memory.warning().into_iter().collect();
         for warning in &warnings {
             tracing::warn!("{warning}");
@@ -374,6 +386,9 @@ fn write(
     if let Some(staged) = staged {
         dir.commit_staged(staged)
             .map_err(|e| e.after(Aftermath::Journaled))?;
+        // Applied and committed: the verdicts are spent (a crash before this applies
+        // them once more, which is harmless: ARCHITECTURE.md).
+        dir.clear_feedback(&opened.feedback);
     }
     Ok(())
 }
