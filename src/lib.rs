@@ -24,6 +24,7 @@ pub mod matching;
 pub mod process;
 pub mod prompt;
 pub mod provider;
+pub mod recall;
 pub mod runtime;
 pub mod show;
 pub mod sources;
@@ -61,6 +62,8 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Show(args) => args.now.as_deref(),
         Command::Prompt(args) => args.now.as_deref(),
         Command::Init => None,
+        Command::Hook(args) => args.now.as_deref(),
+        Command::Feedback(args) => args.now.as_deref(),
     };
     let mut ctx = Context::new(&cli.global, now, zone, output)?;
     match &cli.command {
@@ -68,5 +71,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Show(args) => cmd::show::run(&mut ctx, args),
         Command::Tick(args) => cmd::tick::run(&mut ctx, args),
         Command::Prompt(args) => cmd::prompt::run(&mut ctx, args),
+        Command::Hook(args) => cmd::hook::run(&mut ctx, args),
+        Command::Feedback(args) => cmd::feedback::run(&mut ctx, args),
     }
 }
