@@ -336,40 +336,39 @@ pub fn compact_text(
     clock: &Clock,
     limits: &Limits,
 ) -> Block {
-    let sections = match ranked {
-        Some(ranked) => vec![Section {
+    let sections = if let Some(ranked) = ranked {
+        vec![Section {
             heading: "Relevant to this request (best match first):",
             lines: ranked
                 .iter()
                 .map(|r| (entry_line(r, clock), entry_key(r.entry)))
                 .collect(),
-        }],
-        None => {
-            let all = strongest(state);
-            let mut due: Vec<&Ranked<'_>> = all.iter().filter(|r| r.entry.due.is_some()).collect();
-            due.sort_by_key(|r| (r.entry.due, r.entry.id.clone()));
-            vec![
-                Section {
-                    heading: "Due:",
-                    lines: due
-                        .iter()
-                        .map(|r| (entry_line(r, clock), entry_key(r.entry)))
-                        .collect(),
-                },
-                Section {
-                    heading: "Strongest first:",
-                    lines: all
-                        .iter()
-                        .filter(|r| r.entry.due.is_none())
-                        .map(|r| (entry_line(r, clock), entry_key(r.entry)))
-                        .collect(),
-                },
-                Section {
-                    heading: "Recent escalations:",
-                    lines: recent_escalations(state, clock),
-                },
-            ]
-        }
+        }]
+    } else {
+        let all = strongest(state);
+        let mut due: Vec<&Ranked<'_>> = all.iter().filter(|r| r.entry.due.is_some()).collect();
+        due.sort_by_key(|r| (r.entry.due, r.entry.id.clone()));
+        vec![
+            Section {
+                heading: "Due:",
+                lines: due
+                    .iter()
+                    .map(|r| (entry_line(r, clock), entry_key(r.entry)))
+                    .collect(),
+            },
+            Section {
+                heading: "Strongest first:",
+                lines: all
+                    .iter()
+                    .filter(|r| r.entry.due.is_none())
+                    .map(|r| (entry_line(r, clock), entry_key(r.entry)))
+                    .collect(),
+            },
+            Section {
+                heading: "Recent escalations:",
+                lines: recent_escalations(state, clock),
+            },
+        ]
     };
     render(&sections, clock, limits)
 }

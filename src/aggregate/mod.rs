@@ -209,6 +209,10 @@ pub struct MemoryChange {
     pub rejected: usize,
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }

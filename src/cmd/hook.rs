@@ -203,7 +203,10 @@ fn read_record(hooks: &StateDir, name: &str) -> Option<SessionRecord> {
 /// ones).
 fn prune(hooks: &StateDir, now: DateTime<Utc>) {
     for name in hooks.file_names() {
-        if !name.ends_with(".json") {
+        if std::path::Path::new(&name)
+            .extension()
+            .is_none_or(|e| e != "json")
+        {
             continue;
         }
         let old = read_record(hooks, &name)
