@@ -60,6 +60,35 @@ pub struct Verdict {
     pub note: Option<String>,
 }
 
+/// An id longer than this is cut (thinker's ids are far shorter).
+pub const MAX_ID_CHARS: usize = 200;
+/// A note longer than this is cut, so a verdict is always one short line (well below
+/// `PIPE_BUF`, which keeps concurrent appends whole).
+pub const MAX_NOTE_CHARS: usize = 500;
+
+impl Verdict {
+    /// A verdict as an agent gives it (the command line, the MCP tool): the id and the
+    /// note cleaned to one line and cut ([`MAX_ID_CHARS`], [`MAX_NOTE_CHARS`]); an empty
+    /// note is none.
+    pub fn new(at: DateTime<Utc>, id: &str, verdict: Judgement, note: Option<&str>) -> Verdict {
+        let cut = |text: &str, max: usize| -> String {
+            crate::untrusted::clean_line(text)
+                .trim()
+                .chars()
+                .take(max)
+                .collect()
+        };
+        Verdict {
+            at,
+            id: cut(id, MAX_ID_CHARS),
+            verdict,
+            note: note
+                .map(|n| cut(n, MAX_NOTE_CHARS))
+                .filter(|n| !n.is_empty()),
+        }
+    }
+}
+
 /// A summary the agent rejected, remembered for the window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rejected {
@@ -252,6 +281,24 @@ mod tests {
             .map(|v| (v.id.as_str(), v.verdict))
             .collect();
         assert_eq!(got, [("b", Judgement::Used), ("a", Judgement::Used)]);
+    }
+
+    #[test]
+    fn a_verdict_is_one_short_clean_line() {
+        let long = "x\u{1b}[31m\ny ".repeat(400);
+        let v = Verdict::new(DateTime::UNIX_EPOCH, &long, Judgement::Used, Some(&long));
+        assert_eq!(v.id.chars().count(), MAX_ID_CHARS);
+        assert_eq!(
+            v.note.as_ref().map(|n| n.chars().count()),
+            Some(MAX_NOTE_CHARS)
+        );
+        let line = serde_json::to_string(&v).unwrap();
+        assert!(
+            line.len() < 4096 && !line.contains("\\u001b") && !line.contains("\\n"),
+            "{line}"
+        );
+        let blank = Verdict::new(DateTime::UNIX_EPOCH, "p-x", Judgement::Wrong, Some(" \t "));
+        assert_eq!(blank.note, None);
     }
 
     #[test]

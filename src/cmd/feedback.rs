@@ -14,35 +14,13 @@ use crate::error::{EXIT_OK, Error};
 use crate::storage::StateDir;
 use crate::untrusted;
 
-/// An id longer than this is cut (thinker's ids are far shorter).
-pub const MAX_ID_CHARS: usize = 200;
-/// A note longer than this is cut, so a verdict is always one short line (well below
-/// `PIPE_BUF`, which keeps concurrent appends whole).
-pub const MAX_NOTE_CHARS: usize = 500;
-
-fn cut(text: &str, max: usize) -> String {
-    untrusted::clean_line(text)
-        .trim()
-        .chars()
-        .take(max)
-        .collect()
-}
-
 pub fn run(ctx: &mut Context<'_>, args: &FeedbackArgs) -> Result<u8, Error> {
     let resolved = ctx.optional_config()?;
-    let verdict = Verdict {
-        at: ctx.clock.now,
-        id: cut(&args.id, MAX_ID_CHARS),
-        verdict: match args.verdict {
-            VerdictWord::Used => Judgement::Used,
-            VerdictWord::Wrong => Judgement::Wrong,
-        },
-        note: args
-            .note
-            .as_deref()
-            .map(|n| cut(n, MAX_NOTE_CHARS))
-            .filter(|n| !n.is_empty()),
+    let judgement = match args.verdict {
+        VerdictWord::Used => Judgement::Used,
+        VerdictWord::Wrong => Judgement::Wrong,
     };
+    let verdict = Verdict::new(ctx.clock.now, &args.id, judgement, args.note.as_deref());
     // Whether the id is known: a state that cannot be read is the tick's to report.
     let known = StateDir::at(&resolved.state_dir)
         .load()

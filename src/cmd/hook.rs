@@ -20,9 +20,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::{HookAgent, HookArgs};
 use crate::cmd::Context;
-use crate::cmd::show::prompt_block;
 use crate::error::{EXIT_OK, Error};
-use crate::recall::{Block, Limits};
+use crate::recall::{self, Block, Limits};
 use crate::storage::{HOOKS_DIR, StateDir};
 use crate::{timestamp, untrusted};
 
@@ -121,10 +120,10 @@ fn answer(ctx: &Context<'_>, input: &mut dyn Read) -> Result<Option<String>, Qui
     let state = dir.load().map_err(Error::from)?;
     let limits = Limits::default();
     let block = if start {
-        prompt_block(&state, None, &ctx.clock, &limits)
+        recall::block(&state, None, &ctx.clock, &limits)
     } else {
         let prompt = event.prompt.as_deref().unwrap_or_default();
-        prompt_block(&state, Some(prompt), &ctx.clock, &limits)
+        recall::block(&state, Some(prompt), &ctx.clock, &limits)
     };
     if !dir.path().is_dir() {
         return Ok(None);

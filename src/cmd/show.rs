@@ -5,11 +5,9 @@
 //! replaced atomically, so a read is always whole); works without a config.
 
 use crate::cli::{ShowArgs, ShowFormat};
-use crate::clock::Clock;
 use crate::cmd::Context;
 use crate::error::{EXIT_OK, Error, to_json_pretty};
-use crate::recall::{self, Block, DEFAULT_MAX_BYTES, Limits};
-use crate::state::State;
+use crate::recall::{self, DEFAULT_MAX_BYTES, Limits};
 use crate::storage::{self, STATE_FILE, StateDir};
 
 pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
@@ -24,7 +22,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
             max_bytes: args.max_bytes.map_or(DEFAULT_MAX_BYTES, |n| n as usize),
             ..Limits::default()
         };
-        let block = prompt_block(&state, args.for_text.as_deref(), &ctx.clock, &limits);
+        let block = recall::block(&state, args.for_text.as_deref(), &ctx.clock, &limits);
         ctx.stdout(block.text.as_bytes())?;
         return Ok(EXIT_OK);
     }
@@ -50,19 +48,4 @@ fn json(ctx: &mut Context<'_>, dir: &StateDir) -> Result<u8, Error> {
     };
     ctx.stdout(&bytes)?;
     Ok(EXIT_OK)
-}
-
-/// The compact text: everything that matters now, or with `text` only the entries that
-/// match it (empty when none does). Shared with `thinker hook`.
-pub fn prompt_block(state: &State, text: Option<&str>, clock: &Clock, limits: &Limits) -> Block {
-    match text {
-        Some(text) => {
-            let ranked = recall::recall(state, text, limits);
-            if ranked.is_empty() {
-                return Block::default();
-            }
-            recall::compact_text(state, Some(&ranked), clock, limits)
-        }
-        None => recall::compact_text(state, None, clock, limits),
-    }
 }
