@@ -238,6 +238,8 @@ fn hook_records_are_private_and_pruned_after_a_day() {
         fs::metadata(&record).unwrap().permissions().mode() & 0o777,
         0o600
     );
+    let stale_temp = hooks.join(".abc.json.tmp-99999");
+    fs::write(&stale_temp, "{").unwrap();
     tick.set_now("2026-11-23T12:00:00Z");
     // Another session starts: the first one's record is over a day old.
     hook(&mut tick, "session_start_other.json");
@@ -249,6 +251,11 @@ fn hook_records_are_private_and_pruned_after_a_day() {
         !left.contains(&record),
         "a day-old record is pruned: {left:?}"
     );
+    assert!(
+        !left.contains(&stale_temp),
+        "a killed hook's temp file is removed"
+    );
+    assert_eq!(left.len(), 1, "the new session's record: {left:?}");
 }
 
 #[test]

@@ -199,9 +199,14 @@ fn read_record(hooks: &StateDir, name: &str) -> Option<SessionRecord> {
 }
 
 /// Removes session records last written more than a day before `now` (and unreadable
-/// ones).
+/// ones), and the temp files of killed hooks (a hook writing one right now then fails
+/// to rename it: one line on stderr, the block shown again next time).
 fn prune(hooks: &StateDir, now: DateTime<Utc>) {
     for name in hooks.file_names() {
+        if name.starts_with('.') && name.contains(".tmp-") {
+            let _ = std::fs::remove_file(hooks.file(&name));
+            continue;
+        }
         if std::path::Path::new(&name)
             .extension()
             .is_none_or(|e| e != "json")
