@@ -811,8 +811,9 @@ impl StateDir {
     /// Under the lock: renames `feedback.jsonl` to `feedback.jsonl.consumed-<run>` (a
     /// verdict appended from now on starts a new `feedback.jsonl`, for the next tick) and
     /// reads every consumed file, including those of a tick that died before
-    /// [`StateDir::clear_feedback`].
-    pub fn take_feedback(&self, _lock: &Lock, run: u64) -> Result<TakenFeedback, StorageError> {
+    /// [`StateDir::clear_feedback`]. Never fails the tick: a file that cannot be renamed
+    /// or read is logged and waits for a later tick.
+    pub fn take_feedback(&self, _lock: &Lock, run: u64) -> TakenFeedback {
         let from = self.file(FEEDBACK_FILE);
         if fs::symlink_metadata(&from).is_ok() {
             let mut n = 1u32;
@@ -821,9 +822,14 @@ impl StateDir {
                 n += 1;
                 to = self.file(&format!("{CONSUMED_PREFIX}{run}.{n}"));
             }
-            fs::rename(&from, &to).map_err(|source| write_error(&from, source))?;
+            if let Err(e) = fs::rename(&from, &to) {
+                tracing::warn!(
+                    "cannot take {} for this tick: {e}; its verdicts wait",
+                    from.display()
+                );
+            }
         }
-        Ok(self.read_feedback(false))
+        self.read_feedback(false)
     }
 
     /// What the next tick would take, without renaming anything (a dry run).

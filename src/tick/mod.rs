@@ -203,7 +203,7 @@ impl Opened {
             .for_day(budget::local_day(&options.clock));
         let run = ledger.next_run();
         let feedback = match &lock {
-            Some(lock) => dir.take_feedback(lock, run)?,
+            Some(lock) => dir.take_feedback(lock, run),
             None => dir.peek_feedback(),
         };
         let calls_today = Arc::new(AtomicU32::new(ledger.escalations));
