@@ -122,7 +122,7 @@ fn bench(c: &mut Criterion) {
         ..Settings::default()
     };
     c.bench_function("aggregate full state, 4x10 findings", |b| {
-        b.iter(|| aggregate(black_box(&state), black_box(&results), now, &settings));
+        b.iter(|| aggregate(black_box(&state), black_box(&results), &[], now, &settings));
     });
 }
 
@@ -154,7 +154,7 @@ fn bench_huge(c: &mut Criterion) {
     let mut group = c.benchmark_group("huge");
     group.sample_size(10);
     group.bench_function("aggregate 30000-entry state, 4x10 findings", |b| {
-        b.iter(|| aggregate(black_box(&state), black_box(&results), now, &settings));
+        b.iter(|| aggregate(black_box(&state), black_box(&results), &[], now, &settings));
     });
     group.finish();
 }

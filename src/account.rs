@@ -178,6 +178,7 @@ fn changes(out: &mut String, r: &Report, dry: bool) {
                 RemovalReason::Decayed => "decayed to 0",
                 RemovalReason::Pruned => "over the category cap",
                 RemovalReason::Budget => "over the size budget",
+                RemovalReason::Rejected => "rejected by the agent",
             };
             let _ = writeln!(
                 out,

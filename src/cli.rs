@@ -53,6 +53,11 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout
     Man,
+    // --- feeding the agent (issue 12: hook, feedback) ---
+    /// Answer an agent's hook event (stdin JSON) with what is relevant, once per change
+    Hook(HookArgs),
+    /// Give the agent's word on an entry (used or wrong), applied by the next tick
+    Feedback(FeedbackArgs),
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -75,6 +80,8 @@ pub enum ShowFormat {
     Text,
     /// The state file as is
     Json,
+    /// A compact text for an agent's context (what matters now, within --max-bytes)
+    Prompt,
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -87,6 +94,13 @@ pub struct ShowArgs {
     /// Colour: auto (only on a terminal, unless NO_COLOR is set), always, never
     #[arg(long, value_enum, default_value_t)]
     pub color: ColorChoice,
+    /// Only the entries that match TEXT (a prompt, a path, an
+    /// error); nothing when none matches well enough
+    #[arg(long = "for", value_name = "TEXT", conflicts_with = "json")]
+    pub for_text: Option<String>,
+    /// The prompt text's size in bytes (300..=1000000)
+    #[arg(long, value_name = "N", conflicts_with = "json", value_parser = clap::value_parser!(u32).range(300..=1_000_000))]
+    pub max_bytes: Option<u32>,
     /// Show ages as if now were this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339", hide = true)]
     pub now: Option<String>,
@@ -233,4 +247,44 @@ fn job_name(text: &str) -> Result<String, String> {
             "`{text}` cannot name a unit or a CronJob: use 1 to 52 lowercase letters, digits and `-`, not at either end (e.g. thinker-mail)"
         ))
     }
+}
+
+/// The agents `thinker hook` answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookAgent {
+    /// Claude Code's `SessionStart` and `UserPromptSubmit` command hooks
+    ClaudeCode,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct HookArgs {
+    /// The agent whose hook event is on stdin
+    #[arg(value_enum)]
+    pub agent: HookAgent,
+    /// Answer as if now were this instant (RFC 3339)
+    #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
+}
+
+/// The agent's word on an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VerdictWord {
+    /// The entry helped: reinforced once by the next tick
+    Used,
+    /// The entry is wrong: removed by the next tick, and kept out for a while
+    Wrong,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct FeedbackArgs {
+    /// The entry's id (as `show` or the prompt text names it)
+    pub id: String,
+    #[arg(value_enum)]
+    pub verdict: VerdictWord,
+    /// Why, in a few words (kept with the verdict)
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+    /// Record the verdict as given at this instant (RFC 3339)
+    #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
 }

@@ -114,6 +114,7 @@ struct RawMemory {
     min_importance: Option<u8>,
     escalation_cooldown_minutes: Option<i64>,
     escalation_history: Option<usize>,
+    rejected_memory_hours: Option<i64>,
     #[serde(default)]
     caps: RawCaps,
 }
@@ -781,6 +782,12 @@ impl Validator<'_> {
             )?,
             dismiss_memory: d.dismiss_memory,
             min_importance: importance,
+            rejected_memory: chrono::TimeDelta::hours(self.int(
+                "memory.rejected_memory_hours",
+                m.rejected_memory_hours,
+                d.rejected_memory.num_hours(),
+                0..=8760,
+            )?),
         })
     }
 
@@ -1537,6 +1544,11 @@ mod tests {
             "memory.escalation_history",
             "i",
             "[memory]\nescalation_history = {v}\n",
+        ),
+        (
+            "memory.rejected_memory_hours",
+            "i",
+            "[memory]\nrejected_memory_hours = {v}\n",
         ),
         (
             "memory.caps.active_threads",

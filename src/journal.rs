@@ -11,6 +11,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::aggregate::feedback::FeedbackReport;
 use crate::aggregate::{RemovalReason, Report, Status, ThreadOutcome};
 use crate::budget::Skip;
 use crate::provider::Attempt;
@@ -165,6 +166,10 @@ pub struct AggregateRecord {
     pub pruned: Vec<String>,
     /// Removed to fit the state's size budget.
     pub budget: Vec<String>,
+    /// What the agent's verdicts did (`feedback.jsonl`): used, rejected, unknown ids
+    /// (dropped), findings kept out.
+    #[serde(skip_serializing_if = "FeedbackReport::is_empty")]
+    pub feedback: FeedbackReport,
 }
 
 impl From<&Report> for AggregateRecord {
@@ -177,6 +182,7 @@ impl From<&Report> for AggregateRecord {
             decayed: r.removed_ids(RemovalReason::Decayed),
             pruned: r.removed_ids(RemovalReason::Pruned),
             budget: r.removed_ids(RemovalReason::Budget),
+            feedback: r.feedback.clone(),
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod process;
 pub mod prompt;
 pub mod provider;
 pub mod quiet;
+pub mod recall;
 pub mod runtime;
 pub mod show;
 pub mod sources;
@@ -72,6 +73,8 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Log(args) => args.now.as_deref(),
         Command::Stats(args) => args.now.as_deref(),
         Command::Cron(_) | Command::Completions(_) | Command::Man => None,
+        Command::Hook(args) => args.now.as_deref(),
+        Command::Feedback(args) => args.now.as_deref(),
     };
     let mut ctx = Context::new(&cli.global, now, zone, output)?;
     match &cli.command {
@@ -85,5 +88,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Cron(args) => cmd::cron::run(&mut ctx, args),
         Command::Completions(args) => cmd::completions::run(&mut ctx, args.shell),
         Command::Man => cmd::completions::man(&mut ctx),
+        Command::Hook(args) => cmd::hook::run(&mut ctx, args),
+        Command::Feedback(args) => cmd::feedback::run(&mut ctx, args),
     }
 }

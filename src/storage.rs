@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::aggregate::feedback::Verdict;
 use crate::budget::{LEDGER_FILE, Ledger};
 use crate::state::{State, StateProblem};
 
@@ -43,6 +44,13 @@ pub const BACKUP_FILE: &str = "subconscious.json.bak";
 pub const LOCK_FILE: &str = "subconscious.json.lock";
 pub const ARCHIVE_FILE: &str = "archive.jsonl";
 pub const JOURNAL_FILE: &str = "journal.jsonl";
+/// The agent's verdicts (SPEC §7.9), appended without the lock.
+pub const FEEDBACK_FILE: &str = "feedback.jsonl";
+/// `feedback.jsonl` as a tick took it, under the lock, until its state is committed:
+/// `feedback.jsonl.consumed-<run>` (`-<run>.<n>` when that name is taken).
+const CONSUMED_PREFIX: &str = "feedback.jsonl.consumed-";
+/// The hook's per-session records (`thinker hook`), written without the lock.
+pub const HOOKS_DIR: &str = "hooks";
 
 /// The file a failed cron tick's output is appended to (`thinker cron`): thinker's own, so
 /// it does not keep [`StateDir::tidy`] from making the directory private.
@@ -61,13 +69,14 @@ pub enum JournalRotation {
 }
 
 /// The files of the state directory that [`StateDir::tidy`] keeps at mode 0600.
-const PRIVATE_FILES: [&str; 6] = [
+const PRIVATE_FILES: [&str; 7] = [
     STATE_FILE,
     BACKUP_FILE,
     LOCK_FILE,
     ARCHIVE_FILE,
     JOURNAL_FILE,
     LEDGER_FILE,
+    FEEDBACK_FILE,
 ];
 
 /// What went wrong with the state directory.
@@ -917,6 +926,170 @@ pub fn journal_file_order(name: &str) -> Option<Option<(chrono::DateTime<chrono:
     Some(Some((naive.and_utc(), n)))
 }
 
+/// The agent's verdicts a tick took from `feedback.jsonl` ([`StateDir::take_feedback`]),
+/// and the files they were read from, removed once the tick's state is committed
+/// ([`StateDir::clear_feedback`]).
+#[derive(Debug, Default)]
+pub struct TakenFeedback {
+    /// In the order they were written (older files first).
+    pub verdicts: Vec<Verdict>,
+    /// Lines that did not read as a verdict (a torn append): skipped.
+    pub skipped: usize,
+    files: Vec<PathBuf>,
+}
+
+impl StateDir {
+    /// Appends one verdict to `feedback.jsonl` (created 0600) without the tick lock:
+    /// one line, written with a single `write` on an `O_APPEND` file, which concurrent
+    /// appenders and a tick renaming the file cannot tear (a line is far below
+    /// `PIPE_BUF`).
+    pub fn append_feedback(&self, verdict: &Verdict) -> Result<(), StorageError> {
+        self.append_lines(FEEDBACK_FILE, std::slice::from_ref(verdict))
+    }
+
+    /// Under the lock: renames `feedback.jsonl` to `feedback.jsonl.consumed-<run>` (a
+    /// verdict appended from now on starts a new `feedback.jsonl`, for the next tick) and
+    /// reads every consumed file, including those of a tick that died before
+    /// [`StateDir::clear_feedback`]. Never fails the tick: a file that cannot be renamed
+    /// or read is logged and waits for a later tick.
+    pub fn take_feedback(&self, _lock: &Lock, run: u64) -> TakenFeedback {
+        let from = self.file(FEEDBACK_FILE);
+        if fs::symlink_metadata(&from).is_ok() {
+            let mut n = 1u32;
+            let mut to = self.file(&format!("{CONSUMED_PREFIX}{run}"));
+            while fs::symlink_metadata(&to).is_ok() {
+                n += 1;
+                to = self.file(&format!("{CONSUMED_PREFIX}{run}.{n}"));
+            }
+            if let Err(e) = fs::rename(&from, &to) {
+                tracing::warn!(
+                    "cannot take {} for this tick: {e}; its verdicts wait",
+                    from.display()
+                );
+            }
+        }
+        self.read_feedback(false)
+    }
+
+    /// What the next tick would take, without renaming anything (a dry run).
+    pub fn peek_feedback(&self) -> TakenFeedback {
+        let mut taken = self.read_feedback(true);
+        taken.files.clear();
+        taken
+    }
+
+    /// Removes the files of `taken` (after the state that applied them is committed). A
+    /// file that cannot be removed is logged: the next tick applies it again, which is
+    /// harmless (ARCHITECTURE.md).
+    pub fn clear_feedback(&self, taken: &TakenFeedback) {
+        for path in &taken.files {
+            if let Err(e) = fs::remove_file(path) {
+                tracing::warn!(
+                    "cannot remove {}: {e}; the next tick applies its verdicts again",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    fn read_feedback(&self, with_pending: bool) -> TakenFeedback {
+        let mut consumed: Vec<((u64, u32), PathBuf)> = fs::read_dir(&self.dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| {
+                        let name = e.file_name();
+                        consumed_order(&name.to_string_lossy()).map(|o| (o, e.path()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        consumed.sort();
+        let mut paths: Vec<PathBuf> = consumed.into_iter().map(|(_, p)| p).collect();
+        if with_pending {
+            paths.push(self.file(FEEDBACK_FILE));
+        }
+        let mut taken = TakenFeedback::default();
+        for path in paths {
+            // A FIFO or device in its place would hang the read: never opened.
+            if !fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            let text = match fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(e) => {
+                    tracing::warn!("cannot read {}: {e}; its verdicts wait", path.display());
+                    continue;
+                }
+            };
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                match serde_json::from_str::<Verdict>(line) {
+                    Ok(v) => taken.verdicts.push(v),
+                    Err(_) => taken.skipped += 1,
+                }
+            }
+            taken.files.push(path);
+        }
+        if taken.skipped > 0 {
+            tracing::warn!(
+                "skipped {} line(s) of the feedback that are not verdicts (a torn append?)",
+                taken.skipped
+            );
+        }
+        taken
+    }
+
+    /// A private subdirectory of the state directory (0700), created if missing.
+    pub fn subdir(&self, name: &str) -> Result<StateDir, StorageError> {
+        let path = self.file(name);
+        match fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && path.is_dir() => {}
+            Err(source) => return Err(StorageError::CreateDir { path, source }),
+        }
+        Ok(StateDir::at(&path))
+    }
+
+    /// Writes a small file of no consequence (a hook's session record) atomically
+    /// against other writers — temp file (0600), rename — without the lock and unsynced:
+    /// losing it to a power cut only means a block is shown once more.
+    pub fn write_unsynced(&self, name: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        let tmp = self.file(&format!(".{name}.tmp-{}", std::process::id()));
+        let written = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)
+            .and_then(|mut file| file.write_all(bytes))
+            .and_then(|()| fs::rename(&tmp, self.file(name)));
+        written.map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            write_error(&tmp, e)
+        })
+    }
+
+    /// The names of the regular files directly in this directory.
+    pub fn file_names(&self) -> Vec<String> {
+        fs::read_dir(&self.dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The order of a consumed feedback file (`feedback.jsonl.consumed-<run>[.<n>]`).
+fn consumed_order(name: &str) -> Option<(u64, u32)> {
+    let rest = name.strip_prefix(CONSUMED_PREFIX)?;
+    let (run, n) = rest.split_once('.').unwrap_or((rest, "1"));
+    Some((run.parse().ok()?, n.parse().ok()?))
+}
+
 fn write_error(path: &Path, source: io::Error) -> StorageError {
     StorageError::Write {
         path: path.to_path_buf(),
@@ -950,6 +1123,8 @@ fn is_thinkers(name: &str) -> bool {
     PRIVATE_FILES.contains(&name)
         || name == "feedback.jsonl"
         || name == CRON_LOG_FILE
+        || name == HOOKS_DIR
+        || consumed_order(name).is_some()
         || journal_file_start(name).is_some()
 }
 

@@ -131,10 +131,10 @@ proptest! {
 
     #[test]
     fn invariants_hold(state in state(), results in results(), settings in settings()) {
-        let (next, report) = aggregate(&state, &results, now(), &settings);
+        let (next, report) = aggregate(&state, &results, &[], now(), &settings);
 
         // Same input, same output.
-        let (again, report_again) = aggregate(&state, &results, now(), &settings);
+        let (again, report_again) = aggregate(&state, &results, &[], now(), &settings);
         prop_assert_eq!(&next, &again);
         prop_assert_eq!(&report, &report_again);
 

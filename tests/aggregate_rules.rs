@@ -24,7 +24,13 @@ fn reinforced_strength_one_entry_survives() {
         reinforce: vec!["t-disk-full".into()],
         ..Answer::default()
     };
-    let (next, report) = aggregate(&state, &only(ThreadName::Watcher, a), now(), &settings());
+    let (next, report) = aggregate(
+        &state,
+        &only(ThreadName::Watcher, a),
+        &[],
+        now(),
+        &settings(),
+    );
     assert_eq!(next.active_threads[0].strength, 2);
     assert_eq!(next.active_threads[0].last_seen, now());
     assert!(report.removed.is_empty());
@@ -52,7 +58,13 @@ fn decay_table() {
             },
             ..Answer::default()
         };
-        let (next, report) = aggregate(&state, &only(ThreadName::Oracle, a), now(), &settings());
+        let (next, report) = aggregate(
+            &state,
+            &only(ThreadName::Oracle, a),
+            &[],
+            now(),
+            &settings(),
+        );
         let got = next.active_threads.first().map(|e| e.strength);
         assert_eq!(got, expected, "strength {from}, reinforced {reinforced}");
         if expected.is_none() {
@@ -68,6 +80,7 @@ fn unreinforced_entry_keeps_its_last_seen() {
     let (next, _) = aggregate(
         &state,
         &only(ThreadName::Watcher, Answer::default()),
+        &[],
         now(),
         &settings(),
     );
@@ -93,7 +106,7 @@ fn an_entry_is_reinforced_at_most_once_per_tick() {
         7,
         Kind::Risk,
     )]));
-    let (next, report) = aggregate(&state, &results, now(), &settings());
+    let (next, report) = aggregate(&state, &results, &[], now(), &settings());
     assert_eq!(next.active_threads[0].strength, 6);
     assert_eq!(report.reinforced.len(), 1);
 }
@@ -105,7 +118,13 @@ fn unknown_reinforce_ids_are_reported_and_ignored() {
         reinforce: vec!["t-nope".into()],
         ..Answer::default()
     };
-    let (next, report) = aggregate(&state, &only(ThreadName::Librarian, a), now(), &settings());
+    let (next, report) = aggregate(
+        &state,
+        &only(ThreadName::Librarian, a),
+        &[],
+        now(),
+        &settings(),
+    );
     assert_eq!(next.active_threads[0].strength, 4);
     assert_eq!(report.unknown_reinforce[0].id, "t-nope");
 }
@@ -127,7 +146,13 @@ fn matching_finding_reinforces_instead_of_duplicating() {
         6,
         Kind::Observation,
     )]);
-    let (next, report) = aggregate(&state, &only(ThreadName::Watcher, a), now(), &settings());
+    let (next, report) = aggregate(
+        &state,
+        &only(ThreadName::Watcher, a),
+        &[],
+        now(),
+        &settings(),
+    );
     assert_eq!(ids(&next.active_threads), vec!["t-invoice-acme-overdue"]);
     assert_eq!(next.active_threads[0].strength, 5);
     assert!(report.added.is_empty());
@@ -141,7 +166,13 @@ fn low_importance_finding_still_reinforces() {
         0,
         Kind::Observation,
     )]);
-    let (next, _) = aggregate(&state, &only(ThreadName::Watcher, a), now(), &settings());
+    let (next, _) = aggregate(
+        &state,
+        &only(ThreadName::Watcher, a),
+        &[],
+        now(),
+        &settings(),
+    );
     assert_eq!(next.active_threads[0].strength, 5);
 }
 
@@ -149,7 +180,13 @@ fn low_importance_finding_still_reinforces() {
 fn stop_words_and_case_do_not_count() {
     let state = state_with(vec![entry("t-x", "disk full", 4)], vec![]);
     let a = answer(vec![finding("The DISK is FULL!", 5, Kind::Observation)]);
-    let (next, report) = aggregate(&state, &only(ThreadName::Watcher, a), now(), &settings());
+    let (next, report) = aggregate(
+        &state,
+        &only(ThreadName::Watcher, a),
+        &[],
+        now(),
+        &settings(),
+    );
     assert!(report.added.is_empty());
     assert_eq!(next.active_threads[0].strength, 5);
 }
@@ -163,7 +200,13 @@ fn below_threshold_is_a_new_entry() {
         5,
         Kind::Observation,
     )]);
-    let (next, report) = aggregate(&state, &only(ThreadName::Watcher, a), now(), &settings());
+    let (next, report) = aggregate(
+        &state,
+        &only(ThreadName::Watcher, a),
+        &[],
+        now(),
+        &settings(),
+    );
     assert_eq!(report.added.len(), 1);
     assert_eq!(next.active_threads.len(), 2);
     assert_eq!(next.active_threads[0].strength, 3);
@@ -181,7 +224,7 @@ fn threshold_is_configurable() {
         match_threshold: 0.4,
         ..settings()
     };
-    let (_, report) = aggregate(&state, &only(ThreadName::Watcher, a), now(), &loose);
+    let (_, report) = aggregate(&state, &only(ThreadName::Watcher, a), &[], now(), &loose);
     assert!(report.added.is_empty());
 }
 
@@ -197,7 +240,13 @@ fn best_match_wins_over_first_match() {
         5,
         Kind::Observation,
     )]);
-    let (next, _) = aggregate(&state, &only(ThreadName::Watcher, a), now(), &settings());
+    let (next, _) = aggregate(
+        &state,
+        &only(ThreadName::Watcher, a),
+        &[],
+        now(),
+        &settings(),
+    );
     assert_eq!(
         next.active_threads[0].strength, 3,
         "the weaker match decays"
@@ -215,7 +264,13 @@ fn ties_go_to_the_earlier_category_then_the_smaller_id() {
         vec![entry("p-a", "rent due monday", 4)],
     );
     let a = answer(vec![finding("Rent due Monday", 5, Kind::Observation)]);
-    let (next, _) = aggregate(&state, &only(ThreadName::Watcher, a), now(), &settings());
+    let (next, _) = aggregate(
+        &state,
+        &only(ThreadName::Watcher, a),
+        &[],
+        now(),
+        &settings(),
+    );
     assert_eq!(next.active_threads[0].strength, 5);
     assert_eq!(next.patterns[0].strength, 3);
 
@@ -225,7 +280,13 @@ fn ties_go_to_the_earlier_category_then_the_smaller_id() {
         entry("h-a", "rent due monday", 4),
     ];
     let a = answer(vec![finding("Rent due Monday", 5, Kind::Idea)]);
-    let (next, _) = aggregate(&state, &only(ThreadName::Dreamer, a), now(), &settings());
+    let (next, _) = aggregate(
+        &state,
+        &only(ThreadName::Dreamer, a),
+        &[],
+        now(),
+        &settings(),
+    );
     let a_entry = next.hunches.iter().find(|e| e.id == "h-a").unwrap();
     let b_entry = next.hunches.iter().find(|e| e.id == "h-b").unwrap();
     assert_eq!((a_entry.strength, b_entry.strength), (5, 3));
@@ -242,6 +303,7 @@ fn new_entries_need_importance_three() {
     let (next, report) = aggregate(
         &State::default(),
         &only(ThreadName::Watcher, a),
+        &[],
         now(),
         &settings(),
     );
@@ -271,7 +333,7 @@ fn same_tick_findings_that_match_become_one_entry() {
         8,
         Kind::Pattern,
     )]));
-    let (next, report) = aggregate(&State::default(), &results, now(), &settings());
+    let (next, report) = aggregate(&State::default(), &results, &[], now(), &settings());
     assert_eq!(report.added.len(), 1);
     assert_eq!(report.added[0].findings, 2);
     // The most important finding speaks: librarian's summary, routed as a pattern.
@@ -289,6 +351,7 @@ fn group_is_added_when_any_member_is_important() {
     let (next, _) = aggregate(
         &State::default(),
         &only(ThreadName::Watcher, a),
+        &[],
         now(),
         &settings(),
     );
@@ -307,7 +370,7 @@ fn equal_importance_ties_go_to_the_earliest_finding() {
         5,
         Kind::Deadline,
     )]));
-    let (next, _) = aggregate(&State::default(), &results, now(), &settings());
+    let (next, _) = aggregate(&State::default(), &results, &[], now(), &settings());
     assert_eq!(next.active_threads[0].summary, "rent due monday");
     assert_eq!(next.active_threads[0].source.as_deref(), Some("watcher"));
 }
@@ -323,6 +386,7 @@ fn findings_join_the_group_whose_first_finding_they_match() {
     let (_, report) = aggregate(
         &State::default(),
         &only(ThreadName::Watcher, a),
+        &[],
         now(),
         &settings(),
     );
@@ -381,7 +445,8 @@ fn routing_table() {
             importance,
             kind,
         )]);
-        let (next, report) = aggregate(&State::default(), &only(thread, a), now(), &settings());
+        let (next, report) =
+            aggregate(&State::default(), &only(thread, a), &[], now(), &settings());
         assert_eq!(
             report.added[0].category, category,
             "{thread} {kind} {importance}"
@@ -402,6 +467,7 @@ fn oracle_keeps_due() {
     let (next, _) = aggregate(
         &State::default(),
         &only(ThreadName::Oracle, answer(vec![f])),
+        &[],
         now(),
         &settings(),
     );
@@ -422,7 +488,7 @@ fn ids_are_unique_across_the_state() {
         finding("disk full now on nas", 5, Kind::Observation),
         finding("It is.", 5, Kind::Observation),
     ]);
-    let (next, _) = aggregate(&state, &only(ThreadName::Watcher, a), now(), &strict);
+    let (next, _) = aggregate(&state, &only(ThreadName::Watcher, a), &[], now(), &strict);
     assert_eq!(
         ids(&next.active_threads),
         vec![
@@ -461,6 +527,7 @@ fn over_cap_the_weakest_goes_with_the_documented_tie_breaks() {
         let (next, report) = aggregate(
             &state,
             &only(ThreadName::Watcher, Answer::default()),
+            &[],
             now(),
             &caps(keep),
         );
@@ -489,7 +556,13 @@ fn new_entries_compete_for_the_cap() {
         9,
         Kind::Anomaly,
     )]);
-    let (next, report) = aggregate(&state, &only(ThreadName::Watcher, a), now(), &settings());
+    let (next, report) = aggregate(
+        &state,
+        &only(ThreadName::Watcher, a),
+        &[],
+        now(),
+        &settings(),
+    );
     assert_eq!(next.active_threads.len(), 5);
     assert!(
         next.active_threads
@@ -506,13 +579,13 @@ fn over_budget_the_globally_weakest_go() {
     state.patterns = vec![entry("p-b", "weak pattern entry words", 2)];
     state.insights = vec![entry("i-c", "medium insight entry words", 5)];
     let results = only(ThreadName::Watcher, Answer::default());
-    let (roomy, _) = aggregate(&state, &results, now(), &settings());
+    let (roomy, _) = aggregate(&state, &results, &[], now(), &settings());
     // Just under what the tick's result needs: one entry must go, the weakest of all.
     let tight = thinker::aggregate::Settings {
         token_budget: prune::estimated_tokens(&roomy) - 5,
         ..settings()
     };
-    let (next, report) = aggregate(&state, &results, now(), &tight);
+    let (next, report) = aggregate(&state, &results, &[], now(), &tight);
     assert_eq!(report.removed_ids(RemovalReason::Budget), vec!["p-b"]);
     assert!(prune::estimated_tokens(&next) <= tight.token_budget);
     assert_eq!(next.active_threads.len() + next.insights.len(), 2);
@@ -524,7 +597,7 @@ fn the_budget_counts_the_four_categories_only() {
     state.active_threads = vec![entry("t-a", "strong active entry words", 8)];
     state.patterns = vec![entry("p-b", "weak pattern entry words", 2)];
     let results = only(ThreadName::Watcher, Answer::default());
-    let (roomy, _) = aggregate(&state, &results, now(), &settings());
+    let (roomy, _) = aggregate(&state, &results, &[], now(), &settings());
     let exact = thinker::aggregate::Settings {
         token_budget: prune::estimated_tokens(&roomy),
         ..settings()
@@ -539,7 +612,7 @@ fn the_budget_counts_the_four_categories_only() {
     bulky
         .extra
         .insert("notes".into(), "kept but not counted ".repeat(1000).into());
-    let (next, report) = aggregate(&bulky, &results, now(), &exact);
+    let (next, report) = aggregate(&bulky, &results, &[], now(), &exact);
     assert!(report.removed.is_empty(), "{:?}", report.removed);
     assert_eq!(next.entry_count(), 2);
     assert!(next.to_json().unwrap().len() / 4 > 4 * exact.token_budget);
@@ -548,7 +621,7 @@ fn the_budget_counts_the_four_categories_only() {
         token_budget: exact.token_budget - 1,
         ..settings()
     };
-    let (_, report) = aggregate(&bulky, &results, now(), &tight);
+    let (_, report) = aggregate(&bulky, &results, &[], now(), &tight);
     assert_eq!(report.removed_ids(RemovalReason::Budget), vec!["p-b"]);
 }
 
@@ -565,6 +638,7 @@ fn last_findings_are_the_three_most_important_in_answer_order_on_ties() {
     let (next, _) = aggregate(
         &State::default(),
         &only(ThreadName::Watcher, a),
+        &[],
         now(),
         &settings(),
     );
@@ -583,7 +657,13 @@ fn history_keeps_three_ticks() {
     let mut state = State::default();
     state.thread_state.oracle.history = vec![vec!["a".into()], vec!["b".into()], vec!["c".into()]];
     let a = answer(vec![finding("d", 1, Kind::Risk)]);
-    let (next, _) = aggregate(&state, &only(ThreadName::Oracle, a), now(), &settings());
+    let (next, _) = aggregate(
+        &state,
+        &only(ThreadName::Oracle, a),
+        &[],
+        now(),
+        &settings(),
+    );
     assert_eq!(
         next.thread_state.oracle.history,
         vec![vec!["b"], vec!["c"], vec!["d"]]
@@ -606,7 +686,7 @@ fn pressure_rises_on_empty_answers_resets_on_findings_and_caps() {
             ..Answer::default()
         }),
     ];
-    let (next, _) = aggregate(&state, &results, now(), &settings());
+    let (next, _) = aggregate(&state, &results, &[], now(), &settings());
     let p: Vec<u8> = ThreadName::ALL
         .iter()
         .map(|t| next.thread_state.get(*t).novelty_pressure)
@@ -630,7 +710,7 @@ fn failed_and_skipped_threads_keep_their_state() {
         ThreadOutcome::Answered(Answer::default()),
         ThreadOutcome::Failed(ThreadError::Call(String::new())),
     ];
-    let (next, _) = aggregate(&state, &results, now(), &settings());
+    let (next, _) = aggregate(&state, &results, &[], now(), &settings());
     for t in [
         ThreadName::Watcher,
         ThreadName::Librarian,
@@ -660,7 +740,7 @@ fn focus_hints_come_from_the_other_three_in_thread_order() {
         say("check the calendar"),
         ThreadOutcome::Failed(ThreadError::Call(String::new())),
     ];
-    let (next, _) = aggregate(&state, &results, now(), &settings());
+    let (next, _) = aggregate(&state, &results, &[], now(), &settings());
     assert_eq!(next.thread_state.watcher.focus_hint, "check the calendar");
     assert_eq!(
         next.thread_state.librarian.focus_hint,
@@ -697,6 +777,7 @@ fn escalation_adds_a_pending_record_and_the_envelope() {
             ThreadName::Watcher,
             escalating("Disk on nas will be full within hours"),
         ),
+        &[],
         now(),
         &settings(),
     );
@@ -763,6 +844,7 @@ fn repeated_escalation_within_cooldown_is_suppressed() {
                 ThreadName::Watcher,
                 escalating("Disk on nas will be full within hours"),
             ),
+            &[],
             now(),
             &settings(),
         );
@@ -781,6 +863,7 @@ fn suppressed_repeats_do_not_pile_up_or_reopen_the_cooldown() {
         let (next, _) = aggregate(
             &state,
             &only(ThreadName::Watcher, escalating("disk nas full")),
+            &[],
             at,
             &settings(),
         );
@@ -807,6 +890,7 @@ fn history_keeps_the_newest_ten() {
     let (next, _) = aggregate(
         &state,
         &only(ThreadName::Watcher, escalating("brand new reason")),
+        &[],
         now(),
         &settings(),
     );
@@ -825,7 +909,7 @@ fn failed_threads_cannot_escalate_and_missing_reason_falls_back() {
         ThreadOutcome::Answered(a),
         ThreadOutcome::Failed(ThreadError::Call(String::new())),
     ];
-    let (next, _) = aggregate(&State::default(), &results, now(), &settings());
+    let (next, _) = aggregate(&State::default(), &results, &[], now(), &settings());
     assert_eq!(next.escalation_history.len(), 1);
     assert_eq!(next.escalation_history[0].thread, "oracle");
     assert_eq!(next.escalation_history[0].reason, "Disk almost full on nas");
@@ -840,6 +924,7 @@ fn tick_metadata_advances() {
     let (next, _) = aggregate(
         &state,
         &only(ThreadName::Dreamer, Answer::default()),
+        &[],
         now(),
         &settings(),
     );
@@ -873,7 +958,7 @@ fn nothing_answered_nothing_changes() {
             ThreadOutcome::Skipped(Skip::Disabled),
         ],
     ] {
-        let (next, report) = aggregate(&state, &results, now(), &settings());
+        let (next, report) = aggregate(&state, &results, &[], now(), &settings());
         assert_eq!(next, state);
         assert!(!report.applied);
         assert!(report.removed.is_empty());

@@ -419,7 +419,7 @@ fn the_report_counts_the_memory_before_and_what_left() {
         5,
         Kind::Anomaly,
     )]);
-    let (next, report) = aggregate(&state, &only(Watcher, a), now(), &Settings::default());
+    let (next, report) = aggregate(&state, &only(Watcher, a), &[], now(), &Settings::default());
     assert_eq!(report.memory.before, 5);
     assert_eq!(report.memory.archived, 4);
     assert_eq!(report.memory.after, next.entry_count());
@@ -444,7 +444,7 @@ fn the_report_counts_the_memory_before_and_what_left() {
         entry("p-a", "kept pattern words", 6),
         entry("p-b", "other pattern words", 6),
     ];
-    let (_, report) = aggregate(&two, &only(Watcher, a), now(), &tiny);
+    let (_, report) = aggregate(&two, &only(Watcher, a), &[], now(), &tiny);
     assert_eq!(report.removed.len(), 1);
     assert_eq!((report.memory.before, report.memory.archived), (2, 0));
     assert!(report.memory.warning().is_none());
@@ -475,7 +475,7 @@ fn oversized_bookkeeping_is_cut_on_the_next_write() {
     };
     let mut results = only(Watcher, long_hint);
     results[Librarian.index()] = ThreadOutcome::Failed(ThreadError::Call(String::new()));
-    let (next, _) = aggregate(&state, &results, now(), &Settings::default());
+    let (next, _) = aggregate(&state, &results, &[], now(), &Settings::default());
     let ts = next.thread_state.get(Librarian);
     assert_eq!(ts.last_findings.len(), 3);
     assert_eq!(ts.history.len(), 3);
@@ -563,7 +563,7 @@ fn over_cap_entries_are_pruned_before_matching() {
         2,
         Kind::Pattern,
     )]);
-    let (next, report) = aggregate(&state, &only(Librarian, a), now(), &settings);
+    let (next, report) = aggregate(&state, &only(Librarian, a), &[], now(), &settings);
     assert!(report.reinforced.is_empty(), "{:?}", report.reinforced);
     assert_eq!(report.removed.len(), 1);
     assert_eq!(report.removed[0].entry.id, "p-weak");

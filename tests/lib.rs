@@ -11,11 +11,13 @@
 mod aggregate_props;
 mod aggregate_rules;
 mod cli;
+mod cmd_agent;
 mod cmd_ops;
 mod cmd_snapshots;
 mod escalation_actions;
 mod escalation_decision;
 mod escalation_tick;
+mod feedback_rules;
 mod hardening_config;
 mod hardening_init;
 mod hardening_memory;

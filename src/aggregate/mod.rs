@@ -6,18 +6,21 @@
 //! same output. Each rule lives in its own file:
 //! [`reinforce`] (matching, decay and reinforcement), [`add`] (same-tick grouping and
 //! routing), [`ids`], [`prune`] (caps and the token budget of the memory), [`threads`]
-//! (thread state), [`escalation`] (records, cooldown, the envelope); [`bounds`] keeps the
-//! bookkeeping (thread state, escalation history) within its own limits.
+//! (thread state), [`escalation`] (records, cooldown, the envelope), [`feedback`] (the
+//! agent's verdicts, rule 9); [`bounds`] keeps the bookkeeping (thread state, escalation
+//! history) within its own limits.
 //!
 //! Order of application (recorded in ARCHITECTURE.md): caps on the loaded state (so a
-//! state far over them is cut before anything is matched against it), decay+reinforce,
-//! add, thread state, escalation, bounds on the bookkeeping, tick metadata, then caps and
+//! state far over them is cut before anything is matched against it), the agent's
+//! verdicts (`wrong` removed, `used` marked seen), decay+reinforce, findings matching a
+//! rejected summary dropped, add, thread state, escalation, bounds on the bookkeeping, tick metadata, then caps and
 //! the budget of the memory last. The report counts how much of the memory the tick
 //! archived ([`MemoryChange`]) and carries the warning when it was more than half.
 
 pub mod add;
 pub mod bounds;
 pub mod escalation;
+pub mod feedback;
 pub mod ids;
 pub mod outcome;
 pub mod prune;
@@ -81,6 +84,9 @@ pub struct Settings {
     pub dismiss_memory: TimeDelta,
     /// A new finding needs at least this importance to be remembered.
     pub min_importance: u8,
+    /// A finding matching a summary the agent marked `wrong` within this window is not
+    /// added again (rule 9).
+    pub rejected_memory: TimeDelta,
 }
 
 impl Default for Settings {
@@ -93,6 +99,7 @@ impl Default for Settings {
             escalation_history: 10,
             dismiss_memory: TimeDelta::hours(24),
             min_importance: 3,
+            rejected_memory: TimeDelta::hours(72),
         }
     }
 }
@@ -104,6 +111,8 @@ pub enum RemovalReason {
     Decayed,
     Pruned,
     Budget,
+    /// The agent said it was wrong (`thinker feedback ID wrong`).
+    Rejected,
 }
 
 /// An entry that was removed, exactly as it is appended to `archive.jsonl`.
@@ -175,6 +184,9 @@ pub struct Report {
     pub envelope: Option<escalation::Envelope>,
     /// How much of the memory this tick archived.
     pub memory: MemoryChange,
+    /// What the agent's verdicts did (rule 9).
+    #[serde(skip_serializing_if = "feedback::FeedbackReport::is_empty")]
+    pub feedback: feedback::FeedbackReport,
 }
 
 /// How much of the memory a tick archived. Entries added and archived in the same tick
@@ -191,6 +203,18 @@ pub struct MemoryChange {
     pub decayed: usize,
     pub pruned: usize,
     pub budget: usize,
+    /// Entries the agent rejected: not counted in `archived` (its own decision, not
+    /// memory lost to the rules), so they never raise the warning.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rejected: usize,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl MemoryChange {
@@ -247,10 +271,13 @@ pub fn as_seen<'a>(
     std::borrow::Cow::Owned(seen)
 }
 
-/// Applies one tick's thread results to `state` at `now` (SPEC §7).
+/// Applies one tick's thread results and the agent's verdicts (`feedback.jsonl`, in the
+/// order written) to `state` at `now` (SPEC §7). When no thread answered nothing is
+/// applied, verdicts included: they wait for the next tick that applies.
 pub fn aggregate(
     state: &State,
     results: &[ThreadOutcome; 4],
+    verdicts: &[feedback::Verdict],
     now: DateTime<Utc>,
     settings: &Settings,
 ) -> (State, Report) {
@@ -270,7 +297,9 @@ pub fn aggregate(
 
     // A state over its caps is cut first, so that matching works on at most the caps.
     prune::caps(&mut next, now, settings, &mut report);
-    let unmatched = reinforce::apply(&mut next, results, now, settings, &mut report);
+    let agent = feedback::apply(&mut next, verdicts, now, settings, &mut report);
+    let unmatched = reinforce::apply(&mut next, results, &agent.used, now, settings, &mut report);
+    let unmatched = feedback::screen(unmatched, &agent.rejected, settings, &mut report);
     add::apply(&mut next, unmatched, now, settings, &mut report);
     threads::apply(&mut next, results, &mut report);
     escalation::record(&mut next, results, now, settings, &mut report);
@@ -304,12 +333,16 @@ fn memory_change(
         if n >= old_removed && added.contains(archived.entry.id.as_str()) {
             continue;
         }
-        change.archived += 1;
         match archived.reason {
+            RemovalReason::Rejected => {
+                change.rejected += 1;
+                continue;
+            }
             RemovalReason::Decayed => change.decayed += 1,
             RemovalReason::Pruned => change.pruned += 1,
             RemovalReason::Budget => change.budget += 1,
         }
+        change.archived += 1;
     }
     change
 }

@@ -51,11 +51,13 @@ pub fn best_match(
     best.map(|(i, _)| i)
 }
 
-/// Marks what was seen again, decays and reinforces every entry, removes entries that
-/// reach 0 (archived as `decayed`), and returns the findings that matched nothing.
+/// Marks what was seen again (by a thread, or `used` by the agent: rule 9), decays and
+/// reinforces every entry, removes entries that reach 0 (archived as `decayed`), and
+/// returns the findings that matched nothing.
 pub fn apply(
     state: &mut State,
     results: &[ThreadOutcome; 4],
+    used: &[String],
     now: DateTime<Utc>,
     settings: &Settings,
     report: &mut Report,
@@ -71,6 +73,11 @@ pub fn apply(
         .collect();
     let mut seen = vec![false; existing.len()];
     let mut unmatched = Vec::new();
+    for id in used {
+        if let Some(&i) = by_id.get(id.as_str()) {
+            seen[i] = true;
+        }
+    }
 
     for thread in ThreadName::ALL {
         let Some(answer) = results[thread.index()].answer() else {

@@ -7,6 +7,8 @@
 //! `eprint!` (tests capture its streams), read the clock or `chrono::Local` itself, or
 //! resolve paths its own way. New command: a file here, an arm in `crate::run_with`.
 
+pub mod feedback;
+pub mod hook;
 pub mod init;
 pub mod prompt;
 pub mod show;

@@ -1,10 +1,13 @@
 //! `thinker show`: the subconscious for a person ([`crate::show::render`], ages and
-//! wall-clock times from the context's clock), or the state file as it is on disk
-//! (`--json`). Reads only; works without a config.
+//! wall-clock times from the context's clock), the state file as it is on disk
+//! (`--json`), or the compact text for an agent (`--format prompt`, implied by `--for`
+//! and `--max-bytes`: [`crate::recall`]). Reads only, takes no lock (the state is
+//! replaced atomically, so a read is always whole); works without a config.
 
 use crate::cli::{ShowArgs, ShowFormat};
 use crate::cmd::Context;
 use crate::error::{EXIT_OK, Error, to_json_pretty};
+use crate::recall::{self, DEFAULT_MAX_BYTES, Limits};
 use crate::storage::{self, STATE_FILE, StateDir};
 
 pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
@@ -12,6 +15,16 @@ pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
     let dir = StateDir::at(&resolved.state_dir);
     if args.json || args.format == ShowFormat::Json {
         return json(ctx, &dir);
+    }
+    if args.format == ShowFormat::Prompt || args.for_text.is_some() || args.max_bytes.is_some() {
+        let state = dir.load()?;
+        let limits = Limits {
+            max_bytes: args.max_bytes.map_or(DEFAULT_MAX_BYTES, |n| n as usize),
+            ..Limits::default()
+        };
+        let block = recall::block(&state, args.for_text.as_deref(), &ctx.clock, &limits);
+        ctx.stdout(block.text.as_bytes())?;
+        return Ok(EXIT_OK);
     }
     let state = dir.load()?;
     let caps = resolved.config.map(|c| c.memory.caps).unwrap_or_default();

@@ -38,7 +38,9 @@ use crate::provider::{CallError, CallRequest, Progress, Providers};
 use crate::quiet::{self, QuietMemory, QuietSettings};
 use crate::runtime;
 use crate::state::State;
-use crate::storage::{ARCHIVE_FILE, Aftermath, JOURNAL_FILE, Lock, StateDir, StorageError};
+use crate::storage::{
+    ARCHIVE_FILE, Aftermath, JOURNAL_FILE, Lock, StateDir, StorageError, TakenFeedback,
+};
 use crate::thread::ThreadName;
 use std::collections::BTreeMap;
 
@@ -115,7 +117,7 @@ async fn tick(
         started + config.tick_deadline,
     )
     .await?;
-    let aggregated = Aggregated::of(&opened.state, &threads.outcomes, options.clock, config);
+    let aggregated = Aggregated::of(&opened, &threads.outcomes, options.clock, config);
     // The ledger as this run leaves it, before spending: its run, what the threads saw.
     let ledger = Ledger {
         runs: opened.run,
@@ -188,6 +190,9 @@ struct Opened {
     /// Calls to the primary model today, shared by the budget's write-ahead and the
     /// escalation phase (which counts its call before making it).
     calls_today: Arc<AtomicU32>,
+    /// The agent's verdicts, taken from `feedback.jsonl` under the lock (peeked at in a
+    /// dry run), removed once an applying tick's state is committed.
+    feedback: TakenFeedback,
 }
 
 impl Opened {
@@ -205,6 +210,10 @@ impl Opened {
             .load_ledger()?
             .for_day(budget::local_day(&options.clock));
         let run = ledger.next_run();
+        let feedback = match &lock {
+            Some(lock) => dir.take_feedback(lock, run),
+            None => dir.peek_feedback(),
+        };
         let calls_today = Arc::new(AtomicU32::new(ledger.escalations));
         Ok(Opened {
             dir,
@@ -213,6 +222,7 @@ impl Opened {
             ledger,
             run,
             calls_today,
+            feedback,
         })
     }
 
@@ -328,12 +338,14 @@ struct Aggregated {
 
 impl Aggregated {
     fn of(
-        state: &State,
+        opened: &Opened,
         outcomes: &[ThreadOutcome; 4],
         clock: Clock,
         config: &Config,
     ) -> Aggregated {
-        let (next, report) = aggregate::aggregate(state, outcomes, clock.now, &config.memory);
+        let verdicts = &opened.feedback.verdicts;
+        let (next, report) =
+            aggregate::aggregate(&opened.state, outcomes, verdicts, clock.now, &config.memory);
         let warnings: Vec<String> = report.memory.warning().into_iter().collect();
         for warning in &warnings {
             tracing::warn!("{warning}");
@@ -406,6 +418,9 @@ fn write(
     if let Some(staged) = staged {
         dir.commit_staged(staged)
             .map_err(|e| e.after(Aftermath::Journaled))?;
+        // Applied and committed: the verdicts are spent (a crash before this applies
+        // them once more, which is harmless: ARCHITECTURE.md).
+        dir.clear_feedback(&opened.feedback);
     }
     Ok(())
 }

@@ -1,0 +1,223 @@
+//! `thinker hook claude-code`: answers a Claude Code hook event read from stdin.
+//!
+//! `SessionStart` gets the compact text of what matters now; `UserPromptSubmit` gets the
+//! entries that match the prompt (`show --format prompt --for PROMPT`), or nothing. The
+//! answer is `{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}` on
+//! stdout. Within a session a block is injected once: the hook keeps a small record per
+//! session in `hooks/<hash of the session id>.json` (0600, written atomically without
+//! the tick lock) with the hashes of the last blocks it injected ([`crate::recall::Block::key`],
+//! which ignores relative times and strengths), so the same block is not injected again
+//! until it changed; a `SessionStart` (startup, resume, clear, compact: a new context)
+//! starts the record afresh and removes records older than a day.
+//!
+//! A hook must never break the agent: an unknown event, malformed stdin, an unreadable
+//! state or config all end with exit 0, nothing on stdout and one line on stderr.
+
+use std::io::Read;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{HookAgent, HookArgs};
+use crate::cmd::Context;
+use crate::error::{EXIT_OK, Error};
+use crate::recall::{self, Block, Limits};
+use crate::storage::{HOOKS_DIR, StateDir};
+use crate::{timestamp, untrusted};
+
+/// Stdin beyond this is not read (a prompt is far shorter).
+const MAX_INPUT: u64 = 4 * 1024 * 1024;
+/// A session record keeps the hashes of this many blocks.
+const REMEMBERED_BLOCKS: usize = 32;
+/// Session records older than this are removed.
+const RECORD_LIFETIME: TimeDelta = TimeDelta::days(1);
+
+/// The fields of a Claude Code hook event that matter here.
+#[derive(Debug, Deserialize)]
+struct Event {
+    hook_event_name: String,
+    #[serde(default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    prompt: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Specific<'a> {
+    hook_event_name: &'a str,
+    additional_context: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Answer<'a> {
+    hook_specific_output: Specific<'a>,
+}
+
+/// What the hook remembers of one session.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct SessionRecord {
+    #[serde(with = "timestamp::serde_utc_opt", default)]
+    at: Option<DateTime<Utc>>,
+    /// Hashes of the blocks injected in this session, oldest first.
+    #[serde(default)]
+    shown: Vec<String>,
+}
+
+/// Why the hook answers nothing (said on stderr).
+#[derive(Debug, thiserror::Error)]
+enum Quiet {
+    #[error("cannot read the hook event on stdin: {0}")]
+    Stdin(std::io::Error),
+    #[error(
+        "the hook event on stdin is not a Claude Code hook event ({0}); expected JSON with hook_event_name"
+    )]
+    Malformed(String),
+    #[error("event `{0}` is not handled (SessionStart and UserPromptSubmit are)")]
+    Unhandled(String),
+    #[error("{0}")]
+    Thinker(#[from] Error),
+}
+
+pub fn run(ctx: &mut Context<'_>, args: &HookArgs) -> Result<u8, Error> {
+    run_with_input(ctx, args, &mut std::io::stdin().lock())
+}
+
+/// [`run`] on any input (tests).
+pub fn run_with_input(
+    ctx: &mut Context<'_>,
+    args: &HookArgs,
+    input: &mut dyn Read,
+) -> Result<u8, Error> {
+    let HookAgent::ClaudeCode = args.agent;
+    match answer(ctx, input) {
+        Ok(Some(json)) => ctx.stdout(json.as_bytes())?,
+        Ok(None) => {}
+        Err(e) => {
+            let _ = ctx.stderr(&format!("thinker hook: {e}; nothing added\n"));
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn answer(ctx: &Context<'_>, input: &mut dyn Read) -> Result<Option<String>, Quiet> {
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_INPUT)
+        .read_to_end(&mut bytes)
+        .map_err(Quiet::Stdin)?;
+    let event: Event = serde_json::from_slice(&bytes)
+        .map_err(|e| Quiet::Malformed(untrusted::excerpt(&e.to_string(), 120)))?;
+    let name = event.hook_event_name.as_str();
+    let start = match name {
+        "SessionStart" => true,
+        "UserPromptSubmit" => false,
+        _ => return Err(Quiet::Unhandled(untrusted::excerpt(name, 60))),
+    };
+    let resolved = ctx.optional_config()?;
+    let dir = StateDir::at(&resolved.state_dir);
+    let state = dir.load().map_err(Error::from)?;
+    let limits = Limits::default();
+    let block = if start {
+        recall::block(&state, None, &ctx.clock, &limits)
+    } else {
+        let prompt = event.prompt.as_deref().unwrap_or_default();
+        recall::block(&state, Some(prompt), &ctx.clock, &limits)
+    };
+    if !dir.path().is_dir() {
+        return Ok(None);
+    }
+    if !remember(
+        &dir,
+        event.session_id.as_deref(),
+        &block,
+        start,
+        ctx.clock.now,
+    )? {
+        return Ok(None);
+    }
+    let answer = Answer {
+        hook_specific_output: Specific {
+            hook_event_name: name,
+            additional_context: &block.text,
+        },
+    };
+    let mut json = serde_json::to_string(&answer).map_err(|source| Error::Serialize {
+        what: "the hook answer",
+        source,
+    })?;
+    json.push('\n');
+    Ok(Some(json))
+}
+
+/// Whether `block` is to be injected: not empty and not injected in this session yet
+/// (recorded when it is). A `SessionStart` starts the session's record afresh and
+/// removes records older than a day.
+fn remember(
+    dir: &StateDir,
+    session: Option<&str>,
+    block: &Block,
+    start: bool,
+    now: DateTime<Utc>,
+) -> Result<bool, Error> {
+    let hooks = dir.subdir(HOOKS_DIR)?;
+    if start {
+        prune(&hooks, now);
+    }
+    if block.is_empty() {
+        return Ok(false);
+    }
+    let Some(session) = session.filter(|s| !s.is_empty()) else {
+        return Ok(true);
+    };
+    let name = format!("{}.json", untrusted::fence_id(&["claude-code", session]));
+    let mut record = if start {
+        SessionRecord::default()
+    } else {
+        read_record(&hooks, &name).unwrap_or_default()
+    };
+    let hash = untrusted::fence_id(&[&block.key]);
+    if record.shown.contains(&hash) {
+        return Ok(false);
+    }
+    record.shown.push(hash);
+    let excess = record.shown.len().saturating_sub(REMEMBERED_BLOCKS);
+    record.shown.drain(..excess);
+    record.at = Some(now);
+    let bytes = serde_json::to_vec(&record).map_err(|source| Error::Serialize {
+        what: "the hook's session record",
+        source,
+    })?;
+    hooks.write_unsynced(&name, &bytes)?;
+    Ok(true)
+}
+
+fn read_record(hooks: &StateDir, name: &str) -> Option<SessionRecord> {
+    let text = std::fs::read(hooks.file(name)).ok()?;
+    serde_json::from_slice(&text).ok()
+}
+
+/// Removes session records last written more than a day before `now` (and unreadable
+/// ones), and the temp files of killed hooks (a hook writing one right now then fails
+/// to rename it: one line on stderr, the block shown again next time).
+fn prune(hooks: &StateDir, now: DateTime<Utc>) {
+    for name in hooks.file_names() {
+        if name.starts_with('.') && name.contains(".tmp-") {
+            let _ = std::fs::remove_file(hooks.file(&name));
+            continue;
+        }
+        if std::path::Path::new(&name)
+            .extension()
+            .is_none_or(|e| e != "json")
+        {
+            continue;
+        }
+        let old = read_record(hooks, &name)
+            .and_then(|r| r.at)
+            .is_none_or(|at| now - at > RECORD_LIFETIME);
+        if old {
+            let _ = std::fs::remove_file(hooks.file(&name));
+        }
+    }
+}
