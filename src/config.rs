@@ -659,6 +659,13 @@ impl Validator<'_> {
                     Some(self.thread(thread, rt, thread_timeout, &providers)?);
             }
         }
+        // A `sample` (the Dreamer's default) reads the other threads' sources.
+        let mut configured: Vec<(ThreadName, &mut Vec<SourceConfig>)> = threads
+            .iter_mut()
+            .flatten()
+            .map(|t| (t.thread, &mut t.sources))
+            .collect();
+        roles::fill_samples(&mut configured);
         let (escalation, dismiss_memory) = match raw.escalation {
             Some(e) => self.escalation(e, &providers)?,
             None => (EscalationConfig::default(), memory.dismiss_memory),

@@ -88,3 +88,51 @@ fn skip_unchanged_off_calls_every_tick() {
     tick.run().expect_exit(0);
     assert_eq!(calls(&tick), [2, 2, 2, 2]);
 }
+
+/// The Dreamer with no sources of its own samples the others' (SPEC §6: "a sample of
+/// everything"), drawn by content: the same world, the same sample.
+#[test]
+fn the_dreamer_samples_what_the_other_threads_see() {
+    let mut tick = Tick::new().bare().expect_exit(0);
+    let home = tick.home().to_path_buf();
+    let notes: String = (1..=12)
+        .map(|i| format!("note number {i} about the garden\n"))
+        .collect();
+    fs::write(home.join("notes.md"), notes).unwrap();
+    let config = home.join("thinker.toml");
+    fs::write(
+        &config,
+        format!(
+            "[providers.p]\nkind = \"ollama\"\n[threads.watcher]\nmodel = \"p/m\"\nsources = []\n[threads.librarian]\nmodel = \"p/m\"\n[[threads.librarian.sources]]\nkind = \"files\"\nname = \"notes\"\npaths = [\"{}\"]\n[threads.dreamer]\nmodel = \"p/m\"\n",
+            home.join("notes.md").display()
+        ),
+    )
+    .unwrap();
+    let config = config.display().to_string();
+    let state = tick.path("state");
+    let prompt = |tick: &mut Tick| {
+        tick.thinker(&[
+            "prompt",
+            "dreamer",
+            "--config",
+            &config,
+            "--state",
+            &state,
+            "--now",
+            "2026-11-22T10:05:00Z",
+        ])
+        .stdout
+    };
+    let first = prompt(&mut tick);
+    let start = first
+        .find("source=\"sample\" kind=\"sample\"")
+        .expect("a sample block");
+    let block = &first[start..first[start..].find("<<<END DATA").unwrap() + start];
+    assert!(block.contains("== notes (files) =="), "{block}");
+    assert_eq!(
+        block.matches("about the garden").count(),
+        5,
+        "five lines drawn: {block}"
+    );
+    assert_eq!(first, prompt(&mut tick), "the same world, the same sample");
+}

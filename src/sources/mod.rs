@@ -7,7 +7,8 @@
 //!
 //! One file per kind, each owning its settings type (checked once from the config's
 //! TOML table: ripgrep's low → high split), its defaults and how it is read:
-//! [`command`], [`files`], [`system`], [`transcript`], [`archive`], [`maildir`], [`ics`].
+//! [`command`], [`files`], [`system`], [`transcript`], [`archive`], [`maildir`], [`ics`],
+//! [`sample`].
 //! This module owns what they share: [`Source`] (a name and a [`SourceKind`]), reading a
 //! source's table ([`Source::from_table`]), [`gather`], the names, and the result types;
 //! [`text`] holds cleaning and caps, [`read`] the file reading, [`settings`] the shared
@@ -50,6 +51,7 @@ pub mod ics;
 pub mod maildir;
 mod read;
 pub mod roles;
+pub mod sample;
 pub mod settings;
 pub mod system;
 mod text;
@@ -66,6 +68,7 @@ pub use command::{CommandSettings, DEFAULT_COMMAND_MAX_BYTES, DEFAULT_COMMAND_TI
 pub use files::{DEFAULT_FILES_MAX_BYTES, FilesSettings, expand_globs};
 pub use ics::{DEFAULT_ICS_HOURS, DEFAULT_ICS_MAX_BYTES, DEFAULT_ICS_MAX_EVENTS, IcsSettings};
 pub use maildir::{DEFAULT_MAILDIR_MAX_BYTES, MaildirSettings};
+pub use sample::SampleSettings;
 pub use settings::{Resolve, SettingsError};
 pub use system::SystemSettings;
 pub use text::{clean, sanitize};
@@ -161,6 +164,8 @@ pub enum SourceKind {
     Maildir(MaildirSettings),
     /// Calendar events ahead, from `.ics` files and vdir directories.
     Ics(IcsSettings),
+    /// A few lines of what the other threads' sources see (the Dreamer's default).
+    Sample(SampleSettings),
 }
 
 impl SourceKind {
@@ -173,6 +178,7 @@ impl SourceKind {
         "archive",
         "maildir",
         "ics",
+        "sample",
     ];
 
     /// The kind as the config spells it.
@@ -185,6 +191,7 @@ impl SourceKind {
             SourceKind::Archive(_) => "archive",
             SourceKind::Maildir(_) => "maildir",
             SourceKind::Ics(_) => "ics",
+            SourceKind::Sample(_) => "sample",
         }
     }
 }
@@ -244,6 +251,7 @@ impl Source {
             "archive" => SourceKind::Archive(ArchiveSettings::from_table(table)?),
             "maildir" => SourceKind::Maildir(MaildirSettings::from_table(table, resolve)?),
             "ics" => SourceKind::Ics(IcsSettings::from_table(table, resolve)?),
+            "sample" => SourceKind::Sample(SampleSettings::from_table(table)?),
             other => {
                 return Err(SettingsError::at(
                     "kind",
@@ -326,6 +334,7 @@ async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, St
         SourceKind::Archive(s) => archive::text(s, ctx).await,
         SourceKind::Maildir(s) => maildir::text(s, ctx).await,
         SourceKind::Ics(s) => ics::text(s, ctx).await,
+        SourceKind::Sample(s) => sample::text(s, ctx).await,
     }
 }
 

@@ -3,9 +3,10 @@
 //!
 //! - **No `sources` key** (an empty list is kept as given: "nothing"): the Watcher reads
 //!   the `system` source (load, memory, disks: it works everywhere), the Librarian the
-//!   `archive` (forgotten entries resembling what is remembered now). The Oracle and the
-//!   Dreamer get none: the first needs your calendar (an `ics` or `command` source), the
-//!   second thinks about the subconscious itself. Mail, calendars and memory files live
+//!   `archive` (forgotten entries resembling what is remembered now), the Dreamer a
+//!   `sample` of the other threads' sources ([`super::sample`]: "a sample of
+//!   everything"). The Oracle gets none: it needs your calendar (an `ics` or `command`
+//!   source). Mail, calendars and memory files live
 //!   in places only the user knows: `thinker init` writes commented examples for them
 //!   rather than guessing paths that would fail on every tick.
 //! - **`ics` `hours`** when not given: 24 for the Watcher (today), 72 for the Oracle (the
@@ -13,7 +14,7 @@
 //!
 //! Must not: look at the file system (a config means the same on every machine).
 
-use super::{ArchiveSettings, Source, SourceKind, SystemSettings};
+use super::{ArchiveSettings, SampleSettings, Source, SourceKind, SystemSettings};
 use crate::thread::ThreadName;
 
 /// The calendar window of the Oracle when its `ics` source does not say.
@@ -28,7 +29,27 @@ pub fn defaults(thread: ThreadName) -> Vec<Source> {
         ThreadName::Librarian => vec![Source::from(
             SourceKind::Archive(ArchiveSettings::default()),
         )],
-        ThreadName::Oracle | ThreadName::Dreamer => Vec::new(),
+        ThreadName::Dreamer => vec![Source::from(SourceKind::Sample(SampleSettings::default()))],
+        ThreadName::Oracle => Vec::new(),
+    }
+}
+
+/// Fills every `sample` source of `threads` with the sources of the *other* threads
+/// (once all are read).
+pub fn fill_samples(threads: &mut [(ThreadName, &mut Vec<Source>)]) {
+    let all: Vec<(ThreadName, Vec<Source>)> =
+        threads.iter().map(|(t, s)| (*t, (*s).clone())).collect();
+    for (thread, sources) in threads.iter_mut() {
+        let others: Vec<Source> = all
+            .iter()
+            .filter(|(t, _)| t != thread)
+            .flat_map(|(_, s)| s.iter().cloned())
+            .collect();
+        for source in sources.iter_mut() {
+            if let SourceKind::Sample(s) = &source.kind {
+                source.kind = SourceKind::Sample(s.clone().with_sources(&others));
+            }
+        }
     }
 }
 
@@ -77,6 +98,23 @@ mod tests {
         );
         let oracle = sources("[threads.oracle]\nmodel = \"p/m\"\n", ThreadName::Oracle);
         assert!(oracle.is_empty());
+        // The Dreamer samples what the others read (not their archive).
+        let both = "[threads.watcher]\nmodel = \"p/m\"\n[threads.librarian]\nmodel = \"p/m\"\n[threads.dreamer]\nmodel = \"p/m\"\n";
+        let dreamer = sources(both, ThreadName::Dreamer);
+        let SourceKind::Sample(s) = &dreamer[0].kind else {
+            panic!("the Dreamer samples: {dreamer:?}")
+        };
+        assert_eq!(
+            s.clone().with_sources(&[]),
+            SampleSettings::default(),
+            "settings as default"
+        );
+        assert_eq!(
+            format!("{s:?}").matches("SystemSettings").count(),
+            1,
+            "{s:?}"
+        );
+        assert!(!format!("{s:?}").contains("Archive"), "{s:?}");
         // An empty list is the user's word: nothing.
         let none = sources(
             "[threads.watcher]\nmodel = \"p/m\"\nsources = []\n",
