@@ -95,10 +95,10 @@ fn skip_unchanged_off_calls_every_tick() {
 fn the_dreamer_samples_what_the_other_threads_see() {
     let mut tick = Tick::new().bare().expect_exit(0);
     let home = tick.home().to_path_buf();
-    let mut notes = String::new();
-    for i in 1..=12 {
-        notes += &format!("note number {i} about the garden\n");
-    }
+    let notes = (1..=12)
+        .map(|i| format!("note number {i} about the garden"))
+        .collect::<Vec<_>>()
+        .join("\n");
     fs::write(home.join("notes.md"), notes).unwrap();
     let config = home.join("thinker.toml");
     fs::write(
