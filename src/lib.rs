@@ -22,6 +22,7 @@ pub mod init;
 pub mod input;
 pub mod journal;
 pub mod matching;
+pub mod paint;
 pub mod process;
 pub mod prompt;
 pub mod provider;

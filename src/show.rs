@@ -17,12 +17,7 @@ use crate::state::{Category, Entry, MAX_PRESSURE, MAX_STRENGTH, State};
 use crate::thread::ThreadName;
 use crate::untrusted;
 
-const RESET: &str = "\x1b[0m";
-const BOLD: &str = "\x1b[1m";
-const DIM: &str = "\x1b[2m";
-const GREEN: &str = "\x1b[32m";
-const YELLOW: &str = "\x1b[33m";
-const RED: &str = "\x1b[31m";
+use crate::paint::{BOLD, DIM, GREEN, Painter, RED, YELLOW};
 
 /// Text from a state file made safe to print on one line: escape sequences removed
 /// whole, line breaks and tabs as spaces, other control characters (C0, C1), bidi and
@@ -31,29 +26,16 @@ pub fn clean(text: &str) -> String {
     untrusted::clean_line(text)
 }
 
-struct Painter {
-    color: bool,
-}
-
-impl Painter {
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("{code}{text}{RESET}")
-        } else {
-            text.to_string()
-        }
-    }
-
-    fn bar(&self, value: u8, max: u8) -> String {
-        let filled = "█".repeat(usize::from(value.min(max)));
-        let empty = "░".repeat(usize::from(max.saturating_sub(value)));
-        let code = match value {
-            7.. => GREEN,
-            4..=6 => YELLOW,
-            _ => DIM,
-        };
-        format!("{}{}", self.paint(code, &filled), self.paint(DIM, &empty))
-    }
+/// A strength or pressure as a bar: filled in green (7+), yellow (4–6) or dim.
+fn bar(p: Painter, value: u8, max: u8) -> String {
+    let filled = "█".repeat(usize::from(value.min(max)));
+    let empty = "░".repeat(usize::from(max.saturating_sub(value)));
+    let code = match value {
+        7.. => GREEN,
+        4..=6 => YELLOW,
+        _ => DIM,
+    };
+    format!("{}{}", p.paint(code, &filled), p.paint(DIM, &empty))
 }
 
 fn due_text(due: DateTime<Utc>, clock: &Clock) -> String {
@@ -65,12 +47,12 @@ fn due_text(due: DateTime<Utc>, clock: &Clock) -> String {
     }
 }
 
-fn entry_lines(out: &mut String, p: &Painter, e: &Entry, clock: &Clock) {
+fn entry_lines(out: &mut String, p: Painter, e: &Entry, clock: &Clock) {
     let now = clock.now;
     let _ = writeln!(
         out,
         "  {} {:>2}  {}",
-        p.bar(e.strength, MAX_STRENGTH),
+        bar(p, e.strength, MAX_STRENGTH),
         e.strength,
         clean(&e.summary)
     );
@@ -125,7 +107,7 @@ pub fn render(state: &State, caps: &Caps, clock: &Clock, color: bool) -> String 
                 .then(b.last_seen.cmp(&a.last_seen))
         });
         for e in sorted {
-            entry_lines(&mut out, &p, e, clock);
+            entry_lines(&mut out, p, e, clock);
         }
     }
 
@@ -136,7 +118,7 @@ pub fn render(state: &State, caps: &Caps, clock: &Clock, color: bool) -> String 
             out,
             "  {:<10} pressure {} {}",
             thread.as_str(),
-            p.bar(ts.novelty_pressure, MAX_PRESSURE),
+            bar(p, ts.novelty_pressure, MAX_PRESSURE),
             ts.novelty_pressure
         );
         if !ts.focus_hint.is_empty() {

@@ -22,33 +22,8 @@ use crate::thread::ThreadName;
 use crate::timestamp;
 use crate::untrusted;
 
-const RESET: &str = "\x1b[0m";
-const BOLD: &str = "\x1b[1m";
-const DIM: &str = "\x1b[2m";
-const GREEN: &str = "\x1b[32m";
-const YELLOW: &str = "\x1b[33m";
-const RED: &str = "\x1b[31m";
-
-/// Colours a cell, padded to `width` *before* the codes, so columns line up either way.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Painter {
-    pub color: bool,
-}
-
-impl Painter {
-    pub(crate) fn cell(self, code: &str, text: &str, width: usize) -> String {
-        let padded = format!("{text:<width$}");
-        if self.color && !code.is_empty() {
-            format!("{code}{padded}{RESET}")
-        } else {
-            padded
-        }
-    }
-
-    pub(crate) fn bold(self, text: &str) -> String {
-        self.cell(BOLD, text, 0)
-    }
-}
+pub(crate) use crate::paint::Painter;
+use crate::paint::{DIM, GREEN, RED, YELLOW};
 
 /// A time for people, in the clock's zone: `2026-11-22 10:05`.
 pub(crate) fn local(clock: &Clock, t: chrono::DateTime<chrono::Utc>) -> String {
