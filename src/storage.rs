@@ -795,22 +795,10 @@ impl StateDir {
             serde_json::to_writer(&mut buf, item).map_err(|e| werr(io::Error::other(e)))?;
             buf.push(b'\n');
         }
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(werr)?;
+        let mut file = open_append(&path).map_err(werr)?;
         let mut len = file.metadata().map_err(werr)?.len();
         if name == JOURNAL_FILE && len > 0 && self.rotate_journal(&file, len, &buf).map_err(werr)? {
-            file = OpenOptions::new()
-                .create(true)
-                .read(true)
-                .append(true)
-                .mode(0o600)
-                .open(&path)
-                .map_err(werr)?;
+            file = open_append(&path).map_err(werr)?;
             len = file.metadata().map_err(werr)?.len();
         }
         if len > 0 {
@@ -1118,6 +1106,17 @@ fn parse_state(bytes: Vec<u8>) -> Result<State, StateProblem> {
 
 /// Whether `name` is a temp file this module creates: `.<file>.tmp` (the `.bak` in the
 /// making) or `.<file>.tmp-<pid>`.
+/// Opens `path` to append to (and read), created 0600 if missing: the JSONL files and
+/// the memory notes.
+pub(crate) fn open_append(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+}
+
 /// Whether `name` is one of the files thinker keeps in its state directory.
 fn is_thinkers(name: &str) -> bool {
     PRIVATE_FILES.contains(&name)

@@ -33,9 +33,9 @@
 //! Must not: read the real clock, rewrite or truncate a file, follow a link into another
 //! file, or decide what is worth remembering.
 
-use std::fs::{self, DirBuilder, OpenOptions};
+use std::fs::{self, DirBuilder};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use crate::clock::Clock;
@@ -101,13 +101,7 @@ pub fn append_note(
         path: path.clone(),
         source,
     };
-    let file = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .mode(0o600)
-        .open(&path)
-        .map_err(werr)?;
+    let file = crate::storage::open_append(&path).map_err(werr)?;
     let opened = file.metadata().map_err(werr)?;
     let same = |m: &fs::Metadata| m.dev() == opened.dev() && m.ino() == opened.ino();
     let now_there = fs::symlink_metadata(&path).ok();
