@@ -42,6 +42,8 @@ pub enum Command {
     Prompt(PromptArgs),
     /// Write a commented default config and an empty state; never overwrites
     Init,
+    /// Screen text for prompt injection (stdin when no file); exit 1 when something is detected
+    Screen(ScreenArgs),
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -95,5 +97,22 @@ pub struct PromptArgs {
     pub thread: String,
     /// Assemble the prompt as if at this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct ScreenArgs {
+    /// Files to screen; standard input when none (or `-`)
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Print the detections and neutralised texts as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Also flag dates far from now, as for a thread's answer (more than a year before,
+    /// more than five years after)
+    #[arg(long)]
+    pub dates: bool,
+    /// With --dates: check them against this instant (RFC 3339) instead of the clock
+    #[arg(long, value_name = "RFC3339", requires = "dates")]
     pub now: Option<String>,
 }

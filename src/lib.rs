@@ -58,6 +58,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Tick(args) => args.now.as_deref(),
         Command::Show(args) => args.now.as_deref(),
         Command::Prompt(args) => args.now.as_deref(),
+        Command::Screen(args) => args.now.as_deref(),
         Command::Init => None,
     };
     let mut ctx = Context::new(&cli.global, now, zone, output)?;
@@ -66,5 +67,6 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Show(args) => cmd::show::run(&mut ctx, args),
         Command::Tick(args) => cmd::tick::run(&mut ctx, args),
         Command::Prompt(args) => cmd::prompt::run(&mut ctx, args),
+        Command::Screen(args) => cmd::screen::run(&mut ctx, args),
     }
 }

@@ -9,6 +9,7 @@
 
 pub mod init;
 pub mod prompt;
+pub mod screen;
 pub mod show;
 pub mod tick;
 

@@ -254,9 +254,12 @@ fn word_hits(text: &str, folded: &Folded, hits: &mut Vec<Hit>) {
             let Some(span) = folded.original(m.range()) else {
                 continue;
             };
-            let mut base = rule.score;
-            if rule.flags & DESTINATION != 0 && destination_follows(text, span.end) {
-                base += 0.25;
+            let (mut base, mut span) = (rule.score, span);
+            if rule.flags & DESTINATION != 0 {
+                if let Some(end) = destination_after(text, span.end) {
+                    base += 0.25;
+                    span.end = end;
+                }
             }
             hits.push(Hit {
                 kind: rule.kind,
@@ -299,16 +302,23 @@ fn negated(before: &str) -> bool {
     })
 }
 
-/// Whether an e-mail address, a URL or a domain follows `end` closely.
-fn destination_follows(text: &str, end: usize) -> bool {
-    let Some(re) = DESTINATION_SHAPE.as_ref() else {
-        return false;
-    };
+/// The end of an e-mail address, a URL or a domain that follows `end` closely (within
+/// 160 bytes), so the evidence runs up to the destination.
+fn destination_after(text: &str, end: usize) -> Option<usize> {
+    let re = DESTINATION_SHAPE.as_ref()?;
     let mut stop = (end + 160).min(text.len());
     while !text.is_char_boundary(stop) {
         stop -= 1;
     }
-    re.is_match(&text[end..stop])
+    let m = re.find(&text[end..stop])?;
+    // A URL runs to the next white space.
+    let tail = &text[end + m.end()..];
+    let more = if m.as_str().ends_with("://") {
+        tail.find(char::is_whitespace).unwrap_or(tail.len())
+    } else {
+        0
+    };
+    Some(end + m.end() + more)
 }
 
 /// `range` without white space at its ends.
