@@ -109,7 +109,7 @@ pub struct ScreenArgs {
     #[arg(long)]
     pub json: bool,
     /// Also flag dates far from now, as for a thread's answer (more than a year before,
-    /// more than five years after)
+    /// more than three years after)
     #[arg(long)]
     pub dates: bool,
     /// With --dates: check them against this instant (RFC 3339) instead of the clock

@@ -14,6 +14,7 @@ mod cli;
 mod cmd_snapshots;
 mod escalation_actions;
 mod escalation_decision;
+mod guard_screen;
 mod hardening_config;
 mod hardening_init;
 mod hardening_memory;

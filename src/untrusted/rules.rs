@@ -65,7 +65,7 @@ pub const WORD_RULES: &[Rule] = &[
         "forget everything",
         0.8,
         NEGATABLE,
-        r" (?:ignore|disregard|forget|erase|clear|wipe)(?: [^ ]+){0,1} (?:everything|anything|all|what)(?: [^ ]+){0,2} (?:above|before|earlier|previously|so far|until now|you (?:were|ve been|have been) (?:told|given|taught)|i (?:said|told you)|you know|in your memory|from before)",
+        r" (?:ignore|disregard|forget|erase|clear|wipe)(?: [^ ]+){0,1} (?:everything|anything|all)(?: [^ ]+){0,2} (?:above|before|earlier|previously|so far|until now|you (?:were|ve been|have been) (?:told|given|taught)|in your memory|from before)",
     ),
     rule(
         InstructionOverride,
@@ -157,7 +157,7 @@ pub const WORD_RULES: &[Rule] = &[
         "ignore previous instructions (fr)",
         0.85,
         0,
-        r" (?:ignore|ignorez|ignorer|ignorons|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction|faites abstraction|neglige|negligez|contourne|contournez)(?: [^ ]+){0,4} (?:instruction|consigne|regle|directive|ordre|commande|prompt)[^ ]*",
+        r" (?:ignore|ignorez|ignorer|ignorons|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction|faites abstraction|neglige|negligez|contourne|contournez)(?: (?:toutes|tous|toute|les|tes|vos|la|le|des|d|de|du|l|ces|mes|nos|ses))+(?: [^ ]+){0,2} (?:instruction|consigne|regle|directive|ordre|commande|prompt)[^ ]*",
     ),
     rule(
         InstructionOverride,
@@ -171,7 +171,7 @@ pub const WORD_RULES: &[Rule] = &[
         "ignore previous instructions (es/pt/it)",
         0.85,
         0,
-        r" (?:ignora|ignore|ignorad|ignorar|ignorate|ignorare|ignoren|olvida|olvide|olviden|olvidar|omite|omita|descarta|descarte|desconsidera|desconsidere|despreza|despreze|esqueca|esquece|esquecam|dimentica|dimenticate|dimenticare|trascura|trascurate|tralascia|non seguire|no sigas|nao siga|nao sigas|pasa por alto)(?: [^ ]+){0,4} (?:instruccion|instrucoes|instrucao|istruzion|regla|regras|regole|indicacion|indicazion|orden|ordens|ordini|directriz|directrices|diretriz|diretrizes|direttiv|orientacoes|comando|prompt)[^ ]*",
+        r" (?:ignora|ignore|ignorad|ignorar|ignorate|ignorare|ignoren|olvida|olvide|olviden|olvidar|omite|omita|descarta|descarte|desconsidera|desconsidere|despreza|despreze|esqueca|esquece|esquecam|dimentica|dimenticate|dimenticare|trascura|trascurate|tralascia|non seguire|no sigas|nao siga|nao sigas|pasa por alto)(?: (?:las|los|la|el|todas|todos|tus|sus|as|os|suas|tuas|le|gli|tutte|tutti|il|lo|tue|di|de|del|dos|das|delle|degli|mis|minhas|mie|ogni|cualquier|qualquer|qualsiasi|quaisquer|cualquiera|these|estas|estes|queste))+(?: [^ ]+){0,2} (?:instruccion|instrucoes|instrucao|istruzion|regla|regras|regole|indicacion|indicazion|orden|ordens|ordini|directriz|directrices|diretriz|diretrizes|direttiv|orientacoes|comando|prompt)[^ ]*",
     ),
     rule(
         InstructionOverride,
@@ -214,7 +214,7 @@ pub const WORD_RULES: &[Rule] = &[
         "addressed to the model",
         0.6,
         ADDRESSEE,
-        r" (?:attention|note|notice|message|instructions?|important|reminder|warning|psst|directive|memo) (?:to|for) (?:the |all |any |every |you )?(?:ai|ai assistant|assistant|assistants|ai agent|ai agents|language model|language models|llm|llms|chatbot|bot|bots|agent|agents|model|models|gpt|chatgpt|claude|gemini|copilot|automated (?:systems?|assistants?|agents?|readers?|tools?)|(?:email|mail|inbox) (?:assistant|agent|bot)|summari[sz]er|ai systems?|ai models?|ai readers?)",
+        r" (?:attention|note|notice|message|instructions?|important|reminder|warning|psst|directive|memo) (?:to |for )?(?:the |all |any |every |you )?(?:ai|ai assistant|assistant|assistants|ai agent|ai agents|language model|language models|llm|llms|chatbot|bot|bots|agent|agents|model|models|gpt|chatgpt|claude|gemini|copilot|automated (?:systems?|assistants?|agents?|readers?|tools?)|(?:email|mail|inbox) (?:assistant|agent|bot)|summari[sz]er|ai systems?|ai models?|ai readers?)",
     ),
     rule(
         InstructionOverride,
@@ -370,7 +370,7 @@ pub const WORD_RULES: &[Rule] = &[
         "payment",
         0.45,
         NEGATABLE,
-        r" (?:pay|transfer|wire|send|remit|move|deposit)(?: [^ ]+){0,3} (?:\d[^ ]* )?(?:usd|eur|gbp|chf|dollars|euros|pounds|bitcoin|btc|eth|ether|usdt|crypto|funds|money|payment|the (?:amount|balance|sum|outstanding))(?: [^ ]+){0,5} (?:to|into) (?:this|the following|the below|my|our|account|wallet|iban|address|bank)",
+        r" (?:pay|transfer|wire|send|remit|move|deposit)(?: [^ ]+){0,3} (?:\d[^ ]* )?(?:usd|eur|gbp|chf|dollars|euros|pounds|bitcoin|btc|eth|ether|usdt|crypto|funds|money|payment|the (?:amount|balance|sum|outstanding))(?: [^ ]+){0,5} (?:to|into) (?:this|the|the following|the below|my|our|account|wallet|iban|address|bank)",
     ),
     rule(
         ActionRequest,
@@ -396,9 +396,16 @@ pub const WORD_RULES: &[Rule] = &[
     rule(
         ActionRequest,
         "delete data",
-        0.5,
+        0.45,
         NEGATABLE,
-        r" (?:delete|erase|wipe|remove|destroy|purge|shred)(?: [^ ]+){0,1} (?:all|every|the user s|your user s|the owner s) (?:files|emails|e mails|mails|messages|data|backups|documents|notes|memories|contacts|records|logs|history)",
+        r" (?:delete|erase|wipe|remove|destroy|purge|shred)(?: (?:all|every|of|the|user s|users|your|owner s|their|his|her|my|our|these|those|old|older|existing|stored|saved|local|remote)){1,4} (?:files|emails|e mails|mails|messages|data|backups|documents|notes|memories|contacts|records|logs|history|inbox)",
+    ),
+    rule(
+        ActionRequest,
+        "spend the user's money",
+        0.6,
+        NEGATABLE,
+        r" (?:purchase|buy|order|subscribe to|upgrade to|book|sign up for|charge|pay for)(?: [^ ]+){0,4} (?:on|with|using|from|to) (?:the user s|your user s|the owner s|your owner s|the users|their|his|her) (?:card|credit card|debit card|account|paypal|bank account|bank|wallet|payment method)",
     ),
     // --- exfiltration ---
     rule(
@@ -414,6 +421,13 @@ pub const WORD_RULES: &[Rule] = &[
         0.4,
         NEGATABLE | DESTINATION,
         r" (?:send|forward|upload|post|email|transmit|copy|exfiltrate|leak|bcc|relay|export)(?: [^ ]+){0,3} (?:it|this|them|everything|that|these|this (?:email|message|thread|conversation|summary|document|file|data)|a copy|copies)(?: [^ ]+){0,2} (?:to|at) (?:this|the following|my|our|an?|the)? ?(?:address|email|e mail|url|link|server|endpoint|webhook|site|domain|inbox|bucket|pastebin|external)",
+    ),
+    rule(
+        Exfiltration,
+        "redirect mail",
+        0.45,
+        NEGATABLE | DESTINATION,
+        r" (?:bcc|cc|forward|redirect|copy|mirror|auto forward) (?:every|all|each|any|future|all future|all incoming|all outgoing) (?:reply|replies|email|emails|e mails|message|messages|mail|mails|incoming|outgoing|correspondence)(?: [^ ]+){0,3} to",
     ),
     rule(
         Exfiltration,
@@ -441,7 +455,7 @@ pub const WORD_RULES: &[Rule] = &[
         "send secrets (other languages)",
         0.55,
         NEGATABLE | DESTINATION,
-        r" (?:sende|schicke|schick|leite|ubermittle|lade)[^ ]*(?: [^ ]+){0,4} (?:passwort|passworter|zugangsdaten|schlussel|api schlussel|token|geheimnis|alle dateien|alle e mails|alle mails|alle nachrichten|den systemprompt)[^ ]*| (?:envoie|envoyez|transfere|transferez|transmets|transmettez|partage|partagez)(?: [^ ]+){0,4} (?:mots? de passe|identifiants|cles|cle api|jetons?|secrets?|tous les fichiers|tous les e ?mails|tous les messages|le prompt systeme)| (?:envia|envie|enviad|reenvia|reenvie|manda|mande|invia|inviate|inoltra|inoltrate)(?: [^ ]+){0,4} (?:contrasenas?|senhas?|password|credenciales|credenciais|credenziali|claves|chaves|chiavi|tokens?|todos los archivos|todos os arquivos|tutti i file|todos los correos|todos os emails|tutte le email)| (?:отправь|отправьте|перешли|перешлите|пришли|пришлите|загрузи|загрузите)(?: [^ ]+){0,4} (?:парол|ключ|токен|учетные данные|все файлы|все письма|секрет)[^ ]*|(?:发送|发给|转发|上传)[^ ]{0,10}(?:密码|密钥|令牌|凭证|所有文件|所有邮件)",
+        r" (?:sende|schicke|schick|leite|ubermittle|lade)[^ ]*(?: [^ ]+){0,4} (?:passwort|passworter|zugangsdaten|schlussel|api schlussel|token|geheimnis|alle dateien|alle e mails|alle mails|alle nachrichten|den systemprompt)[^ ]*| (?:envoie|envoyez|transfere|transferez|transmets|transmettez|partage|partagez)(?: [^ ]+){0,4} (?:mots? de passe|identifiants|cles|cle api|jetons?|secrets?|tous les fichiers|tous les e ?mails|tous les messages|le prompt systeme)| (?:envia|envie|enviad|reenvia|reenvie|manda|mande|invia|inviate|inoltra|inoltrate)(?: [^ ]+){0,4} (?:contrasenas?|senhas?|password|credenciales|credenciais|credenziali|claves|chaves|chiavi|tokens?|todos los archivos|todos os arquivos|tutti i file|todos los correos|todos os emails|tutte le email)| (?:отправь|отправьте|перешли|перешлите|пришли|пришлите|загрузи|загрузите)(?: [^ ]+){0,4} (?:парол|ключ|токен|учетные данные|все файлы|все письма|секрет)[^ ]*|(?:发送|发给|转发|上传)[^ ]{0,10}(?:密码|密钥|令牌|凭证|所有文件|所有邮件)|(?:所有|全部)(?:的)?(?:文件|邮件|密码|密钥)[^ ]{0,6}(?:发送|发给|转发|上传)",
     ),
 ];
 
@@ -470,6 +484,20 @@ pub const RAW_RULES: &[Rule] = &[
     ),
     rule(
         InstructionOverride,
+        "new instructions",
+        0.7,
+        0,
+        r"(?im)^[ \t>*_#-]*(?:new|updated|revised|real|secret|important|additional|override|priority)[ \t]+(?:system[ \t]+)?(?:instructions?|directives?|task|rules)[ \t*_]*:",
+    ),
+    rule(
+        InstructionOverride,
+        "addressed to the model",
+        0.55,
+        ADDRESSEE,
+        r"(?im)^[ \t>*_-]*(?:(?:dear|hey|hi|hello|attention|note to|psst)[ \t]+)?(?:ai|a\.i\.|assistant|ai assistant|ai agent|llm|chatbot|bot|language model|gpt|chatgpt|copilot)s?[ \t]*[,:]",
+    ),
+    rule(
+        InstructionOverride,
         "fake turn",
         0.4,
         0,
@@ -480,14 +508,14 @@ pub const RAW_RULES: &[Rule] = &[
         "download and run",
         0.45,
         0,
-        r"(?i)\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^\n|;]{1,300}\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b|(?i)\b(?:iex|invoke-expression)\b|(?i)\bpowershell(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand)?\s",
+        r"(?i)\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^\n|;]{1,300}\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b",
     ),
     rule(
         ActionRequest,
         "destructive command",
         0.6,
         0,
-        r"(?i)\brm\s+-(?:rf|fr|r\s+-f)\s+(?:/|~|\$HOME|\*|/\*)(?:\s|$|;)|\bmkfs\.\w+\s+/dev/|\bdd\s+if=\S+\s+of=/dev/[sh]d|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\bnc\s+(?:-\w+\s+)*-e\s+/bin/(?:ba)?sh|/dev/tcp/\d|\bchmod\s+-R\s+777\s+/(?:\s|$)|\bbase64\s+(?:-d|--decode)\b[^\n|]{0,200}\|\s*(?:ba|z)?sh\b",
+        r"(?i)\brm\s+-(?:rf|fr|r\s+-f)\s+(?:/|~/?|\$HOME/?|\*|/\*)(?:\s|$|;|&)|(?i)\bpowershell(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand)?\s|(?i)\b(?:iex|invoke-expression)\b|\bmkfs\.\w+\s+/dev/|\bdd\s+if=\S+\s+of=/dev/[sh]d|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\bnc\s+(?:-\w+\s+)*-e\s+/bin/(?:ba)?sh|/dev/tcp/\d|\bchmod\s+-R\s+777\s+/(?:\s|$)|\bbase64\s+(?:-d|--decode)\b[^\n|]{0,200}\|\s*(?:ba|z)?sh\b",
     ),
     rule(
         Exfiltration,

@@ -248,7 +248,7 @@ pub fn screen(text: &str, ctx: &ScreenContext) -> Screened {
 fn word_hits(text: &str, folded: &Folded, hits: &mut Vec<Hit>) {
     for (rule, re) in &COMPILED.words {
         for m in re.find_iter(&folded.text) {
-            if rule.flags & NEGATABLE != 0 && negated(&folded.text[..m.start()]) {
+            if rule.flags & NEGATABLE != 0 && negated(&folded.text[..m.end()]) {
                 continue;
             }
             let Some(span) = folded.original(m.range()) else {
@@ -291,9 +291,10 @@ fn raw_hits(text: &str, hits: &mut Vec<Hit>) {
     }
 }
 
-/// Whether the words just before a match negate it ("we will never ask you to send").
-fn negated(before: &str) -> bool {
-    before.split(' ').rev().filter(|w| !w.is_empty()).take(5).any(|w| {
+/// Whether a match or the words just before it hold a negation ("we will never ask you
+/// to send"): `upto` is the folded text up to the match's end; the last 12 words count.
+fn negated(upto: &str) -> bool {
+    upto.split(' ').rev().filter(|w| !w.is_empty()).take(12).any(|w| {
         matches!(
             w,
             "never" | "not" | "t" | "dont" | "no" | "nobody" | "nie" | "niemals" | "nicht"
@@ -505,7 +506,7 @@ fn decode_base64(blob: &str) -> Option<String> {
     }
 }
 
-/// Dates far from `now`: more than a year before it or more than five years after it
+/// Dates far from `now`: more than a year before it or more than three years after it
 /// (a century or more: near certain).
 fn date_hits(text: &str, now: DateTime<Utc>, hits: &mut Vec<Hit>) {
     let Some(re) = DATE.as_ref() else {
@@ -525,7 +526,7 @@ fn date_hits(text: &str, now: DateTime<Utc>, hits: &mut Vec<Hit>) {
         let days = (date - today).num_days();
         let base = match days {
             d if d.abs() > 36_500 => 0.9,
-            d if d < -365 || d > 5 * 365 => 0.6,
+            d if d < -365 || d > 3 * 365 => 0.6,
             _ => continue,
         };
         hits.push(Hit {
