@@ -58,7 +58,7 @@ pub const WORD_RULES: &[Rule] = &[
         "ignore previous instructions",
         0.85,
         NEGATABLE,
-        r" (?:ignore|disregard|forget|override|bypass|discard)(?: [^ ]+){0,2} (?:instruction|rule|prompt|direction|directive|guideline|command|order|constraint|restriction)[^ ]* (?:above|before|so far|until now|up to now|you (?:were|have been|ve been) given|given to you|you received|you have|you ve got)",
+        r" (?:ignore|disregard|forget|override|bypass|discard)(?: [^ ]+){0,2} (?:instruction|rule|prompt|direction|directive|guideline|command|order|constraint|restriction)[^ ]* (?:above|before|so far|until now|up to now|you (?:were|have been|ve been) (?:given|configured|programmed|set up|trained|told|provided)|given to you|you received|you have|you ve got|you follow|you operate under|you are (?:bound|running) (?:by|under|with))",
     ),
     rule(
         InstructionOverride,
@@ -377,7 +377,7 @@ pub const WORD_RULES: &[Rule] = &[
         "payment",
         0.55,
         NEGATABLE,
-        r" (?:buy|purchase|order|get) (?:\d+ |some |a few |several )?(?:gift ?cards?|itunes cards?|apple cards?|google play cards?|steam cards?|amazon cards?|vouchers?)| (?:approve|authori[sz]e|execute|process|complete|initiate|release|confirm) (?:the |this |a |any |all )?(?:pending )?(?:payment|transfer|transaction|wire|purchase|withdrawal)s?(?: [^ ]+){0,3} (?:automatically|without|silently|immediately|on my behalf|on behalf)",
+        r" (?:buy|purchase|order|get) (?:\d+ |some |a few |several )?(?:(?:amazon|apple|itunes|google play|steam|ebay) (?:gift )?cards?|gift ?cards?|vouchers?|prepaid cards?)(?: |$)| (?:approve|authori[sz]e|execute|process|complete|initiate|release|confirm) (?:the |this |a |any |all )?(?:pending )?(?:payment|transfer|transaction|wire|purchase|withdrawal)s?(?: [^ ]+){0,3} (?:automatically|without|silently|immediately|on my behalf|on behalf)",
     ),
     rule(
         ActionRequest,
@@ -398,7 +398,7 @@ pub const WORD_RULES: &[Rule] = &[
         "delete data",
         0.45,
         NEGATABLE,
-        r" (?:delete|erase|wipe|remove|destroy|purge|shred)(?: (?:all|every|of|the|user s|users|your|owner s|their|his|her|my|our|these|those|old|older|existing|stored|saved|local|remote)){1,4} (?:files|emails|e mails|mails|messages|data|backups|documents|notes|memories|contacts|records|logs|history|inbox)",
+        r" (?:delete|erase|wipe|remove|destroy|purge|shred)(?: (?:all|every|of|the|user s|users|your|owner s|their|his|her|my|our|these|those|old|older|existing|stored|saved|local|remote)){1,4} (?:files?|emails?|e mails?|mails?|messages?|data|backups?|documents?|notes?|memories|contacts?|records?|logs?|history|inbox|folders?|director(?:y|ies)|photos?)(?: |$)",
     ),
     rule(
         ActionRequest,
