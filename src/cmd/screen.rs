@@ -173,8 +173,10 @@ fn human(screened: &[(String, Screened)]) -> String {
         }
         out.push_str("  neutralised:\n");
         for line in clean(&s.neutralised).lines() {
-            out.push_str("    ");
-            out.push_str(line);
+            if !line.trim().is_empty() {
+                out.push_str("    ");
+                out.push_str(line);
+            }
             out.push('\n');
         }
     }

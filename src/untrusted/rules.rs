@@ -50,21 +50,21 @@ pub const WORD_RULES: &[Rule] = &[
         InstructionOverride,
         "ignore previous instructions",
         0.85,
-        NEGATABLE,
+        0,
         r" (?:ignore|ignoring|disregard|disregarding|forget|forgetting|skip|override|overrule|bypass|discard|abandon|neglect|drop|ditch|set aside|throw out|throw away|pay no attention to|stop following|do not follow|don t follow|dont follow|do not obey|don t obey|stop obeying|no longer follow|cancel|void|nullify|supersede|supercede)(?: [^ ]+){0,3} (?:previous|previously|prior|above|earlier|preceding|former|old|original|initial|existing|all|any|every|your|system|developer|safety|foregoing|aforementioned|other|standing|current|default|built in)(?: [^ ]+){0,2} (?:instruction|rule|prompt|direction|directive|guideline|guidance|command|order|constraint|polic|programming|restriction|guardrail|safeguard|context|training|filter|task|setting|limitation|ethic)[^ ]*",
     ),
     rule(
         InstructionOverride,
         "ignore previous instructions",
         0.85,
-        NEGATABLE,
+        0,
         r" (?:ignore|disregard|forget|override|bypass|discard)(?: [^ ]+){0,2} (?:instruction|rule|prompt|direction|directive|guideline|command|order|constraint|restriction)[^ ]* (?:above|before|so far|until now|up to now|you (?:were|have been|ve been) (?:given|configured|programmed|set up|trained|told|provided)|given to you|you received|you have|you ve got|you follow|you operate under|you are (?:bound|running) (?:by|under|with))",
     ),
     rule(
         InstructionOverride,
         "forget everything",
         0.8,
-        NEGATABLE,
+        0,
         r" (?:ignore|disregard|forget|erase|clear|wipe)(?: [^ ]+){0,1} (?:everything|anything|all)(?: [^ ]+){0,2} (?:above|before|earlier|previously|so far|until now|you (?:were|ve been|have been) (?:told|given|taught)|in your memory|from before)",
     ),
     rule(
@@ -207,7 +207,7 @@ pub const WORD_RULES: &[Rule] = &[
         "addressed to the model",
         0.6,
         ADDRESSEE,
-        r" (?:if|when|while) you (?:are|re) (?:an? )?(?:ai|a i|artificial intelligence|assistant|ai assistant|language model|large language model|llm|chatbot|bot|agent|ai agent|model|automated (?:system|assistant|agent|reader|tool))",
+        r" (?:if|when|while) you (?:are|re) (?:an? )?(?:ai assistant|ai agent|ai model|ai system|ai|a i|artificial intelligence|assistant|language model|large language model|llm|chatbot|bot|agent|model|automated (?:system|assistant|agent|reader|tool))",
     ),
     rule(
         InstructionOverride,

@@ -248,7 +248,7 @@ pub fn screen(text: &str, ctx: &ScreenContext) -> Screened {
 fn word_hits(text: &str, folded: &Folded, hits: &mut Vec<Hit>) {
     for (rule, re) in &COMPILED.words {
         for m in re.find_iter(&folded.text) {
-            if rule.flags & NEGATABLE != 0 && negated(&folded.text[..m.end()]) {
+            if rule.flags & NEGATABLE != 0 && negated(&folded.text[..m.start()], m.as_str()) {
                 continue;
             }
             let Some(span) = folded.original(m.range()) else {
@@ -291,16 +291,18 @@ fn raw_hits(text: &str, hits: &mut Vec<Hit>) {
     }
 }
 
-/// Whether a match or the words just before it hold a negation ("we will never ask you
-/// to send"): `upto` is the folded text up to the match's end; the last 12 words count.
-fn negated(upto: &str) -> bool {
-    upto.split(' ').rev().filter(|w| !w.is_empty()).take(12).any(|w| {
+/// Whether the four words before a match, or the match itself, hold a negation ("we
+/// will never ask you to send your password", "by email. Never share your passcode").
+fn negated(before: &str, matched: &str) -> bool {
+    let is_negation = |w: &str| {
         matches!(
             w,
             "never" | "not" | "t" | "dont" | "no" | "nobody" | "nie" | "niemals" | "nicht"
                 | "jamais" | "nunca" | "mai" | "nooit" | "никогда" | "не"
         )
-    })
+    };
+    before.split(' ').rev().filter(|w| !w.is_empty()).take(4).any(is_negation)
+        || matched.split(' ').any(is_negation)
 }
 
 /// The end of an e-mail address, a URL or a domain that follows `end` closely (within
