@@ -38,13 +38,16 @@ fn bench(c: &mut Criterion) {
     let ctx = ScreenContext::default();
     let mut group = c.benchmark_group("screen");
     group.throughput(Throughput::Bytes(bytes as u64));
-    group.bench_function(format!("{} mails, {} KiB", mails.len(), bytes / 1024), |b| {
-        b.iter(|| {
-            for mail in &mails {
-                black_box(screen(black_box(mail), &ctx));
-            }
-        });
-    });
+    group.bench_function(
+        format!("{} mails, {} KiB", mails.len(), bytes / 1024),
+        |b| {
+            b.iter(|| {
+                for mail in &mails {
+                    black_box(screen(black_box(mail), &ctx));
+                }
+            });
+        },
+    );
     let long = PROSE.repeat(65_536 / PROSE.len() + 1);
     group.throughput(Throughput::Bytes(long.len() as u64));
     group.bench_function("one 64 KiB mail", |b| {

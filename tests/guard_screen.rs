@@ -33,7 +33,11 @@ fn load(file: &str) -> Vec<Sample> {
         let Ok(text) = fs::read_to_string(&path) else {
             continue;
         };
-        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
             let v: Value = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1));
             let label = v
@@ -92,16 +96,31 @@ fn corpus_detection_and_false_positive_rates() {
     let mut alarms = Vec::new();
     for s in &benign {
         let screened = screen(&s.text, &context(s));
-        let e = false_positives.entry((s.label.clone(), s.split)).or_default();
+        let e = false_positives
+            .entry((s.label.clone(), s.split))
+            .or_default();
         e.1 += 1;
         if screened.detected() {
             e.0 += 1;
             let why: Vec<String> = screened
                 .detections
                 .iter()
-                .map(|d| format!("{} {} ({}) {:?}", d.kind.name(), d.score, d.rule, d.evidence))
+                .map(|d| {
+                    format!(
+                        "{} {} ({}) {:?}",
+                        d.kind.name(),
+                        d.score,
+                        d.rule,
+                        d.evidence
+                    )
+                })
                 .collect();
-            alarms.push(format!("  false alarm [{}/{}] {}", s.split, s.label, why.join("; ")));
+            alarms.push(format!(
+                "  false alarm [{}/{}] {}",
+                s.split,
+                s.label,
+                why.join("; ")
+            ));
         }
     }
 
@@ -126,11 +145,16 @@ fn corpus_detection_and_false_positive_rates() {
             held.1
         );
         if all.1 > 0 && percent(all.0, all.1) < 90.0 {
-            failures.push(format!("{} detected {:.1} % < 90 %", kind.name(), percent(all.0, all.1)));
+            failures.push(format!(
+                "{} detected {:.1} % < 90 %",
+                kind.name(),
+                percent(all.0, all.1)
+            ));
         }
     }
     eprintln!("screen false-positive rate per shape:");
-    let shapes: std::collections::BTreeSet<&String> = false_positives.keys().map(|(l, _)| l).collect();
+    let shapes: std::collections::BTreeSet<&String> =
+        false_positives.keys().map(|(l, _)| l).collect();
     for shape in shapes {
         let (fp, n) = false_positives
             .iter()
@@ -159,7 +183,10 @@ fn corpus_detection_and_false_positive_rates() {
         eprintln!("{line}");
     }
     if percent(all.0, all.1) > 5.0 {
-        failures.push(format!("false positives {:.1} % > 5 %", percent(all.0, all.1)));
+        failures.push(format!(
+            "false positives {:.1} % > 5 %",
+            percent(all.0, all.1)
+        ));
     }
     assert!(failures.is_empty(), "{failures:?}");
     assert!(hostile.len() >= 150, "{} hostile texts", hostile.len());
@@ -270,7 +297,11 @@ fn thinker_screen_prints_detections_and_the_neutralised_text() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     insta::assert_snapshot!("screen_human", String::from_utf8(out.stdout).unwrap());
 }
 
@@ -288,19 +319,31 @@ fn thinker_screen_json_has_its_shape() {
     assert_eq!(file["file"], "(stdin)");
     assert_eq!(file["detected"], true);
     let neutralised = file["neutralised"].as_str().unwrap();
-    assert!(neutralised.contains("[screened: instruction override]"), "{neutralised}");
-    assert!(!neutralised.contains("ignore all previous"), "{neutralised}");
+    assert!(
+        neutralised.contains("[screened: instruction override]"),
+        "{neutralised}"
+    );
+    assert!(
+        !neutralised.contains("ignore all previous"),
+        "{neutralised}"
+    );
     let detections = file["detections"].as_array().unwrap();
     assert!(detections.len() >= 4, "{detections:?}");
     for d in detections {
         let keys: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(keys, ["kind", "rule", "start", "end", "evidence", "score"]);
         assert!(Kind::from_name(d["kind"].as_str().unwrap()).is_some());
-        let (start, end) = (d["start"].as_u64().unwrap() as usize, d["end"].as_u64().unwrap() as usize);
+        let (start, end) = (
+            d["start"].as_u64().unwrap() as usize,
+            d["end"].as_u64().unwrap() as usize,
+        );
         assert!(start < end && end <= HOSTILE_MAIL.len());
         assert!(d["score"].as_f64().unwrap() >= THRESHOLD);
     }
-    let kinds: Vec<&str> = detections.iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = detections
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
     for kind in ["instruction_override", "exfiltration", "hidden_text"] {
         assert!(kinds.contains(&kind), "{kinds:?}");
     }
@@ -309,7 +352,11 @@ fn thinker_screen_json_has_its_shape() {
 #[test]
 fn thinker_screen_exit_codes_are_like_grep() {
     // Clean: 0, with the file named.
-    let out = thinker().args(["screen"]).write_stdin("See you at 5.").output().unwrap();
+    let out = thinker()
+        .args(["screen"])
+        .write_stdin("See you at 5.")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "(stdin): clean\n");
     // An unreadable file: 2, named on stderr, the other files still screened.
@@ -325,16 +372,33 @@ fn thinker_screen_exit_codes_are_like_grep() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("cannot read") && stderr.contains("missing.txt"), "{stderr}");
-    assert!(String::from_utf8(out.stdout).unwrap().contains("hostile.txt: 1 detection"));
+    assert!(
+        stderr.contains("cannot read") && stderr.contains("missing.txt"),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("hostile.txt: 1 detection")
+    );
     // A usage error: 2.
     let out = thinker().args(["screen", "--bogus"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     // Dates only with --dates, against --now.
-    let out = thinker().args(["screen"]).write_stdin("due 2019-01-01").output().unwrap();
+    let out = thinker()
+        .args(["screen"])
+        .write_stdin("due 2019-01-01")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let out = thinker()
-        .args(["screen", "--dates", "--now", "2026-11-22T10:05:00Z", "--json"])
+        .args([
+            "screen",
+            "--dates",
+            "--now",
+            "2026-11-22T10:05:00Z",
+            "--json",
+        ])
         .write_stdin("due 2019-01-01")
         .output()
         .unwrap();

@@ -76,10 +76,17 @@ pub fn fold(text: &str) -> Folded {
             // Inside a word it vanishes; between words it is nothing either.
             continue;
         }
-        let next_alnum = chars.peek().is_some_and(|&(_, n)| widen(n).is_alphanumeric());
-        let leet_symbol = (c == '@' && prev_alnum && next_alnum) || (c == '$' && !prev_alnum && next_alnum);
+        let next_alnum = chars
+            .peek()
+            .is_some_and(|&(_, n)| widen(n).is_alphanumeric());
+        let leet_symbol =
+            (c == '@' && prev_alnum && next_alnum) || (c == '$' && !prev_alnum && next_alnum);
         if c.is_alphanumeric() || leet_symbol {
-            word.push(Letter { folded: c, start: i, end });
+            word.push(Letter {
+                folded: c,
+                start: i,
+                end,
+            });
             prev_alnum = true;
         } else {
             if !word.is_empty() {
@@ -166,7 +173,10 @@ impl Folded {
     /// Folds lookalikes in a word that mixes scripts, and leetspeak in a word of letters.
     fn fold_scripts(&mut self, letters: &mut [Letter]) {
         let latin = letters.iter().filter(|l| is_latin(l.folded)).count();
-        let foreign = letters.iter().filter(|l| is_cyrillic_or_greek(l.folded)).count();
+        let foreign = letters
+            .iter()
+            .filter(|l| is_cyrillic_or_greek(l.folded))
+            .count();
         let lookalikes = letters
             .iter()
             .filter(|l| confusable(l.folded).is_some())

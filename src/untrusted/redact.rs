@@ -94,8 +94,10 @@ static IBAN: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// Card shapes: 13 to 19 digits in one run, in groups of four (the last shorter), or
 /// Amex's 4-6-5.
 static CARD: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2}[ -]\d{1,7}|\d{4}[ -]\d{6}[ -]\d{5})(?-u:\b)")
-        .ok()
+    Regex::new(
+        r"(?-u:\b)(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2}[ -]\d{1,7}|\d{4}[ -]\d{6}[ -]\d{5})(?-u:\b)",
+    )
+    .ok()
 });
 
 /// Phone shapes: international (`+49 30 1234567`, `+1 (555) 123-4567`), national with a
@@ -172,13 +174,19 @@ fn find(text: &str) -> Vec<Found> {
     };
     if let Some(re) = SECRET.as_ref() {
         for m in re.find_iter(text) {
-            add(found_at(Class::Secret, m.start(), m.end(), m.as_str()), &mut found);
+            add(
+                found_at(Class::Secret, m.start(), m.end(), m.as_str()),
+                &mut found,
+            );
         }
     }
     if let Some(re) = SECRET_VALUE.as_ref() {
         for c in re.captures_iter(text) {
             if let Some(v) = c.get(1).filter(|v| looks_secret(v.as_str())) {
-                add(found_at(Class::Secret, v.start(), v.end(), v.as_str()), &mut found);
+                add(
+                    found_at(Class::Secret, v.start(), v.end(), v.as_str()),
+                    &mut found,
+                );
             }
         }
     }
@@ -194,7 +202,10 @@ fn find(text: &str) -> Vec<Found> {
         for m in re.find_iter(text) {
             let compact: String = m.as_str().chars().filter(|c| *c != ' ').collect();
             if iban_valid(&compact) {
-                add(found_at(Class::Iban, m.start(), m.end(), &compact), &mut found);
+                add(
+                    found_at(Class::Iban, m.start(), m.end(), &compact),
+                    &mut found,
+                );
             }
         }
     }
@@ -207,7 +218,10 @@ fn find(text: &str) -> Vec<Found> {
                 .next()
                 .is_some_and(|w| w.len() == 4 && w[..2].bytes().all(|b| b.is_ascii_uppercase()));
             if (13..=19).contains(&digits.len()) && luhn_valid(&digits) && !after_iban_head {
-                add(found_at(Class::Card, m.start(), m.end(), &digits), &mut found);
+                add(
+                    found_at(Class::Card, m.start(), m.end(), &digits),
+                    &mut found,
+                );
             }
         }
     }
@@ -218,7 +232,10 @@ fn find(text: &str) -> Vec<Found> {
                 && !looks_like_date(m.as_str())
                 && !glued_to_digits(text, m.start(), m.end())
             {
-                add(found_at(Class::Phone, m.start(), m.end(), &digits), &mut found);
+                add(
+                    found_at(Class::Phone, m.start(), m.end(), &digits),
+                    &mut found,
+                );
             }
         }
     }
@@ -298,7 +315,11 @@ pub fn iban_valid(iban: &str) -> bool {
             'A'..='Z' => c as u32 - 'A' as u32 + 10,
             _ => return false,
         };
-        rem = if v >= 10 { (rem * 100 + v) % 97 } else { (rem * 10 + v) % 97 };
+        rem = if v >= 10 {
+            (rem * 100 + v) % 97
+        } else {
+            (rem * 10 + v) % 97
+        };
     }
     rem == 1
 }
@@ -311,7 +332,10 @@ mod tests {
     fn classes_and_stable_placeholders() {
         let mut r = Redactor::new();
         let text = "Ana <ana@example.org> and bob@example.net; again ANA@example.org";
-        assert_eq!(r.redact(text), "Ana <<email-1>> and <email-2>; again <email-1>");
+        assert_eq!(
+            r.redact(text),
+            "Ana <<email-1>> and <email-2>; again <email-1>"
+        );
         assert_eq!(r.redact("bob@example.net"), "<email-2>");
         assert_eq!(r.count(Class::Email), 2);
     }
@@ -320,9 +344,18 @@ mod tests {
     fn checked_numbers_only() {
         let mut r = Redactor::new();
         assert_eq!(r.redact("card 4111 1111 1111 1111 ok"), "card <card-1> ok");
-        assert_eq!(r.redact("order 4111 1111 1111 1112"), "order 4111 1111 1111 1112");
-        assert_eq!(r.redact("IBAN DE89 3704 0044 0532 0130 00."), "IBAN <iban-1>.");
-        assert_eq!(r.redact("ref DE89 3704 0044 0532 0130 01"), "ref DE89 3704 0044 0532 0130 01");
+        assert_eq!(
+            r.redact("order 4111 1111 1111 1112"),
+            "order 4111 1111 1111 1112"
+        );
+        assert_eq!(
+            r.redact("IBAN DE89 3704 0044 0532 0130 00."),
+            "IBAN <iban-1>."
+        );
+        assert_eq!(
+            r.redact("ref DE89 3704 0044 0532 0130 01"),
+            "ref DE89 3704 0044 0532 0130 01"
+        );
     }
 
     #[test]
@@ -331,7 +364,13 @@ mod tests {
         assert_eq!(r.redact("call +49 30 1234567 now"), "call <phone-1> now");
         assert_eq!(r.redact("or (555) 123-4567"), "or <phone-2>");
         assert_eq!(r.redact("or 06 12 34 56 78"), "or <phone-3>");
-        for keep in ["on 2024-01-15", "v1.2.3456", "id 12345678", "01/02/2024", "10:30-11:45"] {
+        for keep in [
+            "on 2024-01-15",
+            "v1.2.3456",
+            "id 12345678",
+            "01/02/2024",
+            "10:30-11:45",
+        ] {
             assert_eq!(r.redact(keep), keep);
         }
     }

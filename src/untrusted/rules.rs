@@ -31,7 +31,13 @@ pub struct Rule {
     pub pattern: &'static str,
 }
 
-const fn rule(kind: Kind, name: &'static str, score: f64, flags: u8, pattern: &'static str) -> Rule {
+const fn rule(
+    kind: Kind,
+    name: &'static str,
+    score: f64,
+    flags: u8,
+    pattern: &'static str,
+) -> Rule {
     Rule {
         kind,
         name,
