@@ -90,13 +90,14 @@ pub fn fold(text: &str) -> Folded {
             prev_alnum = true;
         } else {
             if !word.is_empty() {
-                out.word(std::mem::take(&mut word), &mut singles);
+                out.word(&mut word, &mut singles);
+                word.clear();
             }
             prev_alnum = false;
         }
     }
     if !word.is_empty() {
-        out.word(word, &mut singles);
+        out.word(&mut word, &mut singles);
     }
     out.flush_singles(&mut singles);
     out
@@ -112,14 +113,23 @@ impl Folded {
 
     /// Adds one word, or holds it back when it is a single Latin letter that may be part
     /// of a spelled-out word.
-    fn word(&mut self, mut letters: Vec<Letter>, singles: &mut Vec<Vec<Letter>>) {
-        self.fold_scripts(&mut letters);
-        if letters.len() == 1 && letters[0].folded.is_ascii_alphabetic() {
-            singles.push(letters);
-            return;
+    fn word(&mut self, letters: &mut [Letter], singles: &mut Vec<Vec<Letter>>) {
+        // Most words are plain ASCII letters: nothing to fold but case.
+        if !letters.iter().all(|l| l.folded.is_ascii_alphabetic()) {
+            self.fold_scripts(letters);
+        }
+        if let [one] = letters {
+            if one.folded.is_ascii_alphabetic() {
+                singles.push(vec![Letter {
+                    folded: one.folded,
+                    start: one.start,
+                    end: one.end,
+                }]);
+                return;
+            }
         }
         self.flush_singles(singles);
-        self.emit(&letters);
+        self.emit(letters);
     }
 
     /// Emits the held single letters: three or more as one word, fewer as they were. A
@@ -155,6 +165,11 @@ impl Folded {
 
     fn emit(&mut self, letters: &[Letter]) {
         for l in letters {
+            if l.folded.is_ascii() {
+                self.text.push(l.folded.to_ascii_lowercase());
+                self.origin.push((l.start, l.end));
+                continue;
+            }
             for c in l.folded.to_lowercase() {
                 match strip_accent(c) {
                     Some(s) => {
