@@ -8,6 +8,7 @@
 //! Text that is not UTF-8 is read with its invalid bytes as U+FFFD; spans count bytes of
 //! that text. Must not act on what it finds.
 
+use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -152,24 +153,26 @@ fn human(screened: &[(String, Screened)]) -> String {
     for (name, s) in screened {
         let name = clean_name(name);
         if !s.detected() {
-            out.push_str(&format!("{name}: clean\n"));
+            let _ = writeln!(out, "{name}: clean");
             continue;
         }
         let n = s.detections.len();
-        out.push_str(&format!(
-            "{name}: {n} detection{}\n",
+        let _ = writeln!(
+            out,
+            "{name}: {n} detection{}",
             if n == 1 { "" } else { "s" }
-        ));
+        );
         for d in &s.detections {
-            out.push_str(&format!(
-                "  {:<21} {:.2}  \"{}\"  ({}, bytes {}..{})\n",
+            let _ = writeln!(
+                out,
+                "  {:<21} {:.2}  \"{}\"  ({}, bytes {}..{})",
                 d.kind.label(),
                 d.score,
                 d.evidence,
                 d.rule,
                 d.start(),
                 d.end()
-            ));
+            );
         }
         out.push_str("  neutralised:\n");
         for line in clean(&s.neutralised).lines() {

@@ -79,8 +79,8 @@ pub fn fold(text: &str) -> Folded {
         let next_alnum = chars
             .peek()
             .is_some_and(|&(_, n)| widen(n).is_alphanumeric());
-        let leet_symbol =
-            (c == '@' && prev_alnum && next_alnum) || (c == '$' && !prev_alnum && next_alnum);
+        // `p@ss` (between letters) and `$ystem` (starting a word) are leetspeak.
+        let leet_symbol = next_alnum && ((c == '@' && prev_alnum) || (c == '$' && !prev_alnum));
         if c.is_alphanumeric() || leet_symbol {
             word.push(Letter {
                 folded: c,
@@ -118,15 +118,15 @@ impl Folded {
         if !letters.iter().all(|l| l.folded.is_ascii_alphabetic()) {
             self.fold_scripts(letters);
         }
-        if let [one] = letters {
-            if one.folded.is_ascii_alphabetic() {
-                singles.push(vec![Letter {
-                    folded: one.folded,
-                    start: one.start,
-                    end: one.end,
-                }]);
-                return;
-            }
+        if let [one] = letters
+            && one.folded.is_ascii_alphabetic()
+        {
+            singles.push(vec![Letter {
+                folded: one.folded,
+                start: one.start,
+                end: one.end,
+            }]);
+            return;
         }
         self.flush_singles(singles);
         self.emit(letters);
@@ -196,12 +196,12 @@ impl Folded {
             .iter()
             .filter(|l| confusable(l.folded).is_some())
             .count();
-        if latin > 0 && foreign > 0 {
-            if let (Some(first), Some(last)) = (letters.first(), letters.last()) {
-                if lookalikes > 0 {
-                    self.mixed_words.push(first.start..last.end);
-                }
-            }
+        if latin > 0
+            && foreign > 0
+            && lookalikes > 0
+            && let (Some(first), Some(last)) = (letters.first(), letters.last())
+        {
+            self.mixed_words.push(first.start..last.end);
         }
         if foreign > 0 && latin > 0 {
             for l in letters.iter_mut() {

@@ -144,15 +144,14 @@ impl Redactor {
     }
 
     fn placeholder(&mut self, class: Class, key: String) -> String {
-        let n = match self.seen.get(&(class, key.clone())) {
-            Some(&n) => n,
-            None => {
-                let n = self.counts.entry(class).or_insert(0);
-                *n += 1;
-                let n = *n;
-                self.seen.insert((class, key), n);
-                n
-            }
+        let n = if let Some(&n) = self.seen.get(&(class, key.clone())) {
+            n
+        } else {
+            let n = self.counts.entry(class).or_insert(0);
+            *n += 1;
+            let n = *n;
+            self.seen.insert((class, key), n);
+            n
         };
         format!("<{}-{n}>", class.word())
     }
