@@ -75,6 +75,20 @@ pub const WORD_RULES: &[Rule] = &[
     ),
     rule(
         InstructionOverride,
+        "forget everything",
+        0.75,
+        0,
+        r" (?:ignore|disregard|forget) what (?:you (?:were|ve been|have been) (?:told|given|taught|instructed)|they told you|your (?:instructions|rules|prompt) say)| (?:ignora|olvida|olvide|ignore|esquece|esqueca|dimentica|ignorez|oubliez|oublie|vergiss|ignoriere|negeer|vergeet) (?:lo que|todo lo que|o que|tudo o que|quello che|tutto quello che|ce qu|ce que|tout ce qu|tout ce que|alles was|was|wat|alles wat)(?: [^ ]+){0,4} (?:antes|anteriormente|prima|avant|auparavant|vorher|zuvor|bisher|eerder|daarvoor)",
+    ),
+    rule(
+        InstructionOverride,
+        "rules declared void",
+        0.7,
+        0,
+        r" (?:your|all your|all (?:the )?(?:previous|prior|earlier|above|original)|the (?:previous|prior|earlier|above|original)) (?:instruction|rule|guideline|directive|restriction|polic|constraint|guardrail|safety rule|system prompt)[^ ]* (?:no longer (?:apply|matter|count|exist|hold)|(?:are|is|have been|has been) (?:now )?(?:void|cancel+ed|lifted|suspended|revoked|invalid|obsolete|overridden|disabled|deactivated|removed|null and void))",
+    ),
+    rule(
+        InstructionOverride,
         "your real task",
         0.8,
         0,
