@@ -37,18 +37,8 @@ pub enum ScreenError {
 struct FileReport<'a> {
     file: String,
     detected: bool,
-    detections: Vec<DetectionJson<'a>>,
+    detections: &'a [Detection],
     neutralised: &'a str,
-}
-
-#[derive(Debug, Serialize)]
-struct DetectionJson<'a> {
-    kind: &'static str,
-    rule: &'static str,
-    start: usize,
-    end: usize,
-    evidence: &'a str,
-    score: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -127,23 +117,12 @@ fn json(screened: &[(String, Screened)], detected: bool) -> Result<String, Error
             .map(|(name, s)| FileReport {
                 file: clean_name(name),
                 detected: s.detected(),
-                detections: s.detections.iter().map(detection_json).collect(),
+                detections: &s.detections,
                 neutralised: &s.neutralised,
             })
             .collect(),
     };
     error::to_json_pretty(&report, "the screen report")
-}
-
-fn detection_json(d: &Detection) -> DetectionJson<'_> {
-    DetectionJson {
-        kind: d.kind.name(),
-        rule: d.rule,
-        start: d.start(),
-        end: d.end(),
-        evidence: &d.evidence,
-        score: d.score,
-    }
 }
 
 /// For people: per file, its detections and its neutralised text (cleaned: no escape

@@ -157,6 +157,28 @@ impl Redactor {
     }
 }
 
+/// `text` with every key or token shape replaced by `<secret>` (no numbering, no
+/// state): for evidence and messages that must never carry a secret, such as a
+/// detection's excerpt of a URL that carries a key.
+pub fn mask_secrets(text: &str) -> String {
+    let found: Vec<Found> = find(text)
+        .into_iter()
+        .filter(|f| f.class == Class::Secret)
+        .collect();
+    if found.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for f in found {
+        out.push_str(&text[at..f.start]);
+        out.push_str("<secret>");
+        at = f.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 /// Whether `text` holds anything [`Redactor::redact`] would replace.
 pub fn has_redactable(text: &str) -> bool {
     !find(text).is_empty()
