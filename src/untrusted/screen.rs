@@ -215,9 +215,19 @@ struct Group {
     regex: BytesRegex,
 }
 
-static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
-    words: compile(WORD_RULES, true),
-    raw: compile(RAW_RULES, false),
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+    let words = groups(WORD_RULES);
+    let raw = groups(RAW_RULES);
+    let jobs: Vec<(Vec<&'static Rule>, bool)> = words
+        .into_iter()
+        .map(|g| (g, true))
+        .chain(raw.into_iter().map(|g| (g, false)))
+        .collect();
+    let (words, raw): (Vec<_>, Vec<_>) = compile_all(jobs).into_iter().partition(|(_, w)| *w);
+    Compiled {
+        words: words.into_iter().map(|(g, _)| g).collect(),
+        raw: raw.into_iter().map(|(g, _)| g).collect(),
+    }
 });
 
 static BLOB: LazyLock<Option<Regex>> =
@@ -237,7 +247,8 @@ static DATE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// Compiles the rules; a rule that does not compile is left out (a unit test proves
 /// they all do).
-fn compile(rules: &'static [Rule], words: bool) -> Vec<Group> {
+/// The rules in their groups: by kind, and addressing the model or not.
+fn groups(rules: &'static [Rule]) -> Vec<Vec<&'static Rule>> {
     let mut groups: Vec<((Kind, u8), Vec<&'static Rule>)> = Vec::new();
     for rule in rules {
         let key = (rule.kind, rule.flags & ADDRESSEE);
@@ -250,18 +261,47 @@ fn compile(rules: &'static [Rule], words: bool) -> Vec<Group> {
     for (_, members) in &mut groups {
         members.sort_by(|a, b| b.score.total_cmp(&a.score));
     }
-    groups
-        .into_iter()
-        .filter_map(|(_, rules)| {
-            let alternatives: Vec<String> = rules
-                .iter()
-                .map(|r| format!("({})", pattern(r, words)))
-                .collect();
-            let regex = BytesRegex::new(&alternatives.join("|")).ok()?;
-            // Each rule is exactly one capture group: the rules use none of their own.
-            (regex.captures_len() == rules.len() + 1).then_some(Group { rules, regex })
-        })
-        .collect()
+    groups.into_iter().map(|(_, rules)| rules).collect()
+}
+
+/// Compiles the groups, each on its own thread (compiling is most of the screen's
+/// one-time cost, and the groups are independent); a group whose thread cannot start
+/// is compiled here. Each result says whether it was a word group.
+fn compile_all(jobs: Vec<(Vec<&'static Rule>, bool)>) -> Vec<(Group, bool)> {
+    std::thread::scope(|scope| {
+        let pending: Vec<_> = jobs
+            .into_iter()
+            .map(|(rules, words)| {
+                let job = rules.clone();
+                match std::thread::Builder::new()
+                    .name("thinker-screen-compile".into())
+                    .spawn_scoped(scope, move || compile(job, words))
+                {
+                    Ok(handle) => Err(handle),
+                    Err(_) => Ok(compile(rules, words)),
+                }
+            })
+            .collect();
+        pending
+            .into_iter()
+            .filter_map(|job| match job {
+                Ok(done) => done,
+                Err(handle) => handle.join().ok().flatten(),
+            })
+            .collect()
+    })
+}
+
+/// One group as one regex, each rule a capture group; `None` if it does not compile
+/// (a unit test proves every group does).
+fn compile(rules: Vec<&'static Rule>, words: bool) -> Option<(Group, bool)> {
+    let alternatives: Vec<String> = rules
+        .iter()
+        .map(|r| format!("({})", pattern(r, words)))
+        .collect();
+    let regex = BytesRegex::new(&alternatives.join("|")).ok()?;
+    // Each rule is exactly one capture group: the rules use none of their own.
+    (regex.captures_len() == rules.len() + 1).then_some((Group { rules, regex }, words))
 }
 
 impl Group {
