@@ -218,7 +218,7 @@ struct Group {
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     let words = groups(WORD_RULES);
     let raw = groups(RAW_RULES);
-    let jobs: Vec<(Vec<&'static Rule>, bool)> = words
+    let jobs: Vec<Job> = words
         .into_iter()
         .map(|g| (g, true))
         .chain(raw.into_iter().map(|g| (g, false)))
@@ -264,31 +264,52 @@ fn groups(rules: &'static [Rule]) -> Vec<Vec<&'static Rule>> {
     groups.into_iter().map(|(_, rules)| rules).collect()
 }
 
-/// Compiles the groups, each on its own thread (compiling is most of the screen's
-/// one-time cost, and the groups are independent); a group whose thread cannot start
-/// is compiled here. Each result says whether it was a word group.
-fn compile_all(jobs: Vec<(Vec<&'static Rule>, bool)>) -> Vec<(Group, bool)> {
-    std::thread::scope(|scope| {
-        let pending: Vec<_> = jobs
+/// A group to compile: its rules, and whether they are word rules.
+type Job = (Vec<&'static Rule>, bool);
+
+/// Compiles the groups on as many threads as there are cores (at most four): compiling
+/// is most of the screen's one-time cost, and the groups are independent. The groups
+/// are dealt out largest first to the least loaded thread; the first share is compiled
+/// here, and a share whose thread cannot start is compiled here too. Each result says
+/// whether it was a word group.
+fn compile_all(jobs: Vec<Job>) -> Vec<(Group, bool)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let size = |rules: &[&Rule]| rules.iter().map(|r| r.pattern.len()).sum::<usize>();
+    let mut jobs = jobs;
+    jobs.sort_by_key(|(rules, _)| std::cmp::Reverse(size(rules)));
+    let mut shares: Vec<(usize, Vec<Job>)> = (0..threads).map(|_| (0, Vec::new())).collect();
+    for job in jobs {
+        if let Some(least) = shares.iter_mut().min_by_key(|(load, _)| *load) {
+            least.0 += size(&job.0);
+            least.1.push(job);
+        }
+    }
+    let compile_share = |share: Vec<Job>| -> Vec<(Group, bool)> {
+        share
             .into_iter()
-            .map(|(rules, words)| {
-                let job = rules.clone();
-                match std::thread::Builder::new()
+            .filter_map(|(rules, words)| compile(rules, words))
+            .collect()
+    };
+    let mut shares = shares.into_iter().map(|(_, share)| share);
+    let here = shares.next().unwrap_or_default();
+    std::thread::scope(|scope| {
+        let others: Vec<_> = shares
+            .map(|share| {
+                let job = share.clone();
+                std::thread::Builder::new()
                     .name("thinker-screen-compile".into())
-                    .spawn_scoped(scope, move || compile(job, words))
-                {
-                    Ok(handle) => Err(handle),
-                    Err(_) => Ok(compile(rules, words)),
-                }
+                    .spawn_scoped(scope, move || compile_share(job))
+                    .map_err(|_| share)
             })
             .collect();
-        pending
-            .into_iter()
-            .filter_map(|job| match job {
-                Ok(done) => done,
-                Err(handle) => handle.join().ok().flatten(),
-            })
-            .collect()
+        let mut done = compile_share(here);
+        for other in others {
+            match other {
+                Ok(handle) => done.extend(handle.join().unwrap_or_default()),
+                Err(share) => done.extend(compile_share(share)),
+            }
+        }
+        done
     })
 }
 
