@@ -215,19 +215,9 @@ struct Group {
     regex: BytesRegex,
 }
 
-static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    let words = groups(WORD_RULES);
-    let raw = groups(RAW_RULES);
-    let jobs: Vec<Job> = words
-        .into_iter()
-        .map(|g| (g, true))
-        .chain(raw.into_iter().map(|g| (g, false)))
-        .collect();
-    let (words, raw): (Vec<_>, Vec<_>) = compile_all(jobs).into_iter().partition(|(_, w)| *w);
-    Compiled {
-        words: words.into_iter().map(|(g, _)| g).collect(),
-        raw: raw.into_iter().map(|(g, _)| g).collect(),
-    }
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
+    words: compile(WORD_RULES, true),
+    raw: compile(RAW_RULES, false),
 });
 
 static BLOB: LazyLock<Option<Regex>> =
@@ -247,8 +237,7 @@ static DATE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// Compiles the rules; a rule that does not compile is left out (a unit test proves
 /// they all do).
-/// The rules in their groups: by kind, and addressing the model or not.
-fn groups(rules: &'static [Rule]) -> Vec<Vec<&'static Rule>> {
+fn compile(rules: &'static [Rule], words: bool) -> Vec<Group> {
     let mut groups: Vec<((Kind, u8), Vec<&'static Rule>)> = Vec::new();
     for rule in rules {
         let key = (rule.kind, rule.flags & ADDRESSEE);
@@ -261,68 +250,18 @@ fn groups(rules: &'static [Rule]) -> Vec<Vec<&'static Rule>> {
     for (_, members) in &mut groups {
         members.sort_by(|a, b| b.score.total_cmp(&a.score));
     }
-    groups.into_iter().map(|(_, rules)| rules).collect()
-}
-
-/// A group to compile: its rules, and whether they are word rules.
-type Job = (Vec<&'static Rule>, bool);
-
-/// Compiles the groups on as many threads as there are cores (at most four): compiling
-/// is most of the screen's one-time cost, and the groups are independent. The groups
-/// are dealt out largest first to the least loaded thread; the first share is compiled
-/// here, and a share whose thread cannot start is compiled here too. Each result says
-/// whether it was a word group.
-fn compile_all(jobs: Vec<Job>) -> Vec<(Group, bool)> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let size = |rules: &[&Rule]| rules.iter().map(|r| r.pattern.len()).sum::<usize>();
-    let mut jobs = jobs;
-    jobs.sort_by_key(|(rules, _)| std::cmp::Reverse(size(rules)));
-    let mut shares: Vec<(usize, Vec<Job>)> = (0..threads).map(|_| (0, Vec::new())).collect();
-    for job in jobs {
-        if let Some(least) = shares.iter_mut().min_by_key(|(load, _)| *load) {
-            least.0 += size(&job.0);
-            least.1.push(job);
-        }
-    }
-    let compile_share = |share: Vec<Job>| -> Vec<(Group, bool)> {
-        share
-            .into_iter()
-            .filter_map(|(rules, words)| compile(rules, words))
-            .collect()
-    };
-    let mut shares = shares.into_iter().map(|(_, share)| share);
-    let here = shares.next().unwrap_or_default();
-    std::thread::scope(|scope| {
-        let others: Vec<_> = shares
-            .map(|share| {
-                let job = share.clone();
-                std::thread::Builder::new()
-                    .name("thinker-screen-compile".into())
-                    .spawn_scoped(scope, move || compile_share(job))
-                    .map_err(|_| share)
-            })
-            .collect();
-        let mut done = compile_share(here);
-        for other in others {
-            match other {
-                Ok(handle) => done.extend(handle.join().unwrap_or_default()),
-                Err(share) => done.extend(compile_share(share)),
-            }
-        }
-        done
-    })
-}
-
-/// One group as one regex, each rule a capture group; `None` if it does not compile
-/// (a unit test proves every group does).
-fn compile(rules: Vec<&'static Rule>, words: bool) -> Option<(Group, bool)> {
-    let alternatives: Vec<String> = rules
-        .iter()
-        .map(|r| format!("({})", pattern(r, words)))
-        .collect();
-    let regex = BytesRegex::new(&alternatives.join("|")).ok()?;
-    // Each rule is exactly one capture group: the rules use none of their own.
-    (regex.captures_len() == rules.len() + 1).then_some((Group { rules, regex }, words))
+    groups
+        .into_iter()
+        .filter_map(|(_, rules)| {
+            let alternatives: Vec<String> = rules
+                .iter()
+                .map(|r| format!("({})", pattern(r, words)))
+                .collect();
+            let regex = BytesRegex::new(&alternatives.join("|")).ok()?;
+            // Each rule is exactly one capture group: the rules use none of their own.
+            (regex.captures_len() == rules.len() + 1).then_some(Group { rules, regex })
+        })
+        .collect()
 }
 
 impl Group {
