@@ -58,6 +58,9 @@ pub enum Command {
     Hook(HookArgs),
     /// Give the agent's word on an entry (used or wrong), applied by the next tick
     Feedback(FeedbackArgs),
+    // --- guardrails (issue 11) ---
+    /// Screen text for prompt injection (stdin when no file); exit 1 when something is detected
+    Screen(ScreenArgs),
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -286,5 +289,22 @@ pub struct FeedbackArgs {
     pub note: Option<String>,
     /// Record the verdict as given at this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct ScreenArgs {
+    /// Files to screen; standard input when none (or `-`)
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Print the detections and neutralised texts as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Also flag dates far from now, as for a thread's answer (more than a year before,
+    /// more than three years after)
+    #[arg(long)]
+    pub dates: bool,
+    /// With --dates: check them against this instant (RFC 3339) instead of the clock
+    #[arg(long, value_name = "RFC3339", requires = "dates")]
     pub now: Option<String>,
 }

@@ -69,6 +69,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Tick(args) => args.now.as_deref(),
         Command::Show(args) => args.now.as_deref(),
         Command::Prompt(args) => args.now.as_deref(),
+        Command::Screen(args) => args.now.as_deref(),
         Command::Init => None,
         // --- watching thinker (issue 12) ---
         Command::Log(args) => args.now.as_deref(),
@@ -91,5 +92,6 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Man => cmd::completions::man(&mut ctx),
         Command::Hook(args) => cmd::hook::run(&mut ctx, args),
         Command::Feedback(args) => cmd::feedback::run(&mut ctx, args),
+        Command::Screen(args) => cmd::screen::run(&mut ctx, args),
     }
 }

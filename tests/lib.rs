@@ -18,6 +18,7 @@ mod escalation_actions;
 mod escalation_decision;
 mod escalation_tick;
 mod feedback_rules;
+mod guard_screen;
 mod hardening_config;
 mod hardening_init;
 mod hardening_memory;

@@ -11,6 +11,7 @@ pub mod feedback;
 pub mod hook;
 pub mod init;
 pub mod prompt;
+pub mod screen;
 pub mod show;
 pub mod tick;
 // --- watching thinker (issue 12) ---

@@ -12,7 +12,14 @@
 //! content, and [`defang`] turns any `<<<` inside into `‹‹‹`, so the text cannot close
 //! its fence. Pure functions on strings: no I/O.
 //!
-//! (The injection screen of SPEC §1 is to live beside these functions.)
+//! The injection screen ([`screen`], with its folding in `fold` and its rules in
+//! `rules`) and the redaction of personal data and secrets ([`redact`]) live beside
+//! these functions.
+
+mod fold;
+pub mod redact;
+mod rules;
+pub mod screen;
 
 use std::iter::Peekable;
 use std::str::Chars;
