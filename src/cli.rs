@@ -58,6 +58,9 @@ pub enum Command {
     Hook(HookArgs),
     /// Give the agent's word on an entry (used or wrong), applied by the next tick
     Feedback(FeedbackArgs),
+    // --- the MCP server (issue 12: mcp) ---
+    /// Serve the Model Context Protocol on stdio (tools: recall, subconscious, status, feedback)
+    Mcp(McpArgs),
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -285,6 +288,15 @@ pub struct FeedbackArgs {
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
     /// Record the verdict as given at this instant (RFC 3339)
+    #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
+}
+
+// --- the MCP server (issue 12: mcp) ---
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct McpArgs {
+    /// Answer every call as if now were this instant (RFC 3339), for tests
     #[arg(long, value_name = "RFC3339", hide = true)]
     pub now: Option<String>,
 }
