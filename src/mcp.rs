@@ -201,9 +201,7 @@ impl Tools {
     pub fn subconscious(&self, max_bytes: Option<u32>) -> Result<Reply, ToolError> {
         let max_bytes = match max_bytes {
             None => DEFAULT_MAX_BYTES,
-            Some(n)
-                if (MIN_MAX_BYTES as u64..=u64::from(MAX_MAX_BYTES)).contains(&u64::from(n)) =>
-            {
+            Some(n) if (MIN_MAX_BYTES..=MAX_MAX_BYTES as usize).contains(&(n as usize)) => {
                 n as usize
             }
             Some(n) => return Err(ToolError::MaxBytes(n)),
@@ -315,7 +313,7 @@ impl Allowance {
 
     fn render(&self) -> String {
         let mut out = format!(
-            "{} tokens, ${:.4}, {} calls",
+            "{} tokens, ${:.4}, {} call(s)",
             self.tokens_spent, self.cost_spent, self.calls
         );
         match (self.tokens_limit, self.tokens_left) {
@@ -542,14 +540,14 @@ impl Status {
             for b in &self.open_breakers {
                 let until =
                     timestamp::parse(&b.until).map_or_else(|| b.until.clone(), |at| clock.wall(at));
-                let state = if b.half_open {
-                    "half-open: the next call tries again"
+                let wait = if b.half_open {
+                    format!("waited until {until}: the next call tries again")
                 } else {
-                    "no call"
+                    format!("no call until {until}")
                 };
                 let _ = writeln!(
                     out,
-                    "- {}: {} failures, {state} until {until} ({})",
+                    "- {}: {wait} ({} failures in a row: {})",
                     b.provider, b.failures, b.reason
                 );
             }
@@ -571,9 +569,9 @@ pub struct RecallArgs {
 /// `subconscious`'s arguments.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct SubconsciousArgs {
-    /// The text's size in bytes (300..=1000000, default 2000): the most important lines
-    /// are kept.
+    /// The text's size in bytes (default 2000): the most important lines are kept.
     #[serde(default)]
+    #[schemars(range(min = 300, max = 1_000_000))]
     pub max_bytes: Option<u32>,
 }
 
