@@ -266,6 +266,24 @@ fn raw_json_rpc_lines_get_answers_and_stdout_carries_nothing_else() {
     assert!(stderr.contains("thinker mcp: serving on stdio"), "{stderr}");
 }
 
+/// A client that leaves before `initialize` is an error (exit 1) that says so.
+#[test]
+fn a_client_gone_before_initialize_is_exit_1() {
+    let mut tick = Tick::new().state(STATE);
+    let out = tick
+        .command(&["mcp"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the MCP client on stdin/stdout"),
+        "{stderr}"
+    );
+}
+
 /// Before the first tick every tool but `status` and `feedback` says what to do.
 #[test]
 fn without_a_state_the_tools_say_to_run_a_tick() {
