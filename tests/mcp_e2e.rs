@@ -14,7 +14,9 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use thinker::budget::Ledger;
 use thinker::clock::Clock;
-use thinker::mcp::{Allowances, FeedbackArgs, Reply, Status, ToolError, Tools, VerdictArg};
+use thinker::mcp::{
+    Allowances, FeedbackArgs, ProviderAllowance, Reply, Status, ToolError, Tools, VerdictArg,
+};
 
 use crate::support::{NOW, Tick, real_server, t};
 
@@ -505,8 +507,22 @@ fn allowances() -> Allowances {
         daily_tokens: Some(100_000),
         daily_cost: Some(0.5),
         providers: [
-            ("groq".to_string(), (Some(50_000), None, 6)),
-            ("gemini".to_string(), (None, Some(0.1), 2)),
+            (
+                "groq".to_string(),
+                ProviderAllowance {
+                    daily_tokens: Some(50_000),
+                    daily_cost: None,
+                    breaker_hours: 6,
+                },
+            ),
+            (
+                "gemini".to_string(),
+                ProviderAllowance {
+                    daily_tokens: None,
+                    daily_cost: Some(0.1),
+                    breaker_hours: 2,
+                },
+            ),
         ]
         .into_iter()
         .collect(),
