@@ -425,6 +425,27 @@ fn every_call_reads_the_state_afresh() {
     );
 }
 
+/// A tick holding the lock does not stop any tool: none takes it.
+#[test]
+fn a_held_tick_lock_stops_no_tool() {
+    let tmp = state_dir();
+    let tools = tools(tmp.path(), NOW);
+    let _lock = thinker::storage::StateDir::at(tmp.path()).lock().unwrap();
+    assert_eq!(
+        ids(&tools.recall(MATCHING).unwrap()),
+        ["p-backup-fails-mondays"]
+    );
+    assert!(tools.subconscious(None).is_ok());
+    assert!(tools.status().text.starts_with("Last tick: none yet"));
+    let verdict = FeedbackArgs {
+        id: "p-backup-fails-mondays".into(),
+        verdict: VerdictArg::Used,
+        note: None,
+    };
+    assert!(tools.feedback(&verdict).is_ok());
+    assert!(tmp.path().join("feedback.jsonl").exists());
+}
+
 /// The tool appends exactly the line `thinker feedback` appends.
 #[test]
 fn feedback_appends_what_the_command_appends() {
