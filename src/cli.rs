@@ -61,6 +61,9 @@ pub enum Command {
     // --- guardrails (issue 11) ---
     /// Screen text for prompt injection (stdin when no file); exit 1 when something is detected
     Screen(ScreenArgs),
+    // --- the MCP server (issue 12: mcp) ---
+    /// Serve the Model Context Protocol on stdio (tools: recall, subconscious, status, feedback)
+    Mcp(McpArgs),
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -306,5 +309,14 @@ pub struct ScreenArgs {
     pub dates: bool,
     /// With --dates: check them against this instant (RFC 3339) instead of the clock
     #[arg(long, value_name = "RFC3339", requires = "dates")]
+    pub now: Option<String>,
+}
+
+// --- the MCP server (issue 12: mcp) ---
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct McpArgs {
+    /// Answer every call as if now were this instant (RFC 3339), for tests
+    #[arg(long, value_name = "RFC3339", hide = true)]
     pub now: Option<String>,
 }

@@ -22,6 +22,7 @@ pub mod init;
 pub mod input;
 pub mod journal;
 pub mod matching;
+pub mod mcp;
 pub mod paint;
 pub mod process;
 pub mod prompt;
@@ -77,6 +78,8 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Cron(_) | Command::Completions(_) | Command::Man => None,
         Command::Hook(args) => args.now.as_deref(),
         Command::Feedback(args) => args.now.as_deref(),
+        // --- the MCP server (issue 12: mcp) ---
+        Command::Mcp(args) => args.now.as_deref(),
     };
     let mut ctx = Context::new(&cli.global, now, zone, output)?;
     match &cli.command {
@@ -93,5 +96,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Hook(args) => cmd::hook::run(&mut ctx, args),
         Command::Feedback(args) => cmd::feedback::run(&mut ctx, args),
         Command::Screen(args) => cmd::screen::run(&mut ctx, args),
+        // --- the MCP server (issue 12: mcp) ---
+        Command::Mcp(args) => cmd::mcp::run(&mut ctx, args),
     }
 }

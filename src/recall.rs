@@ -89,8 +89,9 @@ impl Block {
 const OPEN: &str = "<thinker-memory>";
 const CLOSE: &str = "</thinker-memory>";
 
-/// Model-written text for the block: one clean line, no marker of the block, no `<<<`.
-fn safe(text: &str) -> String {
+/// Model-written text for the block: one clean line, no marker of the block, no `<<<`
+/// (also what the MCP tools' structured answers carry).
+pub fn safe(text: &str) -> String {
     untrusted::defang_line(text)
         .replace(OPEN, "‹thinker-memory›")
         .replace(CLOSE, "‹/thinker-memory›")

@@ -30,6 +30,7 @@ mod hardening_streams;
 mod hardening_untrusted;
 mod litellm_e2e;
 mod llama_e2e;
+mod mcp_e2e;
 mod prompts;
 mod provider_breaker;
 mod providers;

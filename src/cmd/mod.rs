@@ -19,6 +19,8 @@ pub mod completions;
 pub mod cron;
 pub mod log;
 pub mod stats;
+// --- the MCP server (issue 12) ---
+pub mod mcp;
 
 use std::io::Write;
 use std::path::PathBuf;
