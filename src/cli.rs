@@ -58,6 +58,9 @@ pub enum Command {
     Hook(HookArgs),
     /// Give the agent's word on an entry (used or wrong), applied by the next tick
     Feedback(FeedbackArgs),
+    // --- living with it (issue 12: doctor) ---
+    /// Check the config, keys, providers, sources, state, lock, journal and budget
+    Doctor(DoctorArgs),
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -285,6 +288,21 @@ pub struct FeedbackArgs {
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
     /// Record the verdict as given at this instant (RFC 3339)
+    #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
+}
+
+// --- living with it (issue 12: doctor) ---
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct DoctorArgs {
+    /// Call no provider (no network): everything else is checked
+    #[arg(long)]
+    pub offline: bool,
+    /// The checks as one JSON object on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Check as if now were this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339", hide = true)]
     pub now: Option<String>,
 }

@@ -75,6 +75,8 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Cron(_) | Command::Completions(_) | Command::Man => None,
         Command::Hook(args) => args.now.as_deref(),
         Command::Feedback(args) => args.now.as_deref(),
+        // --- living with it (issue 12: doctor) ---
+        Command::Doctor(args) => args.now.as_deref(),
     };
     let mut ctx = Context::new(&cli.global, now, zone, output)?;
     match &cli.command {
@@ -90,5 +92,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Man => cmd::completions::man(&mut ctx),
         Command::Hook(args) => cmd::hook::run(&mut ctx, args),
         Command::Feedback(args) => cmd::feedback::run(&mut ctx, args),
+        // --- living with it (issue 12: doctor) ---
+        Command::Doctor(args) => cmd::doctor::run(&mut ctx, args),
     }
 }

@@ -18,6 +18,8 @@ pub mod completions;
 pub mod cron;
 pub mod log;
 pub mod stats;
+// --- living with it (issue 12: doctor) ---
+pub mod doctor;
 
 use std::io::Write;
 use std::path::PathBuf;
