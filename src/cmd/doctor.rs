@@ -473,10 +473,15 @@ async fn check_sources(
                 } else {
                     ""
                 };
+                let kind = if t.kind == name {
+                    String::new()
+                } else {
+                    format!("{}: ", t.kind)
+                };
                 report.push(
                     what,
                     Level::Ok,
-                    format!("{}: {} bytes in {took} ms{cut}", t.kind, t.text.len()),
+                    format!("{kind}{} bytes in {took} ms{cut}", t.text.len()),
                 );
             }
         }
