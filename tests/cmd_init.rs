@@ -11,6 +11,10 @@ use thinker::config::Config;
 
 use crate::support::Tick;
 
+/// A row: the variables set, whether Ollama is up, the providers in the config written,
+/// the escalation's model.
+type Row<'a> = (&'a [&'a str], bool, &'a [&'a str], Option<&'a str>);
+
 /// An address on loopback that refuses connections (port 1).
 const CLOSED: &str = "127.0.0.1:1";
 
@@ -36,7 +40,7 @@ fn the_config_written_parses_and_uses_the_providers_found() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let ollama = listener.local_addr().unwrap().to_string();
     #[rustfmt::skip]
-    let table: &[(&[&str], bool, &[&str], Option<&str>)] = &[
+    let table: &[Row] = &[
         // vars set, Ollama up, providers in the config, escalation model
         (&[], false, &["anthropic", "groq", "ollama"], Some("anthropic/claude-opus-5")),
         (&["GROQ_API_KEY"], false, &["groq"], None),
