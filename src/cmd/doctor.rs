@@ -730,22 +730,35 @@ fn check_escalation(config: &Config, report: &mut Report) {
             "none: an escalation is recorded failed; set [escalation] model (e.g. \"anthropic/claude-opus-5\")",
         ),
     }
-    match e.notify_command.first() {
-        None => report.push(
+    let programs = programs(&e.notify_command);
+    if programs.is_empty() {
+        report.push(
             "notifier",
             Level::Warn,
             "no notify_command: a notify is recorded failed; set [escalation] notify_command",
-        ),
-        Some(program) => match find_program(program) {
-            Some(path) => report.push("notifier", Level::Ok, format!("{}", path.display())),
-            None => report.push(
+        );
+    } else {
+        let missing: Vec<&str> = programs
+            .iter()
+            .copied()
+            .filter(|p| find_program(p).is_none())
+            .collect();
+        if missing.is_empty() {
+            report.push(
+                "notifier",
+                Level::Ok,
+                format!("{} found", programs.join(", ")),
+            );
+        } else {
+            report.push(
                 "notifier",
                 Level::Fail,
                 format!(
-                    "`{program}` is not found on PATH: install it, or change [escalation] notify_command"
+                    "`{}` not found on PATH: install it, or change [escalation] notify_command",
+                    missing.join("`, `")
                 ),
-            ),
-        },
+            );
+        }
     }
     match &e.memory_dir {
         None => report.push(
@@ -758,6 +771,29 @@ fn check_escalation(config: &Config, report: &mut Report) {
             report.push("memory_dir", level, message);
         }
     }
+}
+
+/// Programs that run the program their arguments name: that one must be found too.
+const WRAPPERS: &[&str] = &[
+    "xargs", "env", "nice", "nohup", "setsid", "stdbuf", "timeout",
+];
+
+/// The programs an argv runs: `argv[0]`, and when it is a wrapper (`xargs -0 notify-send`)
+/// the first argument that is not an option, an assignment or a number.
+fn programs(argv: &[String]) -> Vec<&str> {
+    let Some(first) = argv.first() else {
+        return Vec::new();
+    };
+    let mut out = vec![first.as_str()];
+    let base = first.rsplit('/').next().unwrap_or(first);
+    if WRAPPERS.contains(&base)
+        && let Some(wrapped) = argv[1..]
+            .iter()
+            .find(|a| !a.starts_with('-') && !a.contains('=') && a.parse::<f64>().is_err())
+    {
+        out.push(wrapped);
+    }
+    out
 }
 
 /// The program `argv[0]` names: a path as it is, else the first match on `PATH`.
@@ -833,5 +869,185 @@ fn check_quiet(config: &Config, report: &mut Report) {
             Level::Ok,
             "off: every thread is called on its cadence even when nothing changed ([tick] skip_unchanged)",
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> ModelRef {
+        ModelRef {
+            provider: "groq".into(),
+            model: "m".into(),
+        }
+    }
+
+    #[test]
+    fn what_a_one_token_call_says_about_the_provider() {
+        let m = || "groq/m".to_string();
+        let table = [
+            (None, Level::Ok),
+            (
+                Some(CallError::Truncated {
+                    model: m(),
+                    max_tokens: 1,
+                }),
+                Level::Ok,
+            ),
+            (
+                Some(CallError::BadResponse {
+                    model: m(),
+                    message: "empty".into(),
+                }),
+                Level::Ok,
+            ),
+            (
+                Some(CallError::RateLimited {
+                    model: m(),
+                    retry_after: None,
+                    message: String::new(),
+                }),
+                Level::Warn,
+            ),
+            (
+                Some(CallError::MissingKey {
+                    provider: "groq".into(),
+                    var: "K".into(),
+                    empty: false,
+                }),
+                Level::Fail,
+            ),
+            (
+                Some(CallError::Http {
+                    model: m(),
+                    status: 401,
+                    message: String::new(),
+                }),
+                Level::Fail,
+            ),
+            (
+                Some(CallError::Http {
+                    model: m(),
+                    status: 404,
+                    message: String::new(),
+                }),
+                Level::Fail,
+            ),
+            (
+                Some(CallError::Connect {
+                    model: m(),
+                    url: "u".into(),
+                    message: String::new(),
+                }),
+                Level::Fail,
+            ),
+            (
+                Some(CallError::Timeout {
+                    model: m(),
+                    after: Duration::from_secs(20),
+                }),
+                Level::Fail,
+            ),
+        ];
+        for (error, level) in table {
+            let shown = format!("{error:?}");
+            let (got, message) = reached(&model(), error, 12);
+            assert_eq!(got, level, "{shown}: {message}");
+        }
+        assert_eq!(reached(&model(), None, 12).1, "groq/m answered in 12 ms");
+        let refused = CallError::Http {
+            model: m(),
+            status: 403,
+            message: "no".into(),
+        };
+        assert!(
+            reached(&model(), Some(refused), 1)
+                .1
+                .contains("the key was refused")
+        );
+    }
+
+    #[test]
+    fn a_wrapper_names_the_program_it_runs() {
+        let argv = |a: &[&str]| a.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let table: [(&[&str], &[&str]); 5] = [
+            (
+                &["xargs", "-0", "notify-send", "--", "thinker"],
+                &["xargs", "notify-send"],
+            ),
+            (&["mail", "-s", "thinker", "me@example.com"], &["mail"]),
+            (
+                &["/usr/bin/env", "LANG=C", "ntfy", "publish"],
+                &["/usr/bin/env", "ntfy"],
+            ),
+            (&["timeout", "10", "curl", "-s"], &["timeout", "curl"]),
+            (&["xargs"], &["xargs"]),
+        ];
+        for (command, expected) in table {
+            assert_eq!(programs(&argv(command)), expected, "{command:?}");
+        }
+    }
+
+    #[test]
+    fn a_breaker_is_open_until_its_hours_pass() {
+        let config = Config::parse(
+            "[providers.groq]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:1\"\napi_key_env = \"GROQ_API_KEY\"\nbreaker_hours = 2\n[threads.watcher]\nmodel = \"groq/m\"\n",
+            None,
+        )
+        .unwrap();
+        let at = |t: &str| crate::timestamp::parse(t).unwrap();
+        let open = BreakerState {
+            failures: 3,
+            opened: Some(at("2026-11-22T09:00:00Z")),
+            reason: "HTTP 401".into(),
+            fingerprint: String::new(),
+        };
+        let clock = |t: &str| Clock::utc(at(t));
+        let (level, message) =
+            breaker_line("groq", &open, &config, clock("2026-11-22T10:59:59Z")).unwrap();
+        assert_eq!(level, Level::Fail);
+        assert!(
+            message.contains("until Sun 22 Nov 11:00") && message.contains("`GROQ_API_KEY`"),
+            "{message}"
+        );
+        let (level, _) =
+            breaker_line("groq", &open, &config, clock("2026-11-22T11:00:00Z")).unwrap();
+        assert_eq!(level, Level::Warn);
+        let counting = BreakerState {
+            failures: 1,
+            opened: None,
+            ..open.clone()
+        };
+        assert_eq!(
+            breaker_line("groq", &counting, &config, clock("2026-11-22T10:00:00Z"))
+                .unwrap()
+                .0,
+            Level::Warn
+        );
+        assert_eq!(
+            breaker_line(
+                "groq",
+                &BreakerState::default(),
+                &config,
+                clock("2026-11-22T10:00:00Z")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn the_summary_counts_each_level_and_a_fail_fails() {
+        let mut r = Report::default();
+        r.push("a", Level::Ok, "fine");
+        r.push("b", Level::Warn, "meh");
+        assert!(!r.failed());
+        assert_eq!(
+            r.summary(),
+            "1 ok, 1 warn, 0 FAIL: thinker can work; the warn lines say what could be better"
+        );
+        r.push("c", Level::Fail, "broken");
+        assert!(r.failed());
+        assert_eq!(r.text().lines().nth(2), Some("FAIL c: broken"));
     }
 }
