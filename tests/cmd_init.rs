@@ -21,15 +21,13 @@ const CLOSED: &str = "127.0.0.1:1";
 /// Runs `init` in a fresh home with `vars` set (and `THINKER_OLLAMA_URL`), returns the
 /// setup, the config text and stderr.
 fn init(vars: &[&str], ollama: &str) -> (Tick, String, String) {
-    let mut tick = Tick::new()
-        .bare()
-        .expect_exit(0)
-        .env("THINKER_OLLAMA_URL", ollama);
+    let mut tick = Tick::new().bare().env("THINKER_OLLAMA_URL", ollama);
     for var in vars {
         tick = tick.env(var, "a-key-value");
     }
     let (config, state) = (tick.path("cfg/config.toml"), tick.path("state"));
     let out = tick.thinker(&["init", "--config", &config, "--state", &state]);
+    out.expect_exit(0);
     let text = fs::read_to_string(&config).unwrap();
     assert!(!text.contains("a-key-value"), "a key's value was written");
     (tick, text, out.stderr)
@@ -119,4 +117,21 @@ fn doctor_passes_on_what_init_wrote() {
         "{}",
         out.stdout
     );
+    // The default notifier (`xargs … notify-send`) is the one check that depends on the
+    // machine: nothing else fails.
+    let fails: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("FAIL"))
+        .collect();
+    assert!(
+        fails.is_empty()
+            || fails
+                == [
+                    "FAIL notifier: `notify-send` not found on PATH: install it, or change [escalation] notify_command"
+                ],
+        "{}",
+        out.stdout
+    );
+    assert_eq!(out.code, Some(if fails.is_empty() { 0 } else { 1 }));
 }
