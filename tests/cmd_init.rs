@@ -133,5 +133,5 @@ fn doctor_passes_on_what_init_wrote() {
         "{}",
         out.stdout
     );
-    assert_eq!(out.code, Some(if fails.is_empty() { 0 } else { 1 }));
+    assert_eq!(out.code, Some(i32::from(!fails.is_empty())));
 }
