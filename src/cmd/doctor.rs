@@ -164,6 +164,13 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
                 Level::Ok,
                 "not called (--offline); run `thinker doctor` to send each a one-token request",
             );
+            // A replay provider is files, not network: checked all the same.
+            for (name, provider) in &config.providers {
+                if provider.kind == ProviderKind::Replay {
+                    let (what, level, message) = replay_dir(&format!("provider {name}"), provider);
+                    report.push(what, level, message);
+                }
+            }
         } else {
             runtime::block_on(check_providers(config, &mut report))?;
         }
