@@ -64,6 +64,9 @@ pub enum Command {
     // --- the MCP server (issue 12: mcp) ---
     /// Serve the Model Context Protocol on stdio (tools: recall, subconscious, status, feedback)
     Mcp(McpArgs),
+    // --- living with it (issue 12: doctor) ---
+    /// Check the config, keys, providers, sources, state, lock, journal and budget
+    Doctor(DoctorArgs),
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -317,6 +320,21 @@ pub struct ScreenArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct McpArgs {
     /// Answer every call as if now were this instant (RFC 3339), for tests
+    #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
+}
+
+// --- living with it (issue 12: doctor) ---
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct DoctorArgs {
+    /// Call no provider (no network): everything else is checked
+    #[arg(long)]
+    pub offline: bool,
+    /// The checks as one JSON object on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Check as if now were this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339", hide = true)]
     pub now: Option<String>,
 }

@@ -80,6 +80,8 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Feedback(args) => args.now.as_deref(),
         // --- the MCP server (issue 12: mcp) ---
         Command::Mcp(args) => args.now.as_deref(),
+        // --- living with it (issue 12: doctor) ---
+        Command::Doctor(args) => args.now.as_deref(),
     };
     let mut ctx = Context::new(&cli.global, now, zone, output)?;
     match &cli.command {
@@ -98,5 +100,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Screen(args) => cmd::screen::run(&mut ctx, args),
         // --- the MCP server (issue 12: mcp) ---
         Command::Mcp(args) => cmd::mcp::run(&mut ctx, args),
+        // --- living with it (issue 12: doctor) ---
+        Command::Doctor(args) => cmd::doctor::run(&mut ctx, args),
     }
 }

@@ -12,6 +12,8 @@ mod aggregate_props;
 mod aggregate_rules;
 mod cli;
 mod cmd_agent;
+mod cmd_doctor;
+mod cmd_init;
 mod cmd_ops;
 mod cmd_snapshots;
 mod escalation_actions;

@@ -21,6 +21,8 @@ pub mod log;
 pub mod stats;
 // --- the MCP server (issue 12) ---
 pub mod mcp;
+// --- living with it (issue 12: doctor) ---
+pub mod doctor;
 
 use std::io::Write;
 use std::path::PathBuf;

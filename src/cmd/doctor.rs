@@ -1,0 +1,1060 @@
+//! `thinker doctor [--offline] [--json]`: checks that thinker can work here, one line per
+//! check (`ok` / `warn` / `FAIL`, what and the way out), then a summary line; exit 0 when
+//! nothing failed, 1 otherwise.
+//!
+//! Owns the checks and their wording: the config (a config error is a `FAIL` line, not an
+//! abort), each provider's key variable (present or not; never its value), each provider
+//! reached with a one-token request (not with `--offline`; a `replay` provider: its
+//! directory readable), each thread's sources gathered one by one (status, size, time),
+//! the state, the tick lock (tried without waiting, released at once), the journal (last
+//! tick, failure streaks, skips by reason, unreadable lines), the ledger (open breakers,
+//! budget left today), the escalation settings and the quiet tick.
+//!
+//! Must not: write to the state directory (the lock file excepted, which `lock` creates),
+//! wait for the lock, print a key's value, or read the real clock (the context's clock).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::breaker::BreakerState;
+use crate::cli::DoctorArgs;
+use crate::clock::{self, Clock};
+use crate::cmd::Context;
+use crate::config::{Config, ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
+use crate::error::{EXIT_FAILED, EXIT_OK, Error};
+use crate::history::{self, Span};
+use crate::provider::{CallError, CallRequest, Providers};
+use crate::runtime;
+use crate::sources::{self, GatherContext};
+use crate::state::State;
+use crate::storage::{StateDir, StorageError};
+use crate::thread::ThreadName;
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Ok,
+    Warn,
+    Fail,
+}
+
+impl Level {
+    /// The word at the start of the line, padded to one width.
+    fn word(self) -> &'static str {
+        match self {
+            Level::Ok => "ok  ",
+            Level::Warn => "warn",
+            Level::Fail => "FAIL",
+        }
+    }
+}
+
+/// One check's line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// What was checked: `config`, `key groq`, `provider groq`, `source watcher/mail`…
+    pub check: String,
+    pub level: Level,
+    /// What was found, and for `warn` / `FAIL` what to do.
+    pub message: String,
+}
+
+/// Every check, in order.
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    pub checks: Vec<Check>,
+}
+
+impl Report {
+    fn push(&mut self, check: impl Into<String>, level: Level, message: impl Into<String>) {
+        self.checks.push(Check {
+            check: check.into(),
+            level,
+            message: message.into(),
+        });
+    }
+
+    fn count(&self, level: Level) -> usize {
+        self.checks.iter().filter(|c| c.level == level).count()
+    }
+
+    /// Whether any check failed.
+    pub fn failed(&self) -> bool {
+        self.count(Level::Fail) > 0
+    }
+
+    /// The summary line.
+    pub fn summary(&self) -> String {
+        let (ok, warn, fail) = (
+            self.count(Level::Ok),
+            self.count(Level::Warn),
+            self.count(Level::Fail),
+        );
+        let verdict = if fail > 0 {
+            "something is wrong: fix the FAIL lines above"
+        } else if warn > 0 {
+            "thinker can work; the warn lines say what could be better"
+        } else {
+            "all is well"
+        };
+        format!("{ok} ok, {warn} warn, {fail} FAIL: {verdict}")
+    }
+
+    /// The lines for people, summary last.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for c in &self.checks {
+            let _ = writeln!(out, "{} {}: {}", c.level.word(), c.check, c.message);
+        }
+        out + &self.summary() + "\n"
+    }
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    checks: &'a [Check],
+    ok: usize,
+    warn: usize,
+    fail: usize,
+}
+
+pub fn run(ctx: &mut Context<'_>, args: &DoctorArgs) -> Result<u8, Error> {
+    let report = examine(ctx, args.offline)?;
+    if args.json {
+        let json = JsonReport {
+            checks: &report.checks,
+            ok: report.count(Level::Ok),
+            warn: report.count(Level::Warn),
+            fail: report.count(Level::Fail),
+        };
+        let text = crate::error::to_json_pretty(&json, "the doctor's report")?;
+        ctx.stdout(text.as_bytes())?;
+    } else {
+        ctx.stdout(report.text().as_bytes())?;
+    }
+    Ok(if report.failed() {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    })
+}
+
+/// Runs every check (no network with `offline`).
+pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
+    let mut report = Report::default();
+    let config = check_config(ctx, &mut report)?;
+    let state_dir = match ctx.state_dir(config.as_ref()) {
+        Ok(dir) => dir,
+        Err(e) => {
+            report.push("state", Level::Fail, e.to_string());
+            return Ok(report);
+        }
+    };
+    let dir = StateDir::at(&state_dir);
+    if let Some(config) = &config {
+        check_keys(config, &mut report);
+        if offline {
+            report.push(
+                "providers",
+                Level::Ok,
+                "not called (--offline); run `thinker doctor` to send each a one-token request",
+            );
+            // A replay provider is files, not network: checked all the same.
+            for (name, provider) in &config.providers {
+                if provider.kind == ProviderKind::Replay {
+                    let (what, level, message) = replay_dir(&format!("provider {name}"), provider);
+                    report.push(what, level, message);
+                }
+            }
+        } else {
+            runtime::block_on(check_providers(config, &mut report))?;
+        }
+    }
+    let state = check_state(&dir, &mut report);
+    if let Some(config) = &config {
+        let state = state.clone().unwrap_or_default();
+        runtime::block_on(check_sources(config, &state, &dir, ctx.clock, &mut report))?;
+    }
+    check_lock(&dir, &mut report);
+    check_journal(&dir, ctx.clock, &mut report);
+    if let Some(config) = &config {
+        check_ledger(&dir, config, ctx.clock, &mut report);
+        check_escalation(config, &mut report);
+        check_quiet(config, &mut report);
+    }
+    // TODO(issue 11, guard): the screen of untrusted text is being built in
+    // `src/untrusted/`; once `[guard]` exists in the config, add its line here (enabled or
+    // not, its mode, what it does with a flagged source).
+    Ok(report)
+}
+
+/// The config: valid, with at least one thread enabled.
+fn check_config(ctx: &Context<'_>, report: &mut Report) -> Result<Option<Config>, Error> {
+    let path = ctx.config_path()?;
+    match Config::load(&path) {
+        Ok(config) => {
+            if let Err(e) = config.check_threads() {
+                report.push("config", Level::Fail, e.to_string());
+                return Ok(Some(config));
+            }
+            let threads = config
+                .threads
+                .iter()
+                .flatten()
+                .filter(|t| t.enabled)
+                .count();
+            report.push(
+                "config",
+                Level::Ok,
+                format!(
+                    "{} is valid ({threads} thread{} enabled, {} provider{})",
+                    path.display(),
+                    plural(threads),
+                    config.providers.len(),
+                    plural(config.providers.len())
+                ),
+            );
+            Ok(Some(config))
+        }
+        Err(e) => {
+            report.push("config", Level::Fail, e.to_string());
+            Ok(None)
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The models that will be called: enabled threads' (model, then fallbacks), then the
+/// escalation's.
+fn used_models(config: &Config) -> Vec<ModelRef> {
+    config
+        .threads
+        .iter()
+        .flatten()
+        .filter(|t| t.enabled)
+        .flat_map(|t| t.models.iter().cloned())
+        .chain(config.escalation.models.iter().cloned())
+        .collect()
+}
+
+/// Each provider's key variable: set or not (never its value).
+fn check_keys(config: &Config, report: &mut Report) {
+    let used = used_models(config);
+    for (name, provider) in &config.providers {
+        let Some(var) = &provider.api_key_env else {
+            continue;
+        };
+        let what = format!("key {name}");
+        match std::env::var_os(var) {
+            Some(v) if !v.is_empty() => report.push(what, Level::Ok, format!("{var} is set")),
+            found => {
+                let state = if found.is_some() { "empty" } else { "not set" };
+                let level = if used.iter().any(|m| &m.provider == name) {
+                    Level::Fail
+                } else {
+                    Level::Warn
+                };
+                report.push(
+                    what,
+                    level,
+                    format!(
+                        "{var} is {state}: export it where thinker runs (for cron: the env file `thinker cron` names), or remove provider `{name}`"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Each provider asked for one token with the first model that uses it.
+async fn check_providers(config: &Config, report: &mut Report) {
+    let used = used_models(config);
+    // No schema, no retries, a short timeout: a question, not a thread's call.
+    let probes: BTreeMap<String, ProviderConfig> = config
+        .providers
+        .iter()
+        .map(|(name, p)| {
+            let mut p = p.clone();
+            p.structured_output = StructuredOutput::None;
+            p.retries = 0;
+            p.timeout = p.timeout.min(Duration::from_secs(20));
+            (name.clone(), p)
+        })
+        .collect();
+    let providers = match Providers::new(probes) {
+        Ok(p) => p,
+        Err(e) => {
+            report.push("providers", Level::Fail, e.to_string());
+            return;
+        }
+    };
+    let request = CallRequest {
+        system: String::new(),
+        prompt: "Say ok.".into(),
+        schema: serde_json::Value::Null,
+        schema_name: "doctor".into(),
+        max_tokens: 1,
+        temperature: 0.0,
+        sequence: 1,
+    };
+    let calls = config.providers.iter().map(|(name, provider)| {
+        let model = used.iter().find(|m| &m.provider == name).cloned();
+        let (providers, request) = (&providers, &request);
+        async move {
+            let what = format!("provider {name}");
+            if provider.kind == ProviderKind::Replay {
+                return replay_dir(&what, provider);
+            }
+            let Some(model) = model else {
+                return (
+                    what,
+                    Level::Ok,
+                    "not used by any enabled thread or the escalation; not called".into(),
+                );
+            };
+            let started = Instant::now();
+            let result = providers.call(&model, request).await;
+            let took = millis(started.elapsed());
+            let (level, message) = reached(&model, result.err(), took);
+            (what, level, message)
+        }
+    });
+    for (what, level, message) in futures::future::join_all(calls).await {
+        report.push(what, level, message);
+    }
+}
+
+/// What a one-token call says about the provider.
+fn reached(model: &ModelRef, error: Option<CallError>, took: u128) -> (Level, String) {
+    match error {
+        // Cut at one token, or an empty or odd answer: the server took the key and answered.
+        None
+        | Some(
+            CallError::Truncated { .. }
+            | CallError::BadResponse { .. }
+            | CallError::Unreadable { .. },
+        ) => (Level::Ok, format!("{model} answered in {took} ms")),
+        Some(e @ CallError::RateLimited { .. }) => (
+            Level::Warn,
+            format!("{e}; it answers, but is rate limited now: lower requests_per_minute or wait"),
+        ),
+        Some(e @ CallError::MissingKey { .. }) => (Level::Fail, format!("not called: {e}")),
+        Some(
+            e @ CallError::Http {
+                status: 401 | 403, ..
+            },
+        ) => (
+            Level::Fail,
+            format!("{e}; the key was refused: check the key variable's value"),
+        ),
+        Some(e @ CallError::Http { status: 404, .. }) => (
+            Level::Fail,
+            format!("{e}; check the model name and base_url"),
+        ),
+        Some(e) => (
+            Level::Fail,
+            format!("{e}; check base_url, the network, and that the server runs"),
+        ),
+    }
+}
+
+/// A replay provider's directory: readable.
+fn replay_dir(what: &str, provider: &ProviderConfig) -> (String, Level, String) {
+    let Some(dir) = &provider.replay_dir else {
+        return (
+            what.into(),
+            Level::Fail,
+            "replay provider without a dir".into(),
+        );
+    };
+    match std::fs::read_dir(dir) {
+        Ok(entries) => {
+            let n = entries.flatten().count();
+            (
+                what.into(),
+                Level::Ok,
+                format!("replay directory readable ({n} file{})", plural(n)),
+            )
+        }
+        Err(e) => (
+            what.into(),
+            Level::Fail,
+            format!(
+                "cannot read the replay directory {}: {e}; fix its `dir`",
+                dir.display()
+            ),
+        ),
+    }
+}
+
+fn millis(d: Duration) -> u128 {
+    d.as_millis()
+}
+
+/// The state file: readable and valid.
+fn check_state(dir: &StateDir, report: &mut Report) -> Option<State> {
+    if !dir.path().exists() {
+        report.push(
+            "state",
+            Level::Warn,
+            format!(
+                "no state directory at {} yet: the first tick creates it (or run `thinker init`)",
+                dir.path().display()
+            ),
+        );
+        return None;
+    }
+    match dir.load() {
+        Ok(state) => {
+            let n = state.active_threads.len()
+                + state.patterns.len()
+                + state.hunches.len()
+                + state.insights.len();
+            report.push(
+                "state",
+                Level::Ok,
+                format!("readable, {n} entr{}", if n == 1 { "y" } else { "ies" }),
+            );
+            Some(state)
+        }
+        Err(e) => {
+            report.push("state", Level::Fail, e.to_string());
+            None
+        }
+    }
+}
+
+/// Each enabled thread's sources, gathered one by one: status, size, time.
+async fn check_sources(
+    config: &Config,
+    state: &State,
+    dir: &StateDir,
+    clock: Clock,
+    report: &mut Report,
+) {
+    let ctx = GatherContext {
+        state,
+        state_dir: dir.path(),
+        last_tick: state.last_tick,
+        now: clock.now,
+        zone: clock.zone,
+    };
+    for thread in ThreadName::ALL {
+        let Some(tc) = config.thread(thread).filter(|t| t.enabled) else {
+            continue;
+        };
+        if tc.sources.is_empty() {
+            report.push(
+                format!("sources {thread}"),
+                Level::Ok,
+                "none configured (the thread sees only the memory)",
+            );
+            continue;
+        }
+        let names = sources::source_names(&tc.sources);
+        for (source, name) in tc.sources.iter().zip(names) {
+            let started = Instant::now();
+            let gathered = sources::gather(std::slice::from_ref(source), &ctx).await;
+            let took = millis(started.elapsed());
+            let what = format!("source {thread}/{name}");
+            if let Some(f) = gathered.failures.first() {
+                report.push(
+                    what,
+                    Level::Fail,
+                    format!(
+                        "{} failed in {took} ms: {}; fix its table in [threads.{thread}] (the thread runs without it)",
+                        f.kind, f.error
+                    ),
+                );
+            } else if let Some(t) = gathered.texts.first() {
+                let cut = if t.truncated {
+                    ", cut at its max_bytes"
+                } else {
+                    ""
+                };
+                let kind = if t.kind == name {
+                    String::new()
+                } else {
+                    format!("{}: ", t.kind)
+                };
+                report.push(
+                    what,
+                    Level::Ok,
+                    format!("{kind}{} bytes in {took} ms{cut}", t.text.len()),
+                );
+            }
+        }
+    }
+}
+
+/// The tick lock: free, taken without waiting and released at once.
+fn check_lock(dir: &StateDir, report: &mut Report) {
+    if !dir.path().exists() {
+        return;
+    }
+    match dir.lock() {
+        Ok(lock) => {
+            drop(lock);
+            report.push("lock", Level::Ok, "free");
+        }
+        Err(e @ StorageError::Locked { .. }) => report.push(
+            "lock",
+            Level::Warn,
+            format!(
+                "{e} (a tick is running now; if none is, find the holder with `fuser {}`)",
+                dir.file(crate::storage::LOCK_FILE).display()
+            ),
+        ),
+        Err(e) => report.push("lock", Level::Fail, e.to_string()),
+    }
+}
+
+/// Failure streaks this long or longer are a `FAIL`.
+const FAILING_STREAK: usize = 3;
+/// A last tick older than this is a `warn` (cron may have stopped).
+const STALE_HOURS: i64 = 24;
+/// How many recent ticks the journal checks read.
+const RECENT_TICKS: usize = 100;
+
+/// The journal: last tick, failure streaks per thread, skips by reason, unreadable lines.
+fn check_journal(dir: &StateDir, clock: Clock, report: &mut Report) {
+    let journal = match history::read_journal(dir.path(), Span::Last(RECENT_TICKS)) {
+        Ok(j) => j,
+        Err(e) => {
+            report.push("journal", Level::Fail, e.to_string());
+            return;
+        }
+    };
+    if let Some(warning) = journal.skipped.warning("journal") {
+        report.push("journal", Level::Warn, warning);
+    }
+    let Some(last) = journal.ticks.last() else {
+        report.push(
+            "last tick",
+            Level::Warn,
+            "none yet: try `thinker tick --dry-run`, then schedule it (`thinker cron`)",
+        );
+        return;
+    };
+    let line = &last.line;
+    let age = clock::age(line.time, clock.now);
+    let (level, advice) = if clock.now - line.time > chrono::TimeDelta::hours(STALE_HOURS) {
+        (
+            Level::Warn,
+            ": is it scheduled? `thinker cron` prints a crontab line",
+        )
+    } else if line.exit_code != 0 {
+        (Level::Warn, ": see `thinker log`")
+    } else {
+        (Level::Ok, "")
+    };
+    report.push(
+        "last tick",
+        level,
+        format!(
+            "{age} ({}), run {}, exit {}{advice}",
+            clock.wall(line.time),
+            line.run,
+            line.exit_code
+        ),
+    );
+    for thread in ThreadName::ALL {
+        let streak = journal
+            .ticks
+            .iter()
+            .rev()
+            .filter_map(|t| t.line.threads.iter().find(|l| l.thread == thread.as_str()))
+            .filter(|l| l.status != "skipped")
+            .take_while(|l| l.status == "failed")
+            .count();
+        if streak == 0 {
+            continue;
+        }
+        let level = if streak >= FAILING_STREAK {
+            Level::Fail
+        } else {
+            Level::Warn
+        };
+        report.push(
+            format!("thread {thread}"),
+            level,
+            format!(
+                "failed its last {streak} call{}: `thinker log --thread {thread}` shows when, `thinker tick -v` why",
+                plural(streak)
+            ),
+        );
+    }
+    let mut skips: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in &journal.ticks {
+        for l in &t.line.threads {
+            if let Some(skip) = &l.skip {
+                *skips.entry(skip.reason.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let n = journal.ticks.len();
+    let listed = if skips.is_empty() {
+        "none".to_string()
+    } else {
+        skips
+            .iter()
+            .map(|(reason, count)| format!("{reason} {count}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    report.push(
+        "skips",
+        Level::Ok,
+        format!("in the last {n} tick{}: {listed}", plural(n)),
+    );
+}
+
+/// The ledger: open breakers, budget left today.
+fn check_ledger(dir: &StateDir, config: &Config, clock: Clock, report: &mut Report) {
+    if !dir.path().exists() {
+        return;
+    }
+    let ledger = match dir.load_ledger() {
+        Ok(l) => l.for_day(clock.today()),
+        Err(e) => {
+            report.push("ledger", Level::Fail, e.to_string());
+            return;
+        }
+    };
+    for (name, state) in &ledger.breakers {
+        if let Some((level, message)) = breaker_line(name, state, config, clock) {
+            report.push(format!("breaker {name}"), level, message);
+        }
+    }
+    let spent = ledger.total();
+    let mut parts = vec![format!("{} tokens", spent.tokens)];
+    let mut level = Level::Ok;
+    if let Some(limit) = config.daily_tokens {
+        parts[0] = format!("{} of {limit} tokens", spent.tokens);
+        if spent.tokens >= limit {
+            level = Level::Warn;
+        }
+    }
+    match config.daily_cost {
+        Some(limit) => {
+            parts.push(format!("${:.4} of ${limit:.2}", spent.cost));
+            if spent.cost >= limit {
+                level = Level::Warn;
+            }
+        }
+        None => parts.push(format!("${:.4}", spent.cost)),
+    }
+    parts.push(format!(
+        "{} of {} escalation calls",
+        ledger.escalations, config.escalation.daily_cap
+    ));
+    let advice = if level == Level::Warn {
+        ": spent; threads are skipped until tomorrow (raise [budget] to go on)"
+    } else {
+        ""
+    };
+    report.push(
+        "budget today",
+        level,
+        format!("{}{advice}", parts.join(", ")),
+    );
+}
+
+/// An open (or opening) breaker's line; `None` when it is closed and counts nothing.
+fn breaker_line(
+    name: &str,
+    state: &BreakerState,
+    config: &Config,
+    clock: Clock,
+) -> Option<(Level, String)> {
+    let provider = config.providers.get(name);
+    let var = provider
+        .and_then(|p| p.api_key_env.as_deref())
+        .map_or_else(|| "its key".to_string(), |v| format!("`{v}`"));
+    let reason = if state.reason.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", state.reason)
+    };
+    match state.opened {
+        Some(opened) => {
+            let hours = provider.map_or(crate::breaker::DEFAULT_BREAKER_HOURS, |p| p.breaker.hours);
+            let until = opened + chrono::TimeDelta::hours(i64::from(hours));
+            if until <= clock.now {
+                return Some((
+                    Level::Warn,
+                    format!("was open{reason}; half-open now: the next tick tries once"),
+                ));
+            }
+            Some((
+                Level::Fail,
+                format!(
+                    "open since {}{reason}: not called until {}; fix {var} (a new key or config closes it)",
+                    clock.wall(opened),
+                    clock.wall(until)
+                ),
+            ))
+        }
+        None if state.failures > 0 => Some((
+            Level::Warn,
+            format!(
+                "{} refusal{} in a row{reason}: check {var}",
+                state.failures,
+                plural(state.failures as usize)
+            ),
+        )),
+        None => None,
+    }
+}
+
+/// The escalation: a model, the notifier found, the memory directory writable.
+fn check_escalation(config: &Config, report: &mut Report) {
+    let e = &config.escalation;
+    match e.models.first() {
+        Some(model) => report.push(
+            "escalation model",
+            Level::Ok,
+            format!(
+                "{model}{}",
+                if e.models.len() > 1 {
+                    format!(" (+{} fallback)", e.models.len() - 1)
+                } else {
+                    String::new()
+                }
+            ),
+        ),
+        None => report.push(
+            "escalation model",
+            Level::Warn,
+            "none: an escalation is recorded failed; set [escalation] model (e.g. \"anthropic/claude-opus-5\")",
+        ),
+    }
+    let programs = programs(&e.notify_command);
+    if programs.is_empty() {
+        report.push(
+            "notifier",
+            Level::Warn,
+            "no notify_command: a notify is recorded failed; set [escalation] notify_command",
+        );
+    } else {
+        let missing: Vec<&str> = programs
+            .iter()
+            .copied()
+            .filter(|p| find_program(p).is_none())
+            .collect();
+        if missing.is_empty() {
+            report.push(
+                "notifier",
+                Level::Ok,
+                format!("{} found", programs.join(", ")),
+            );
+        } else {
+            report.push(
+                "notifier",
+                Level::Fail,
+                format!(
+                    "`{}` not found on PATH: install it, or change [escalation] notify_command",
+                    missing.join("`, `")
+                ),
+            );
+        }
+    }
+    match &e.memory_dir {
+        None => report.push(
+            "memory_dir",
+            Level::Warn,
+            "not set: a `remember` is recorded failed; set [escalation] memory_dir",
+        ),
+        Some(dir) => {
+            let (level, message) = writable(dir);
+            report.push("memory_dir", level, message);
+        }
+    }
+}
+
+/// Programs that run the program their arguments name: that one must be found too.
+const WRAPPERS: &[&str] = &[
+    "xargs", "env", "nice", "nohup", "setsid", "stdbuf", "timeout",
+];
+
+/// The programs an argv runs: `argv[0]`, and when it is a wrapper (`xargs -0 notify-send`)
+/// the first argument that is not an option, an assignment or a number.
+fn programs(argv: &[String]) -> Vec<&str> {
+    let Some(first) = argv.first() else {
+        return Vec::new();
+    };
+    let mut out = vec![first.as_str()];
+    let base = first.rsplit('/').next().unwrap_or(first);
+    if WRAPPERS.contains(&base)
+        && let Some(wrapped) = argv[1..]
+            .iter()
+            .find(|a| !a.starts_with('-') && !a.contains('=') && a.parse::<f64>().is_err())
+    {
+        out.push(wrapped);
+    }
+    out
+}
+
+/// The program `argv[0]` names: a path as it is, else the first match on `PATH`.
+fn find_program(program: &str) -> Option<PathBuf> {
+    let executable = |p: &Path| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return executable(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| executable(p))
+}
+
+/// Whether notes can be written in `dir`: a probe file created and removed, or the
+/// nearest existing parent when the directory is still to be created.
+fn writable(dir: &Path) -> (Level, String) {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {
+            let probe = dir.join(format!(".thinker-doctor-{}", std::process::id()));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&probe)
+            {
+                Ok(_) => {
+                    let _ = std::fs::remove_file(&probe);
+                    (Level::Ok, format!("{} is writable", dir.display()))
+                }
+                Err(e) => (
+                    Level::Fail,
+                    format!(
+                        "cannot write in {}: {e}; fix its permissions or change memory_dir",
+                        dir.display()
+                    ),
+                ),
+            }
+        }
+        Ok(_) => (
+            Level::Fail,
+            format!("{} is not a directory: change memory_dir", dir.display()),
+        ),
+        Err(_) => (
+            Level::Warn,
+            format!(
+                "{} does not exist yet: the first note creates it (or `mkdir -p {}`)",
+                dir.display(),
+                dir.display()
+            ),
+        ),
+    }
+}
+
+/// The quiet tick's settings.
+fn check_quiet(config: &Config, report: &mut Report) {
+    let q = &config.quiet;
+    if q.skip_unchanged {
+        report.push(
+            "quiet tick",
+            Level::Ok,
+            format!(
+                "on: a thread whose sources saw nothing new is not called, at most {} ticks in a row",
+                q.max_skipped
+            ),
+        );
+    } else {
+        report.push(
+            "quiet tick",
+            Level::Ok,
+            "off: every thread is called on its cadence even when nothing changed ([tick] skip_unchanged)",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> ModelRef {
+        ModelRef {
+            provider: "groq".into(),
+            model: "m".into(),
+        }
+    }
+
+    #[test]
+    fn what_a_one_token_call_says_about_the_provider() {
+        let m = || "groq/m".to_string();
+        let table = [
+            (None, Level::Ok),
+            (
+                Some(CallError::Truncated {
+                    model: m(),
+                    max_tokens: 1,
+                }),
+                Level::Ok,
+            ),
+            (
+                Some(CallError::BadResponse {
+                    model: m(),
+                    message: "empty".into(),
+                }),
+                Level::Ok,
+            ),
+            (
+                Some(CallError::RateLimited {
+                    model: m(),
+                    retry_after: None,
+                    message: String::new(),
+                }),
+                Level::Warn,
+            ),
+            (
+                Some(CallError::MissingKey {
+                    provider: "groq".into(),
+                    var: "K".into(),
+                    empty: false,
+                }),
+                Level::Fail,
+            ),
+            (
+                Some(CallError::Http {
+                    model: m(),
+                    status: 401,
+                    message: String::new(),
+                }),
+                Level::Fail,
+            ),
+            (
+                Some(CallError::Http {
+                    model: m(),
+                    status: 404,
+                    message: String::new(),
+                }),
+                Level::Fail,
+            ),
+            (
+                Some(CallError::Connect {
+                    model: m(),
+                    url: "u".into(),
+                    message: String::new(),
+                }),
+                Level::Fail,
+            ),
+            (
+                Some(CallError::Timeout {
+                    model: m(),
+                    after: Duration::from_secs(20),
+                }),
+                Level::Fail,
+            ),
+        ];
+        for (error, level) in table {
+            let shown = format!("{error:?}");
+            let (got, message) = reached(&model(), error, 12);
+            assert_eq!(got, level, "{shown}: {message}");
+        }
+        assert_eq!(reached(&model(), None, 12).1, "groq/m answered in 12 ms");
+        let refused = CallError::Http {
+            model: m(),
+            status: 403,
+            message: "no".into(),
+        };
+        assert!(
+            reached(&model(), Some(refused), 1)
+                .1
+                .contains("the key was refused")
+        );
+    }
+
+    #[test]
+    fn a_wrapper_names_the_program_it_runs() {
+        let argv = |a: &[&str]| a.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let table: [(&[&str], &[&str]); 5] = [
+            (
+                &["xargs", "-0", "notify-send", "--", "thinker"],
+                &["xargs", "notify-send"],
+            ),
+            (&["mail", "-s", "thinker", "me@example.com"], &["mail"]),
+            (
+                &["/usr/bin/env", "LANG=C", "ntfy", "publish"],
+                &["/usr/bin/env", "ntfy"],
+            ),
+            (&["timeout", "10", "curl", "-s"], &["timeout", "curl"]),
+            (&["xargs"], &["xargs"]),
+        ];
+        for (command, expected) in table {
+            assert_eq!(programs(&argv(command)), expected, "{command:?}");
+        }
+    }
+
+    #[test]
+    fn a_breaker_is_open_until_its_hours_pass() {
+        let config = Config::parse(
+            "[providers.groq]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:1\"\napi_key_env = \"GROQ_API_KEY\"\nbreaker_hours = 2\n[threads.watcher]\nmodel = \"groq/m\"\n",
+            None,
+        )
+        .unwrap();
+        let at = |t: &str| crate::timestamp::parse(t).unwrap();
+        let open = BreakerState {
+            failures: 3,
+            opened: Some(at("2026-11-22T09:00:00Z")),
+            reason: "HTTP 401".into(),
+            fingerprint: String::new(),
+        };
+        let clock = |t: &str| Clock::utc(at(t));
+        let (level, message) =
+            breaker_line("groq", &open, &config, clock("2026-11-22T10:59:59Z")).unwrap();
+        assert_eq!(level, Level::Fail);
+        assert!(
+            message.contains("until Sun 22 Nov 11:00") && message.contains("`GROQ_API_KEY`"),
+            "{message}"
+        );
+        let (level, _) =
+            breaker_line("groq", &open, &config, clock("2026-11-22T11:00:00Z")).unwrap();
+        assert_eq!(level, Level::Warn);
+        let counting = BreakerState {
+            failures: 1,
+            opened: None,
+            ..open.clone()
+        };
+        assert_eq!(
+            breaker_line("groq", &counting, &config, clock("2026-11-22T10:00:00Z"))
+                .unwrap()
+                .0,
+            Level::Warn
+        );
+        assert_eq!(
+            breaker_line(
+                "groq",
+                &BreakerState::default(),
+                &config,
+                clock("2026-11-22T10:00:00Z")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn the_summary_counts_each_level_and_a_fail_fails() {
+        let mut r = Report::default();
+        r.push("a", Level::Ok, "fine");
+        r.push("b", Level::Warn, "meh");
+        assert!(!r.failed());
+        assert_eq!(
+            r.summary(),
+            "1 ok, 1 warn, 0 FAIL: thinker can work; the warn lines say what could be better"
+        );
+        r.push("c", Level::Fail, "broken");
+        assert!(r.failed());
+        assert_eq!(r.text().lines().nth(2), Some("FAIL c: broken"));
+    }
+}
