@@ -91,6 +91,14 @@ struct RawConfig {
     escalation: Option<RawEscalation>,
     #[serde(default)]
     journal: RawJournal,
+    #[serde(default)]
+    guard: RawGuard,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGuard {
+    on_answer: Option<crate::untrusted::guard::OnAnswer>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -430,6 +438,8 @@ pub struct Config {
     pub escalation: EscalationConfig,
     /// `[journal]`: when `journal.jsonl` is renamed aside.
     pub journal_rotation: JournalRotation,
+    /// `[guard] on_answer`: what happens to a finding carrying an injection.
+    pub on_answer: crate::untrusted::guard::OnAnswer,
 }
 
 /// `journal.max_bytes` when `rotate = "size"` leaves it out: 10 MiB.
@@ -709,6 +719,7 @@ impl Validator<'_> {
             threads,
             escalation,
             journal_rotation: self.journal(&raw.journal)?,
+            on_answer: raw.guard.on_answer.unwrap_or_default(),
         })
     }
 

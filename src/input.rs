@@ -16,6 +16,7 @@ use crate::prompt::{PromptError, Prompts};
 use crate::sources::{self, GatherContext};
 use crate::state::State;
 use crate::thread::ThreadName;
+use crate::untrusted::guard;
 
 /// What every thread of one tick (or one `thinker prompt`) shares.
 #[derive(Debug, Clone, Copy)]
@@ -73,15 +74,35 @@ impl InputContext<'_> {
                 f.error
             );
         }
+        // The screen (issue 11): each source shown neutralised and marked when it
+        // carries an attempt; the detections go to the journal with their source.
+        let mut shown = gathered.texts.clone();
+        let mut detections = Vec::with_capacity(shown.len());
+        for t in &mut shown {
+            let (text, found) = guard::source(&t.text);
+            if !found.is_empty() {
+                // Info, not warn: the journal keeps it; cron would mail it every tick.
+                tracing::info!(
+                    thread = %thread,
+                    source = %t.name,
+                    "the screen found {} suspicious span(s) in this source: neutralised in the prompt",
+                    found.len()
+                );
+            }
+            t.text = text;
+            detections.push(found);
+        }
         let records = gathered
             .texts
             .iter()
-            .map(|t| SourceRecord {
+            .zip(detections)
+            .map(|(t, detections)| SourceRecord {
                 name: t.name.clone(),
                 kind: t.kind.to_string(),
                 bytes: t.text.len(),
                 truncated: t.truncated,
                 error: None,
+                detections,
             })
             .chain(gathered.failures.iter().map(|f| SourceRecord {
                 name: f.name.clone(),
@@ -89,11 +110,12 @@ impl InputContext<'_> {
                 bytes: 0,
                 truncated: false,
                 error: Some(f.error.clone()),
+                detections: Vec::new(),
             }))
             .collect();
         let prompt = self
             .prompts
-            .thread_prompt(thread, self.seen, &gathered.texts, &self.clock);
+            .thread_prompt(thread, self.seen, &shown, &self.clock);
         ThreadInput {
             prompt,
             sources: records,

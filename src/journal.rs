@@ -18,6 +18,7 @@ use crate::provider::Attempt;
 use crate::state::{DecisionRecord, EscalationRecord};
 use crate::thread::ThreadName;
 use crate::timestamp;
+use crate::untrusted::guard::GuardRecord;
 
 /// One model tried for a thread.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -67,6 +68,9 @@ pub struct SourceRecord {
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What the screen found in it (the prompt showed it neutralised).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub detections: Vec<GuardRecord>,
 }
 
 /// What one thread did this tick.
@@ -93,6 +97,9 @@ pub struct ThreadRecord {
     pub attempts: Vec<AttemptRecord>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<SourceRecord>,
+    /// What the screen found in its answer, and what the guard did with it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub guard: Vec<GuardRecord>,
 }
 
 /// What a thread did on its way to its outcome, gathered as it goes: a thread dropped at
@@ -110,6 +117,8 @@ pub struct ThreadTrace {
     pub latency_ms: u64,
     /// The quiet tick's fingerprint of what the thread saw (not journaled).
     pub fingerprint: Option<String>,
+    /// What the screen found in its answer.
+    pub guard: Vec<GuardRecord>,
 }
 
 impl ThreadRecord {
@@ -131,6 +140,7 @@ impl ThreadRecord {
             cost,
             latency_ms,
             fingerprint: _,
+            guard,
         } = trace;
         ThreadRecord {
             thread,
@@ -147,6 +157,7 @@ impl ThreadRecord {
             reinforce,
             attempts,
             sources,
+            guard,
         }
     }
 }

@@ -106,16 +106,19 @@ fn a_hostile_finding_and_hint_come_back_only_inside_data_fences() {
         let prompt = &out.stdout;
         fences_are_balanced(prompt);
         let outside = outside_fences(prompt);
+        // Since the guard (issue 11) the injections never come back verbatim: the
+        // finding was downgraded (not remembered), its text and the hint neutralised.
         for text in hostile {
-            assert!(prompt.contains(text), "{thread}: {text} is shown\n{prompt}");
             assert!(
-                !outside.contains(text),
-                "{thread}: {text} outside a fence\n{outside}"
+                !prompt.contains(text),
+                "{thread}: {text} is shown\n{prompt}"
             );
         }
-        if thread == Watcher {
-            assert_eq!(prompt.matches(HOSTILE_FINDING).count(), 2, "{prompt}");
-        }
+        assert!(
+            prompt.contains("[screened: "),
+            "{thread}: neutralised\n{prompt}"
+        );
+        assert!(!outside.contains("[screened: "), "{outside}");
         assert!(!outside.contains("ignore all previous"), "{outside}");
         assert!(!outside.contains("new rule"), "{outside}");
     }
@@ -128,7 +131,8 @@ fn the_next_tick_sends_the_hostile_text_fenced() {
     tick.run().expect_exit(0);
     let second = sent_prompt(&tick.requests(Librarian)[1]);
     fences_are_balanced(&second);
-    assert!(second.contains(HOSTILE_HINT) && second.contains(HOSTILE_FINDING));
+    assert!(!second.contains(HOSTILE_HINT) && !second.contains(HOSTILE_FINDING));
+    assert!(second.contains("[screened: "), "{second}");
     let outside = outside_fences(&second);
     assert!(
         !outside.contains(HOSTILE_HINT) && !outside.contains(HOSTILE_FINDING),

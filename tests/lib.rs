@@ -21,6 +21,7 @@ mod escalation_decision;
 mod escalation_tick;
 mod feedback_rules;
 mod guard_screen;
+mod guard_tick;
 mod hardening_config;
 mod hardening_init;
 mod hardening_memory;

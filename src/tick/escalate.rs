@@ -28,9 +28,10 @@ use crate::escalation::{note, notify};
 use crate::journal::{AttemptRecord, EscalationLine, EscalationWork, millis};
 use crate::prompt::Prompts;
 use crate::provider::{CallError, CallRequest, Progress, Providers};
-use crate::state::{Delivery, EscalationOutcome, EscalationRecord, State};
+use crate::state::{Delivery, EscalationOutcome, EscalationRecord, State, Suppression};
 use crate::storage::{JOURNAL_FILE, StateDir, StorageError};
 use crate::thread::ThreadName;
+use crate::untrusted::guard;
 
 /// How many settled records the primary model is shown as recent outcomes.
 const RECENT_OUTCOMES: usize = 10;
@@ -248,7 +249,28 @@ impl Escalation<'_> {
         let (threads, reasons) = who_and_why(state, due);
         let threads: Vec<&str> = threads.iter().map(String::as_str).collect();
         let reasons: Vec<&str> = reasons.iter().map(String::as_str).collect();
-        let effect = plan::effect(&record, &threads, &reasons, quiet, self.config);
+        // The guard (issue 11): a message carrying an injection is never delivered.
+        let screened = guard::message(&record.text);
+        let effect = if screened.is_empty() {
+            plan::effect(&record, &threads, &reasons, quiet, self.config)
+        } else {
+            tracing::warn!(
+                "the primary model's {} carries {} suspicious span(s): not delivered (suppressed: screened)",
+                record.action,
+                screened.len()
+            );
+            work.errors.push(format!(
+                "the decision's text was screened ({}): not delivered",
+                screened
+                    .iter()
+                    .map(|r| r.kind)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            Effect::Settled(EscalationOutcome::Suppressed(Suppression::Other(
+                "screened".into(),
+            )))
+        };
         for &i in due {
             let r = &mut state.escalation_history[i];
             r.decision = Some(record.clone());

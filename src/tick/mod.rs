@@ -42,6 +42,7 @@ use crate::storage::{
     ARCHIVE_FILE, Aftermath, JOURNAL_FILE, Lock, StateDir, StorageError, TakenFeedback,
 };
 use crate::thread::ThreadName;
+use crate::untrusted::guard::{self, OnAnswer};
 use std::collections::BTreeMap;
 
 /// How the tick is run.
@@ -96,6 +97,8 @@ async fn tick(
     options: &TickOptions,
 ) -> Result<TickReport, Error> {
     let started = Instant::now();
+    // The screen's rules compile once (15–20 ms): off the runtime thread, meanwhile.
+    let _warm = tokio::task::spawn_blocking(crate::untrusted::screen::warm);
     let opened = Opened::open(config, state_dir, options)?;
     let providers = Providers::new(config.providers.clone()).map_err(Error::Providers)?;
     let breakers = Breakers::new(
@@ -292,6 +295,7 @@ async fn run_threads(
                         run,
                         last: opened.ledger.quiet.get(thread.as_str()),
                         quiet: config.quiet,
+                        on_answer: config.on_answer,
                     };
                     job.run(deadline).await
                 }
@@ -438,6 +442,8 @@ struct ThreadJob<'a> {
     /// What it saw when last called (the quiet tick).
     last: Option<&'a QuietMemory>,
     quiet: QuietSettings,
+    /// What the guard does to a finding carrying an injection.
+    on_answer: OnAnswer,
 }
 
 impl ThreadJob<'_> {
@@ -525,9 +531,15 @@ impl ThreadJob<'_> {
             trace.model = Some(last.model.model.clone());
         }
         match outcome.result {
-            Ok((answer, completion)) => {
+            Ok((mut answer, completion)) => {
                 trace.provider = Some(completion.model.provider.clone());
                 trace.model = Some(completion.model.model.clone());
+                // The guard (issue 11): nothing a model was steered into writing reaches
+                // the subconscious verbatim, nor raises an escalation.
+                trace.guard = guard::answer(&mut answer, self.inputs.clock.now, self.on_answer);
+                if !trace.guard.is_empty() {
+                    tracing::info!(thread = %thread, "the screen found {} suspicious span(s) in the answer", trace.guard.len());
+                }
                 ThreadOutcome::Answered(answer)
             }
             Err(e @ CallError::OverBudget { .. }) if outcome.attempts.iter().all(|a| a.skipped) => {

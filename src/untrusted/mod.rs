@@ -17,6 +17,7 @@
 //! these functions.
 
 mod fold;
+pub mod guard;
 pub mod redact;
 mod rules;
 pub mod screen;

@@ -103,6 +103,13 @@ pub const WORD_RULES: &[Rule] = &[
     ),
     rule(
         InstructionOverride,
+        "a new rule for the agents",
+        0.6,
+        0,
+        r" new (?:rule|rules|policy|order|orders|directive) (?:for|to) (?:all|every|each|the|any) (?:threads?|agents?|assistants?|models?|ais?|bots?|llms?)",
+    ),
+    rule(
+        InstructionOverride,
         "role change",
         0.8,
         0,
@@ -363,6 +370,13 @@ pub const WORD_RULES: &[Rule] = &[
         0.65,
         0,
         r" (?:escalate|escalating|raise|forward|surface|push|report|send)(?: [^ ]+){0,3} (?:to|for) (?:the user|your user|the owner|your owner|your human|the human|your principal)(?: |$)",
+    ),
+    rule(
+        ActionRequest,
+        "set an answer field",
+        0.6,
+        0,
+        r" (?:set|make|mark|turn|flip) (?:the |your )?(?:escalate|escalation|escalate flag|escalate field|importance)(?: [^ ]+){0,2} (?:to )?(?:true|on|yes|10|9)(?: |$)",
     ),
     rule(
         ActionRequest,
