@@ -186,10 +186,8 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
         check_ledger(&dir, config, ctx.clock, &mut report);
         check_escalation(config, &mut report);
         check_quiet(config, &mut report);
+        check_guard(config, &mut report);
     }
-    // TODO(issue 11, guard): the screen of untrusted text is being built in
-    // `src/untrusted/`; once `[guard]` exists in the config, add its line here (enabled or
-    // not, its mode, what it does with a flagged source).
     Ok(report)
 }
 
@@ -877,6 +875,21 @@ fn check_quiet(config: &Config, report: &mut Report) {
             "off: every thread is called on its cadence even when nothing changed ([tick] skip_unchanged)",
         );
     }
+}
+
+/// The guard's settings (issue 11).
+fn check_guard(config: &Config, report: &mut Report) {
+    let on_answer = match config.on_answer {
+        crate::untrusted::guard::OnAnswer::Drop => "dropped",
+        crate::untrusted::guard::OnAnswer::Downgrade => "downgraded (never remembered)",
+    };
+    report.push(
+        "guard",
+        Level::Ok,
+        format!(
+            "sources are screened for injections and shown neutralised; a finding carrying one is {on_answer} ([guard] on_answer); an escalation carrying one is not raised, a notification not sent"
+        ),
+    );
 }
 
 #[cfg(test)]
