@@ -179,6 +179,7 @@ struct RawProvider {
     max_response_bytes: Option<u64>,
     breaker_failures: Option<u32>,
     breaker_hours: Option<u32>,
+    redact: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -323,6 +324,10 @@ pub struct ProviderConfig {
     pub max_response_bytes: usize,
     /// When to stop calling a provider that refuses the key or the quota.
     pub breaker: BreakerSettings,
+    /// Personal data (e-mail addresses, phone numbers, cards, IBANs, key shapes) is
+    /// replaced by placeholders in what this provider is sent (default: on unless the
+    /// provider is on this machine).
+    pub redact: bool,
 }
 
 /// `provider/model`, as a thread's `model` and `fallback` name it.
@@ -829,6 +834,9 @@ impl Validator<'_> {
         let replay_dir = self.replay_dir(name, p.kind, p.dir.as_deref())?;
         let pacing = self.pacing(name, &p, &base_url)?;
         let prices = self.prices(name, &p)?;
+        let redact = p
+            .redact
+            .unwrap_or(p.kind != ProviderKind::Replay && !is_loopback(&base_url));
         Ok(ProviderConfig {
             name: name.to_string(),
             kind: p.kind,
@@ -847,6 +855,7 @@ impl Validator<'_> {
             replay_dir,
             anthropic_version: p.anthropic_version.unwrap_or_else(|| "2023-06-01".into()),
             max_response_bytes: self.max_response_bytes(name, p.max_response_bytes)?,
+            redact,
             breaker: BreakerSettings {
                 failures: self.int(
                     &provider_key(name, "breaker_failures"),

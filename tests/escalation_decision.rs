@@ -193,6 +193,7 @@ async fn llama_openai_json_schema_answers_a_decision() {
         anthropic_version: "2023-06-01".into(),
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
+        redact: false,
     };
     let providers = Providers::new(
         [("llama".to_string(), config)]

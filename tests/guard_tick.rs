@@ -88,3 +88,39 @@ fn a_hostile_mail_never_steers_the_subconscious_or_the_user() {
         "{watcher}"
     );
 }
+
+/// Redaction (issue 11): what a provider with `redact` on is sent has personal data
+/// replaced by placeholders, the same address the same placeholder in every thread's
+/// prompt of the tick; on this machine (loopback) it is off unless asked for.
+#[test]
+fn personal_data_is_redacted_for_a_provider_that_asks_for_it() {
+    use thinker::thread::ThreadName::Librarian;
+    let source = "[[threads.{t}.sources]]\nkind = \"command\"\nname = \"mail\"\ncommand = [\"echo\", \"From anna@example.org to bob@example.org; anna@example.org again; card 4111 1111 1111 1111\"]";
+    let with = |tick: Tick| {
+        tick.thread(Watcher, &source.replace("{t}", "watcher"))
+            .thread(Librarian, &source.replace("{t}", "librarian"))
+    };
+    let mut tick = with(Tick::new().local("redact = true"));
+    tick.run().expect_exit(0);
+    for thread in [Watcher, Librarian] {
+        let body = String::from_utf8(tick.requests(thread)[0].body.clone()).unwrap();
+        assert!(
+            !body.contains("anna@example.org") && !body.contains("4111 1111"),
+            "{body}"
+        );
+        assert_eq!(
+            body.matches("<email-1>").count(),
+            2,
+            "{thread}: the same address, the same placeholder"
+        );
+        assert!(
+            body.contains("<email-2>") && body.contains("<card-1>"),
+            "{body}"
+        );
+    }
+    // Loopback, not asked: sent as it is (the user's own machine).
+    let mut tick = with(Tick::new());
+    tick.run().expect_exit(0);
+    let body = String::from_utf8(tick.requests(Watcher)[0].body.clone()).unwrap();
+    assert!(body.contains("anna@example.org"), "{body}");
+}

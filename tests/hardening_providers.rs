@@ -45,6 +45,7 @@ fn config(kind: ProviderKind, base_url: &str) -> ProviderConfig {
         concurrency: None,
         max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
+        redact: false,
     }
 }
 

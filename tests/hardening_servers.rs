@@ -219,6 +219,7 @@ fn anthropic(base_url: &str, structured_output: StructuredOutput) -> Providers {
         anthropic_version: "2023-06-01".into(),
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
+        redact: false,
     };
     Providers::new(BTreeMap::from([("a".to_string(), config)])).unwrap()
 }

@@ -70,6 +70,7 @@ async fn litellm_anthropic_structured_output_answers_a_thread() {
         anthropic_version: "2023-06-01".into(),
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
+        redact: false,
     };
     let p = Providers::new(BTreeMap::from([("litellm".to_string(), config)])).unwrap();
     let model = ModelRef {

@@ -64,6 +64,7 @@ fn provider(
         anthropic_version: "2023-06-01".into(),
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
+        redact: false,
     }
 }
 

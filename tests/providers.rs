@@ -123,6 +123,7 @@ fn config(name: &str, kind: ProviderKind, base_url: &str) -> ProviderConfig {
         anthropic_version: "2023-06-01".into(),
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
+        redact: false,
     }
 }
 

@@ -52,6 +52,7 @@ mod transport;
 mod usage;
 mod wire;
 
+use crate::untrusted::redact::Redactor;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -150,6 +151,9 @@ pub struct Providers {
     transport: Transport,
     configs: BTreeMap<String, ProviderConfig>,
     env: Arc<EnvLookup>,
+    /// One for all the calls of these providers (a tick), so the same address is the
+    /// same placeholder in every thread's prompt.
+    redactor: std::sync::Mutex<Redactor>,
 }
 
 impl fmt::Debug for Providers {
@@ -188,6 +192,7 @@ impl Providers {
             transport: Transport::new(configs.values())?,
             configs,
             env: Arc::new(|var| std::env::var(var).ok()),
+            redactor: std::sync::Mutex::new(Redactor::new()),
         })
     }
 
@@ -199,6 +204,25 @@ impl Providers {
     ) -> Self {
         self.env = Arc::new(env);
         self
+    }
+
+    /// `req` with personal data replaced by this tick's placeholders (`<email-1>`): for a
+    /// provider with `redact` on (issue 11).
+    fn redact(&self, req: &CallRequest) -> CallRequest {
+        let Ok(mut redactor) = self.redactor.lock() else {
+            // A poisoned lock: a fresh redactor still redacts, only numbering anew.
+            let mut fresh = Redactor::new();
+            return CallRequest {
+                system: fresh.redact(&req.system),
+                prompt: fresh.redact(&req.prompt),
+                ..req.clone()
+            };
+        };
+        CallRequest {
+            system: redactor.redact(&req.system),
+            prompt: redactor.redact(&req.prompt),
+            ..req.clone()
+        }
     }
 
     /// The provider's configuration.
@@ -246,6 +270,13 @@ impl Providers {
                 latency: started.elapsed(),
                 tries: 0,
             };
+        };
+        let redacted;
+        let req = if config.redact {
+            redacted = self.redact(req);
+            &redacted
+        } else {
+            req
         };
         match self.key(config) {
             Ok(key) => {
