@@ -13,6 +13,9 @@
 //! - **Escalation decisions** ([`message`]): a message or note carrying a detection is
 //!   not delivered (the caller records `suppressed: screened`).
 //!
+//! Key and token shapes in an answer are masked (`<secret>`) before anything is written:
+//! a model that copied one from a source cannot put it in the state or the journal.
+//!
 //! Every detection becomes a [`GuardRecord`] for the journal: where, what kind, which
 //! rule, how sure, and the evidence (already masked by the screen: key shapes are
 //! `<secret>`). Must not: do I/O, read the clock (answers get `now`), or keep anything.
@@ -20,6 +23,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::redact::mask_secrets;
 use super::screen::{self, Detection, ScreenContext, Screened};
 use crate::answer::Answer;
 
@@ -80,6 +84,13 @@ pub fn source(text: &str) -> (String, Vec<GuardRecord>) {
 /// Applies the policy to a thread's answer read at `now`; returns what was found.
 pub fn answer(answer: &mut Answer, now: DateTime<Utc>, policy: OnAnswer) -> Vec<GuardRecord> {
     let ctx = ScreenContext::answer(now);
+    // The secrets scrub: no key or token shape a model copied from a source is ever
+    // written (state, history, journal, archive).
+    for f in &mut answer.findings {
+        f.summary = mask_secrets(&f.summary);
+    }
+    answer.suggest = mask_secrets(&answer.suggest);
+    answer.escalate_reason = mask_secrets(&answer.escalate_reason);
     let mut found = Vec::new();
     let mut kept = Vec::with_capacity(answer.findings.len());
     for (i, mut f) in std::mem::take(&mut answer.findings).into_iter().enumerate() {
@@ -179,6 +190,21 @@ mod tests {
         let before = clean.clone();
         assert!(answer(&mut clean, now(), OnAnswer::Downgrade).is_empty());
         assert_eq!(clean, before);
+        // A key a model copied from a source is masked before anything is written.
+        let mut leaky = Answer {
+            findings: vec![finding(
+                "The deploy log shows the key sk-proj-AbCdEf0123456789AbCdEf0123456789",
+                5,
+            )],
+            ..Answer::default()
+        };
+        answer(&mut leaky, now(), OnAnswer::Downgrade);
+        assert!(
+            !leaky.findings[0].summary.contains("AbCdEf0123"),
+            "{:?}",
+            leaky.findings
+        );
+        assert!(leaky.findings[0].summary.contains("<secret>"));
     }
 
     #[test]
