@@ -9,8 +9,9 @@
 //! English suffixes cut) or one is a prefix of the other of at least 4 letters. An
 //! entry's id, or a file path in its summary (or its file name), named in the text
 //! matches outright. The score is the share of the entry's words found; only entries
-//! that clear [`Limits::threshold`] (two words and 30 %, or half of its words) are
-//! returned, so an unrelated text gets nothing rather than noise.
+//! that clear [`Limits::threshold`] (two words and 30 %, or half of its words) — or that
+//! have at least two of the text's words and half of them (a short question about a long
+//! entry) — are returned, so an unrelated text gets nothing rather than noise.
 //!
 //! The block marks itself as background memory, not instructions; every model-written
 //! text in it is cleaned to one line ([`crate::untrusted::defang_line`]) and may not
@@ -202,9 +203,22 @@ impl Query {
             .cloned()
             .collect();
         let score = matched.len() as f64 / own.len() as f64;
+        // A short question ("when is the budget review?") names few words, all of them
+        // in a long entry: the share of the *text's* words the entry has counts too.
+        let asked = self
+            .words
+            .iter()
+            .filter(|q| own.iter().any(|w| words_meet(q, w)))
+            .count();
+        let coverage = if self.words.is_empty() {
+            0.0
+        } else {
+            asked as f64 / self.words.len() as f64
+        };
         let clears = (matched.len() >= 2 && score >= limits.threshold)
-            || (!matched.is_empty() && score >= limits.strong);
-        clears.then_some((score, matched))
+            || (!matched.is_empty() && score >= limits.strong)
+            || (asked >= 2 && coverage >= limits.strong);
+        clears.then_some((score.max(coverage * 0.9), matched))
     }
 }
 
@@ -464,5 +478,37 @@ mod tests {
         let q = Query::new("what about p-email-pattern?");
         assert!(q.names_id("p-email-pattern"));
         assert!(!q.names_id("p-email"));
+    }
+
+    #[test]
+    fn a_short_question_finds_the_long_entry_it_names() {
+        let entry = |summary: &str| Entry {
+            id: "t-x".into(),
+            summary: summary.into(),
+            strength: 5,
+            created: crate::timestamp::parse("2026-11-22T10:00:00Z").unwrap(),
+            last_seen: crate::timestamp::parse("2026-11-22T10:00:00Z").unwrap(),
+            due: None,
+            source: None,
+            extra: serde_json::Map::new(),
+        };
+        let long = entry("Budget review moved to Friday 10:00; prepare a written agenda for Alice");
+        let limits = Limits::default();
+        assert!(
+            Query::new("When is the budget review?")
+                .score(&long, &limits)
+                .is_some()
+        );
+        // One shared word is not enough, however short the question.
+        assert!(
+            Query::new("When is the review?")
+                .score(&long, &limits)
+                .is_none()
+        );
+        assert!(
+            Query::new("refactor the parser module")
+                .score(&long, &limits)
+                .is_none()
+        );
     }
 }
