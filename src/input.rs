@@ -65,7 +65,12 @@ impl InputContext<'_> {
     /// and left out, never put into the prompt.
     pub async fn thread_input(&self, thread: ThreadName, sources: &[SourceConfig]) -> ThreadInput {
         let ctx = self.gather_context();
-        let gathered = sources::gather(sources, &ctx).await;
+        let mut gathered = sources::gather(sources, &ctx).await;
+        // A failing command may print a key (a token in a URL it echoes): its error, bound
+        // for the log and the journal, is scrubbed of key and token shapes.
+        for f in &mut gathered.failures {
+            f.error = crate::untrusted::redact::mask_secrets(&f.error);
+        }
         for f in &gathered.failures {
             tracing::warn!(
                 thread = %thread,

@@ -124,3 +124,22 @@ fn personal_data_is_redacted_for_a_provider_that_asks_for_it() {
     let body = String::from_utf8(tick.requests(Watcher)[0].body.clone()).unwrap();
     assert!(body.contains("anna@example.org"), "{body}");
 }
+
+/// The secrets scrub: a failing source that prints a token leaves none of it in the
+/// journal or on stderr.
+#[test]
+fn a_failing_source_that_prints_a_token_leaves_none_of_it() {
+    let token = "ghp_AbCdEf0123456789AbCdEf0123456789AbCd";
+    let mut tick = Tick::new().thread(
+        Watcher,
+        &format!(
+            "[[threads.watcher.sources]]\nkind = \"command\"\nname = \"gh\"\ncommand = [\"sh\", \"-c\", \"echo 'auth failed for token {token}' >&2; exit 1\"]"
+        ),
+    );
+    let out = tick.run();
+    out.expect_exit(0);
+    let journal = std::fs::read_to_string(tick.dir().join("journal.jsonl")).unwrap();
+    assert!(journal.contains("<secret>"), "{journal}");
+    assert!(!journal.contains("AbCdEf0123456789"), "{journal}");
+    assert!(!out.stderr.contains("AbCdEf0123456789"), "{}", out.stderr);
+}
