@@ -138,7 +138,7 @@ fn a_failing_source_that_prints_a_token_leaves_none_of_it() {
     );
     let out = tick.run();
     out.expect_exit(0);
-    let journal = std::fs::read_to_string(tick.dir().join("journal.jsonl")).unwrap();
+    let journal = fs::read_to_string(tick.dir().join("journal.jsonl")).unwrap();
     assert!(journal.contains("<secret>"), "{journal}");
     assert!(!journal.contains("AbCdEf0123456789"), "{journal}");
     assert!(!out.stderr.contains("AbCdEf0123456789"), "{}", out.stderr);
