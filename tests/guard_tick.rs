@@ -143,3 +143,40 @@ fn a_failing_source_that_prints_a_token_leaves_none_of_it() {
     assert!(!journal.contains("AbCdEf0123456789"), "{journal}");
     assert!(!out.stderr.contains("AbCdEf0123456789"), "{}", out.stderr);
 }
+
+/// Issue 11: with a key in the environment, no run of 8 bytes of it appears in any file
+/// under the state directory, on stdout or on stderr, across a tick with failures (a
+/// provider that quotes the key back in its 401, a source that prints it).
+#[test]
+fn no_byte_run_of_the_key_is_written_anywhere() {
+    const KEY: &str = "sk-live-Zq8Wm3Kp7Rt2Yx9Vb4Nc6Hd1Jf5Lg0";
+    let mut tick = Tick::new()
+        .local("api_key_env = \"LOCAL_KEY\"")
+        .env("LOCAL_KEY", KEY)
+        .respond(
+            Watcher,
+            wiremock::ResponseTemplate::new(401)
+                .set_body_string(format!("{{\"error\": \"invalid api key {KEY}\"}}")),
+        )
+        .thread(
+            Watcher,
+            "[[threads.watcher.sources]]\nkind = \"command\"\nname = \"env\"\ncommand = [\"sh\", \"-c\", \"echo key=$LOCAL_KEY >&2; exit 1\"]",
+        );
+    let out = tick.run_with(&["-v"]);
+    out.expect_exit(3);
+    let mut written = vec![("stdout".to_string(), out.stdout.clone().into_bytes())];
+    written.push(("stderr".into(), out.stderr.clone().into_bytes()));
+    for (name, bytes) in crate::support::snapshot(tick.dir()).unwrap() {
+        written.push((name, bytes));
+    }
+    let key = KEY.as_bytes();
+    for (name, bytes) in &written {
+        for run in key.windows(8) {
+            assert!(
+                !bytes.windows(8).any(|w| w == run),
+                "{name} holds {:?} of the key",
+                String::from_utf8_lossy(run)
+            );
+        }
+    }
+}
