@@ -9,7 +9,7 @@
 //! error, never an empty answer. Pure functions; no I/O.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::thread::{Kind, ThreadName};
@@ -28,25 +28,33 @@ pub const MAX_FINDINGS: usize = 20;
 pub const DEFAULT_IMPORTANCE: u8 = 0;
 
 /// One thing a thread noticed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub summary: String,
     pub importance: u8,
     pub kind: Kind,
     #[serde(
+        default,
         skip_serializing_if = "Option::is_none",
         with = "timestamp::serde_utc_opt"
     )]
     pub due: Option<DateTime<Utc>>,
 }
 
-/// A thread's answer for one tick, read and cleaned.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// A thread's answer for one tick, read and cleaned. Serialized compactly (empty fields
+/// left out): it is journaled on every tick so that the tick can be replayed
+/// (`thinker replay`), and read back from there.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Answer {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<Finding>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reinforce: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub suggest: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub escalate: bool,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub escalate_reason: String,
 }
 

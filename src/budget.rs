@@ -108,6 +108,10 @@ pub struct Ledger {
     /// What each thread saw when last called (the quiet tick; kept across days).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub quiet: BTreeMap<String, QuietMemory>,
+    /// The digest of the state thinker last wrote ([`crate::state::State::digest`]): a
+    /// tick that loads another state journals it whole, for `thinker replay`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

@@ -67,6 +67,11 @@ pub enum Command {
     // --- living with it (issue 12: doctor) ---
     /// Check the config, keys, providers, sources, state, lock, journal and budget
     Doctor(DoctorArgs),
+    // --- replay, explain, report (issue 13) ---
+    /// Re-run the journal through the aggregator: check it reproduces every state, then compare other settings (--set)
+    Replay(ReplayArgs),
+    /// The life of one entry, from the journal: where it came from, what reinforced it, how it left
+    Explain(ExplainArgs),
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -335,6 +340,36 @@ pub struct DoctorArgs {
     #[arg(long)]
     pub json: bool,
     /// Check as if now were this instant (RFC 3339)
+    #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
+}
+
+// --- replay, explain, report (issue 13) ---
+
+#[derive(Debug, Args, Clone)]
+pub struct ReplayArgs {
+    /// Replay from when: a span before now (7d, 24h), a date (local midnight) or an instant; default: the whole journal
+    #[arg(long, value_name = "SPAN|DATE")]
+    pub since: Option<Since>,
+    /// A setting to try, written as in the config file: memory.match_threshold=0.5, memory.caps.patterns=8, escalation.daily_cap=2 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// The result as one JSON object on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Read --since as if now were this instant (RFC 3339)
+    #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ExplainArgs {
+    /// The entry's id (as `thinker show` lists it), e.g. t-dentist-appointment-friday
+    pub id: String,
+    /// The life as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Read times as if now were this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339", hide = true)]
     pub now: Option<String>,
 }

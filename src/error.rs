@@ -75,6 +75,9 @@ pub enum Error {
     /// The journal or the archive cannot be read (`log`, `stats`).
     #[error(transparent)]
     History(#[from] crate::history::HistoryError),
+    /// A `--set` of `replay` or `report` that cannot be applied.
+    #[error(transparent)]
+    Override(#[from] crate::replay::overrides::OverrideError),
 }
 
 impl Error {
@@ -86,7 +89,8 @@ impl Error {
             | Error::BadNow { .. }
             | Error::Prompt(_)
             | Error::InitExists { .. }
-            | Error::InitWrite { .. } => EXIT_USAGE,
+            | Error::InitWrite { .. }
+            | Error::Override(_) => EXIT_USAGE,
             Error::Storage(StorageError::Locked { .. }) => EXIT_LOCKED,
             Error::Storage(_)
             | Error::Providers(_)

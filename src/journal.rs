@@ -11,11 +11,12 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::aggregate::feedback::FeedbackReport;
+use crate::aggregate::feedback::{FeedbackReport, Verdict};
 use crate::aggregate::{RemovalReason, Report, Status, ThreadOutcome};
+use crate::answer::Answer;
 use crate::budget::Skip;
 use crate::provider::Attempt;
-use crate::state::{DecisionRecord, EscalationRecord};
+use crate::state::{DecisionRecord, EscalationRecord, State};
 use crate::thread::ThreadName;
 use crate::timestamp;
 use crate::untrusted::guard::GuardRecord;
@@ -100,6 +101,10 @@ pub struct ThreadRecord {
     /// What the screen found in its answer, and what the guard did with it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub guard: Vec<GuardRecord>,
+    /// The answer as the aggregator took it (read, cleaned, guarded), compact: what
+    /// `thinker replay` re-runs the aggregator on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
 }
 
 /// What a thread did on its way to its outcome, gathered as it goes: a thread dropped at
@@ -125,6 +130,7 @@ impl ThreadRecord {
     /// The thread's journal record: its status, skip, error and counts from `outcome`,
     /// the rest from `trace`.
     pub fn of(thread: ThreadName, outcome: &ThreadOutcome, trace: ThreadTrace) -> ThreadRecord {
+        let answer = outcome.answer().cloned();
         let (skip, error, findings, reinforce) = match outcome {
             ThreadOutcome::Answered(a) => (None, None, a.findings.len(), a.reinforce.len()),
             ThreadOutcome::Failed(e) => (None, Some(e.to_string()), 0, 0),
@@ -158,6 +164,7 @@ impl ThreadRecord {
             attempts,
             sources,
             guard,
+            answer,
         }
     }
 }
@@ -223,6 +230,18 @@ pub struct JournalLine {
     pub tokens_in: u64,
     pub tokens_out: u64,
     pub cost: f64,
+    /// The agent's verdicts the tick took from `feedback.jsonl` (applied when the tick
+    /// was), for `thinker replay`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub verdicts: Vec<Verdict>,
+    /// The digest ([`State::digest`]) of the state this tick leaves (before its
+    /// escalation phase, whose line has its own): `thinker replay` checks against it.
+    pub state: String,
+    /// The state the tick started from, whole, when it is not the one thinker last wrote
+    /// (the first tick, a state restored from `.bak` or edited by hand, a write that
+    /// failed): where a replay can start or pick up again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<Box<State>>,
 }
 
 /// The escalation work of a tick (SPEC §8): a line of its own, appended after the tick's
@@ -237,6 +256,8 @@ pub struct EscalationLine {
     pub run: u64,
     pub tick_count: u64,
     pub escalation: EscalationWork,
+    /// The digest of the state as the escalation phase left it.
+    pub state: String,
 }
 
 /// What the escalation phase did: the call (if one was made), the effects, the outcomes.

@@ -29,6 +29,7 @@ pub mod prompt;
 pub mod provider;
 pub mod quiet;
 pub mod recall;
+pub mod replay;
 pub mod runtime;
 pub mod show;
 pub mod sources;
@@ -82,6 +83,9 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Mcp(args) => args.now.as_deref(),
         // --- living with it (issue 12: doctor) ---
         Command::Doctor(args) => args.now.as_deref(),
+        // --- replay, explain, report (issue 13) ---
+        Command::Replay(args) => args.now.as_deref(),
+        Command::Explain(args) => args.now.as_deref(),
     };
     let mut ctx = Context::new(&cli.global, now, zone, output)?;
     match &cli.command {
@@ -102,5 +106,8 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Mcp(args) => cmd::mcp::run(&mut ctx, args),
         // --- living with it (issue 12: doctor) ---
         Command::Doctor(args) => cmd::doctor::run(&mut ctx, args),
+        // --- replay, explain, report (issue 13) ---
+        Command::Replay(args) => cmd::replay::run(&mut ctx, args),
+        Command::Explain(args) => cmd::explain::run(&mut ctx, args),
     }
 }

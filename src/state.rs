@@ -525,6 +525,16 @@ impl State {
         Ok(text)
     }
 
+    /// A short digest of the state as it is written ([`State::to_json`]). The journal
+    /// records it after every tick, so that `thinker replay` can check that it reproduces
+    /// each state exactly; the ledger keeps the last one written, so that a tick can tell
+    /// a state changed outside thinker (and journal it whole). Not a security hash.
+    pub fn digest(&self) -> String {
+        self.to_json()
+            .map(|text| untrusted::fence_id(&[&text]))
+            .unwrap_or_default()
+    }
+
     /// Checks what serde cannot: unique ids, ranges.
     pub fn validate(&self) -> Result<(), StateProblem> {
         let mut seen = HashSet::new();

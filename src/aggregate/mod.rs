@@ -165,6 +165,29 @@ pub struct UnknownId {
     pub id: String,
 }
 
+/// Why an entry was seen again this tick (for `thinker explain`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SightingBy {
+    /// The agent marked it `used`.
+    Agent,
+    /// A thread listed its id in `reinforce`.
+    Listed { thread: ThreadName },
+    /// A thread's finding matched it, with this similarity.
+    Matched {
+        thread: ThreadName,
+        summary: String,
+        similarity: f64,
+    },
+}
+
+/// One reason an entry was reinforced this tick (an entry may be seen several times; it
+/// is reinforced once).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sighting {
+    pub id: String,
+    pub by: SightingBy,
+}
+
 /// Everything the aggregator changed, for the journal, `--dry-run` and `--json`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Report {
@@ -187,6 +210,9 @@ pub struct Report {
     /// What the agent's verdicts did (rule 9).
     #[serde(skip_serializing_if = "feedback::FeedbackReport::is_empty")]
     pub feedback: feedback::FeedbackReport,
+    /// Why each reinforced entry was seen (`thinker explain`; not in `--json`).
+    #[serde(skip)]
+    pub sightings: Vec<Sighting>,
 }
 
 /// How much of the memory a tick archived. Entries added and archived in the same tick

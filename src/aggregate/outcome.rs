@@ -5,7 +5,7 @@
 //! Plain data: it does no I/O and decides nothing. The tick produces it; a thread that
 //! ran out of time is [`ThreadError::TimedOut`], never a half-filled record.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::answer::Answer;
 use crate::budget::Skip;
@@ -42,7 +42,7 @@ impl ThreadOutcome {
 
 /// The status of a [`ThreadOutcome`] as written in the journal (`threads[].status`) and
 /// in `tick --json` (`report.threads[].status`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Answered,

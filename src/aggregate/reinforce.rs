@@ -9,7 +9,10 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::{Archived, RemovalReason, Report, Settings, StrengthChange, ThreadOutcome, UnknownId};
+use super::{
+    Archived, RemovalReason, Report, Settings, Sighting, SightingBy, StrengthChange, ThreadOutcome,
+    UnknownId,
+};
 use crate::answer::Finding;
 use crate::matching::{Similarity, TokenSet, similarity};
 use crate::state::{Category, MAX_STRENGTH, State};
@@ -76,6 +79,10 @@ pub fn apply(
     for id in used {
         if let Some(&i) = by_id.get(id.as_str()) {
             seen[i] = true;
+            report.sightings.push(Sighting {
+                id: id.clone(),
+                by: SightingBy::Agent,
+            });
         }
     }
 
@@ -85,7 +92,13 @@ pub fn apply(
         };
         for id in &answer.reinforce {
             match by_id.get(id.as_str()) {
-                Some(&i) => seen[i] = true,
+                Some(&i) => {
+                    seen[i] = true;
+                    report.sightings.push(Sighting {
+                        id: id.clone(),
+                        by: SightingBy::Listed { thread },
+                    });
+                }
                 None => report.unknown_reinforce.push(UnknownId {
                     thread,
                     id: id.clone(),
@@ -95,7 +108,17 @@ pub fn apply(
         for finding in &answer.findings {
             let tokens = TokenSet::new(&finding.summary);
             match best_match(&tokens, &existing, settings.match_threshold) {
-                Some(i) => seen[i] = true,
+                Some(i) => {
+                    seen[i] = true;
+                    report.sightings.push(Sighting {
+                        id: existing[i].1.to_string(),
+                        by: SightingBy::Matched {
+                            thread,
+                            summary: finding.summary.clone(),
+                            similarity: similarity(&tokens, &existing[i].2).value(),
+                        },
+                    });
+                }
                 None => unmatched.push(Unmatched {
                     thread,
                     finding: finding.clone(),

@@ -23,6 +23,9 @@ pub mod stats;
 pub mod mcp;
 // --- living with it (issue 12: doctor) ---
 pub mod doctor;
+// --- replay, explain, report (issue 13) ---
+pub mod explain;
+pub mod replay;
 
 use std::io::Write;
 use std::path::PathBuf;

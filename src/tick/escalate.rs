@@ -164,12 +164,14 @@ impl Escalation<'_> {
             .stage(&state)
             .and_then(|s| self.dir.commit_staged(s))
             .map_err(after_tick)?;
+        let digest = state.digest();
         self.dir
             .write_ledger(&Ledger {
                 runs: self.run,
                 spent: self.budget.spent(),
                 breakers: self.budget.breaker_states(),
                 escalations: self.calls_today.load(Ordering::SeqCst),
+                state: Some(digest.clone()),
                 ..self.ledger.clone()
             })
             .map_err(after_tick)?;
@@ -179,6 +181,7 @@ impl Escalation<'_> {
             run: self.run,
             tick_count: state.tick_count,
             escalation: work,
+            state: digest,
         };
         self.dir
             .append_lines(JOURNAL_FILE, std::slice::from_ref(&line))

@@ -125,6 +125,7 @@ async fn tick(
     let ledger = Ledger {
         runs: opened.run,
         quiet: std::mem::take(&mut threads.quiet),
+        state: Some(aggregated.digest.clone()),
         ..opened.ledger.clone()
     };
     let (journal, outcomes) = journal_line(&opened, threads, &aggregated, options.clock, started);
@@ -338,6 +339,9 @@ struct Aggregated {
     next: State,
     report: Report,
     warnings: Vec<String>,
+    /// The digest of the state the tick started from, and of the one it leaves.
+    loaded: String,
+    digest: String,
 }
 
 impl Aggregated {
@@ -354,10 +358,18 @@ impl Aggregated {
         for warning in &warnings {
             tracing::warn!("{warning}");
         }
+        let loaded = opened.state.digest();
+        let digest = if report.applied {
+            next.digest()
+        } else {
+            loaded.clone()
+        };
         Aggregated {
             next,
             report,
             warnings,
+            loaded,
+            digest,
         }
     }
 }
@@ -388,6 +400,11 @@ fn journal_line(
         aggregate: AggregateRecord::from(report),
         escalations: report.escalations.clone(),
         warnings: aggregated.warnings.clone(),
+        verdicts: opened.feedback.verdicts.clone(),
+        state: aggregated.digest.clone(),
+        // Not the state thinker last wrote: journaled whole, where a replay can start.
+        base: (opened.ledger.state.as_deref() != Some(aggregated.loaded.as_str()))
+            .then(|| Box::new(opened.state.clone())),
     };
     (line, outcomes)
 }

@@ -1,0 +1,202 @@
+//! `thinker explain ID`: the life of one entry, read off a replay of the journal — the
+//! finding it came from, every time it was seen again (by which thread, from which
+//! finding, or by the agent's word), its strength tick by tick, and how it left.
+//!
+//! Pure: frames and the journal in, a [`Life`] out; rendering is `cmd::explain`'s.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{Frame, Journal, Run};
+use crate::aggregate::{RemovalReason, SightingBy};
+use crate::state::Category;
+use crate::thread::{Kind, ThreadName};
+use crate::timestamp;
+
+/// Where an entry came from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Origin {
+    #[serde(with = "timestamp::serde_utc")]
+    pub time: DateTime<Utc>,
+    pub run: u64,
+    pub category: Category,
+    pub thread: ThreadName,
+    pub kind: Kind,
+    pub summary: String,
+    pub importance: u8,
+    /// Findings of that tick merged into it (1: only its own).
+    pub findings: usize,
+}
+
+/// Why an entry was seen again.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "by", rename_all = "lowercase")]
+pub enum Seen {
+    /// The agent said it was used (`thinker feedback ID used`).
+    Agent,
+    /// A thread listed its id in `reinforce`.
+    Thread { thread: ThreadName },
+    /// A thread's finding matched its summary.
+    Finding {
+        thread: ThreadName,
+        summary: String,
+        similarity: f64,
+    },
+}
+
+/// One tick in the entry's life.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Step {
+    #[serde(with = "timestamp::serde_utc")]
+    pub time: DateTime<Utc>,
+    pub run: u64,
+    /// Its strength after the tick (on the tick it left: its strength when it left).
+    pub strength: u8,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seen: Vec<Seen>,
+}
+
+/// How it left.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Departure {
+    #[serde(with = "timestamp::serde_utc")]
+    pub time: DateTime<Utc>,
+    pub run: u64,
+    pub reason: RemovalReason,
+    pub strength: u8,
+    /// The agent's note, when it was rejected with one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One stay of the entry (an id can be taken again after it left).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Life {
+    pub id: String,
+    pub summary: String,
+    /// `None`: it was already there when the replay started.
+    pub origin: Option<Origin>,
+    pub steps: Vec<Step>,
+    pub departure: Option<Departure>,
+}
+
+/// The lives of `id` in `run` (empty: the journal never had it).
+pub fn explain(id: &str, run: &Run, journal: &Journal) -> Vec<Life> {
+    let mut lives: Vec<Life> = Vec::new();
+    let mut open: Option<Life> = run.start.as_ref().and_then(|s| {
+        s.all_entries()
+            .find(|(_, e)| e.id == id)
+            .map(|(_, e)| Life {
+                id: id.to_string(),
+                summary: e.summary.clone(),
+                origin: None,
+                steps: Vec::new(),
+                departure: None,
+            })
+    });
+    for frame in &run.frames {
+        if let Some(archived) = frame.report.removed.iter().find(|a| a.entry.id == id) {
+            let mut life = open.take().unwrap_or_else(|| Life {
+                id: id.to_string(),
+                summary: archived.entry.summary.clone(),
+                origin: origin(frame, id),
+                steps: Vec::new(),
+                departure: None,
+            });
+            life.steps.push(step(frame, id, archived.entry.strength));
+            life.departure = Some(Departure {
+                time: frame.time,
+                run: frame.run,
+                reason: archived.reason,
+                strength: archived.entry.strength,
+                note: note(frame, id, journal),
+            });
+            lives.push(life);
+            // Added again in the same tick under the freed id: a new life.
+            if frame.report.added.iter().any(|a| a.id == id) && archived.entry.created != frame.time
+            {
+                open = new_life(frame, id);
+            }
+            continue;
+        }
+        if open.is_none() {
+            open = new_life(frame, id);
+        }
+        if let Some(life) = open.as_mut() {
+            let strength = frame
+                .points
+                .iter()
+                .find(|p| p.id == id)
+                .map_or(0, |p| p.strength);
+            life.steps.push(step(frame, id, strength));
+        }
+    }
+    lives.extend(open);
+    lives
+}
+
+fn new_life(frame: &Frame, id: &str) -> Option<Life> {
+    let added = frame.report.added.iter().find(|a| a.id == id)?;
+    Some(Life {
+        id: id.to_string(),
+        summary: added.summary.clone(),
+        origin: origin(frame, id),
+        steps: Vec::new(),
+        departure: None,
+    })
+}
+
+fn origin(frame: &Frame, id: &str) -> Option<Origin> {
+    let added = frame.report.added.iter().find(|a| a.id == id)?;
+    Some(Origin {
+        time: frame.time,
+        run: frame.run,
+        category: added.category,
+        thread: added.thread,
+        kind: added.kind,
+        summary: added.summary.clone(),
+        importance: added.importance,
+        findings: added.findings,
+    })
+}
+
+fn step(frame: &Frame, id: &str, strength: u8) -> Step {
+    let seen = frame
+        .report
+        .sightings
+        .iter()
+        .filter(|s| s.id == id)
+        .map(|s| match &s.by {
+            SightingBy::Agent => Seen::Agent,
+            SightingBy::Listed { thread } => Seen::Thread { thread: *thread },
+            SightingBy::Matched {
+                thread,
+                summary,
+                similarity,
+            } => Seen::Finding {
+                thread: *thread,
+                summary: summary.clone(),
+                similarity: (similarity * 100.0).round() / 100.0,
+            },
+        })
+        .collect();
+    Step {
+        time: frame.time,
+        run: frame.run,
+        strength,
+        seen,
+    }
+}
+
+/// The agent's note on a rejection, from the verdicts the tick took.
+fn note(frame: &Frame, id: &str, journal: &Journal) -> Option<String> {
+    journal
+        .ticks
+        .get(frame.tick)?
+        .line
+        .verdicts
+        .iter()
+        .rev()
+        .find(|v| v.id == id)
+        .and_then(|v| v.note.clone())
+}
