@@ -116,15 +116,18 @@ fn render(s: &mut String, life: &Life, clock: &Clock) {
     // Strength, compressed: one line per tick it was seen, runs of unseen ticks folded.
     let mut quiet: Vec<u8> = Vec::new();
     let flush = |s: &mut String, quiet: &mut Vec<u8>| {
-        if let (Some(first), Some(last)) = (quiet.first(), quiet.last()) {
-            let _ = writeln!(
-                s,
-                "  unseen   {} tick{}, strength {} → {}",
-                quiet.len(),
-                if quiet.len() == 1 { "" } else { "s" },
-                first,
-                last
-            );
+        match quiet.as_slice() {
+            [] => {}
+            [only] => {
+                let _ = writeln!(s, "  unseen   1 tick: strength {only}");
+            }
+            [first, .., last] => {
+                let _ = writeln!(
+                    s,
+                    "  unseen   {} ticks: strength {first} → {last}",
+                    quiet.len()
+                );
+            }
         }
         quiet.clear();
     };
@@ -174,8 +177,13 @@ fn reasons(seen: &[Seen]) -> String {
 }
 
 fn departure(s: &mut String, life: &Life, clock: &Clock) {
-    match &life.departure {
-        Some(d) => {
+    let Some(d) = &life.departure else {
+        let last = life.steps.last().map_or(0, |st| st.strength);
+        let _ = writeln!(s, "  still in memory at strength {last}");
+        return;
+    };
+    {
+        {
             let how = match d.reason {
                 crate::aggregate::RemovalReason::Decayed => {
                     "decayed: its strength reached 0".to_string()
@@ -209,10 +217,6 @@ fn departure(s: &mut String, life: &Life, clock: &Clock) {
                 clock.wall(d.time),
                 d.run
             );
-        }
-        None => {
-            let last = life.steps.last().map_or(0, |st| st.strength);
-            let _ = writeln!(s, "  still in memory at strength {last}");
         }
     }
 }

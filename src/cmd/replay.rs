@@ -77,7 +77,7 @@ pub fn replay_dir(
         since,
         &settings.current.memory,
         settings.overridden.as_ref().map(|c| &c.memory),
-        true,
+        replay::Keep::Frames,
     );
     Ok((journal, replay))
 }
@@ -184,7 +184,7 @@ fn render(out: &Output<'_>, journal: &Journal, clock: &Clock) -> String {
     if let Some(stop) = &out.stopped {
         let _ = writeln!(
             s,
-            "The journal stops being readable at {}: replayed up to it{}.",
+            "The journal stops being readable at {}. Replayed up to it{}.",
             Stop {
                 file: stop.file.clone(),
                 line: stop.line,
@@ -207,66 +207,69 @@ fn render(out: &Output<'_>, journal: &Journal, clock: &Clock) -> String {
             s.push('\n');
             finals(&mut s, &out.final_rows, None);
         }
-        Some(diff) => {
-            let set: Vec<String> = out
-                .overrides
-                .iter()
-                .map(|o| format!("{} = {}", o.key, o.value))
-                .collect();
-            let _ = writeln!(s, "With {}:\n", set.join(", "));
-            side_table(&mut s, &diff.current, Some(&diff.overridden));
-            lives(
-                &mut s,
-                "Only with --set (would have lived):",
-                &diff.only_overridden,
-            );
-            lives(
-                &mut s,
-                "Only with the current settings (would not have been remembered with --set):",
-                &diff.only_current,
-            );
-            if !diff.changed.is_empty() {
-                s.push_str("\nIn memory for a different time:\n");
-                for c in diff.changed.iter().take(10) {
-                    let _ = writeln!(
-                        s,
-                        "  {:<28} {:>8} → {:<8} {}",
-                        cut(&c.id, 28),
-                        lifetime(c.current_seconds),
-                        lifetime(c.overridden_seconds),
-                        cut(&c.summary, 50)
-                    );
-                }
-                if diff.changed.len() > 10 {
-                    let _ = writeln!(s, "  … and {} more", diff.changed.len() - 10);
-                }
-            }
-            if diff.days.iter().any(|d| d.current != d.overridden) || !diff.days.is_empty() {
-                s.push_str("\nEscalations per day   raised  suppressed  calls  capped  quiet │  raised  suppressed  calls  capped  quiet\n");
-                for d in &diff.days {
-                    let (c, o) = (d.current, d.overridden);
-                    let _ = writeln!(
-                        s,
-                        "  {}          {:>6}  {:>10}  {:>5}  {:>6}  {:>5} │  {:>6}  {:>10}  {:>5}  {:>6}  {:>5}",
-                        d.day,
-                        c.raised,
-                        c.suppressed,
-                        c.calls,
-                        c.capped,
-                        c.in_quiet_hours,
-                        o.raised,
-                        o.suppressed,
-                        o.calls,
-                        o.capped,
-                        o.in_quiet_hours
-                    );
-                }
-            }
-            s.push('\n');
-            finals(&mut s, &diff.final_current, Some(&diff.final_overridden));
-        }
+        Some(diff) => compared(&mut s, out, diff),
     }
     s
+}
+
+/// The comparison with the overridden run.
+fn compared(s: &mut String, out: &Output<'_>, diff: &Diff) {
+    let set: Vec<String> = out
+        .overrides
+        .iter()
+        .map(|o| format!("{} = {}", o.key, o.value))
+        .collect();
+    let _ = writeln!(s, "With {}:\n", set.join(", "));
+    side_table(s, &diff.current, Some(&diff.overridden));
+    lives(
+        s,
+        "Only with --set (would have lived):",
+        &diff.only_overridden,
+    );
+    lives(
+        s,
+        "Only with the current settings (would not have been remembered with --set):",
+        &diff.only_current,
+    );
+    if !diff.changed.is_empty() {
+        s.push_str("\nIn memory for a different time:\n");
+        for c in diff.changed.iter().take(10) {
+            let _ = writeln!(
+                s,
+                "  {:<28} {:>8} → {:<8} {}",
+                cut(&c.id, 28),
+                lifetime(c.current_seconds),
+                lifetime(c.overridden_seconds),
+                cut(&c.summary, 50)
+            );
+        }
+        if diff.changed.len() > 10 {
+            let _ = writeln!(s, "  … and {} more", diff.changed.len() - 10);
+        }
+    }
+    if diff.days.iter().any(|d| d.current != d.overridden) || !diff.days.is_empty() {
+        s.push_str("\nEscalations per day   raised  suppressed  calls  capped  quiet │  raised  suppressed  calls  capped  quiet\n");
+        for d in &diff.days {
+            let (c, o) = (d.current, d.overridden);
+            let _ = writeln!(
+                s,
+                "  {}          {:>6}  {:>10}  {:>5}  {:>6}  {:>5} │  {:>6}  {:>10}  {:>5}  {:>6}  {:>5}",
+                d.day,
+                c.raised,
+                c.suppressed,
+                c.calls,
+                c.capped,
+                c.in_quiet_hours,
+                o.raised,
+                o.suppressed,
+                o.calls,
+                o.capped,
+                o.in_quiet_hours
+            );
+        }
+    }
+    s.push('\n');
+    finals(s, &diff.final_current, Some(&diff.final_overridden));
 }
 
 fn faithfulness(s: &mut String, check: &Check) {
@@ -307,7 +310,8 @@ fn faithfulness(s: &mut String, check: &Check) {
 }
 
 fn side_table(s: &mut String, current: &Side, overridden: Option<&Side>) {
-    let rows: Vec<(&str, Box<dyn Fn(&Side) -> String>)> = vec![
+    type Cell = Box<dyn Fn(&Side) -> String>;
+    let rows: Vec<(&str, Cell)> = vec![
         (
             "entries remembered",
             Box::new(|x: &Side| x.remembered.to_string()),

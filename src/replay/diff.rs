@@ -189,7 +189,7 @@ pub fn side(
     };
     if !lives.is_empty() {
         let total: i64 = lives.iter().map(|l| l.seconds).sum();
-        side.average_lifetime_seconds = total / lives.len() as i64;
+        side.average_lifetime_seconds = total / i64::try_from(lives.len()).unwrap_or(i64::MAX);
         side.longest = lives
             .iter()
             .max_by(|a, b| a.seconds.cmp(&b.seconds).then_with(|| b.born.cmp(&a.born)))

@@ -49,6 +49,19 @@ pub struct Frame {
     pub settled: Vec<EscalationRecord>,
     /// The recorded tick (index into the journal's ticks).
     pub tick: usize,
+    /// The whole state after the tick, when asked for ([`Keep::States`]).
+    pub state: Option<State>,
+}
+
+/// What a run keeps of each tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Nothing but the end state and the check.
+    Nothing,
+    /// A [`Frame`] per tick (for the comparison, `explain`, `report`).
+    Frames,
+    /// Frames with the whole state after each tick (tests, tools).
+    States,
 }
 
 /// A recorded digest the replay did not reproduce.
@@ -170,7 +183,7 @@ pub fn run(
     start: Option<State>,
     settings: &Settings,
     follow: Follow,
-    keep_frames: bool,
+    keep: Keep,
 ) -> Run {
     let mut out = Run {
         start: start.clone(),
@@ -250,8 +263,9 @@ pub fn run(
             None => Vec::new(),
         };
         out.ticks += 1;
-        if keep_frames {
+        if keep != Keep::Nothing {
             out.frames.push(Frame {
+                state: (keep == Keep::States).then(|| next.clone()),
                 time: line.time,
                 run: line.run,
                 points: points(&next),
@@ -310,7 +324,7 @@ pub fn replay(
     since: Option<DateTime<Utc>>,
     current: &Settings,
     overridden: Option<&Settings>,
-    keep_frames: bool,
+    keep: Keep,
 ) -> Replay {
     let first = since.map_or(0, |since| {
         journal
@@ -320,7 +334,7 @@ pub fn replay(
             .unwrap_or(journal.ticks.len())
     });
     let (before, window) = journal.ticks.split_at(first);
-    let lead = run(before, 0, None, current, Follow::Recorded, false);
+    let lead = run(before, 0, None, current, Follow::Recorded, Keep::Nothing);
     let start = lead.end.clone();
     let mut current_run = run(
         window,
@@ -328,7 +342,7 @@ pub fn replay(
         start.clone(),
         current,
         Follow::Recorded,
-        keep_frames,
+        keep,
     );
     let mut check = lead.check.clone();
     check.add(&current_run.check);
@@ -336,7 +350,7 @@ pub fn replay(
     notes.append(&mut current_run.notes);
     current_run.notes = notes;
     let overridden =
-        overridden.map(|settings| run(window, first, start, settings, Follow::Own, keep_frames));
+        overridden.map(|settings| run(window, first, start, settings, Follow::Own, keep));
     Replay {
         first,
         current: current_run,
