@@ -29,6 +29,7 @@ pub mod prompt;
 pub mod provider;
 pub mod quiet;
 pub mod recall;
+pub mod report;
 pub mod runtime;
 pub mod show;
 pub mod sources;

@@ -38,6 +38,7 @@ mod prompts;
 mod provider_breaker;
 mod providers;
 mod quiet_tick;
+mod report_html;
 mod sources_command;
 mod sources_ics;
 mod sources_maildir;
