@@ -108,6 +108,30 @@ const SUMMARIES: [(&str, Category); 14] = [
     ),
 ];
 
+/// The fixture's calls, failures and skips: two providers (one free), the dreamer
+/// failing now and then, the oracle skipped three ticks in four.
+fn calls(stats: &mut [TickStats]) {
+    for (k, tick) in stats.iter_mut().enumerate() {
+        let busy = k % 48 > 4 && k % 48 < 36;
+        tick.usage.insert(
+            "groq".into(),
+            usage(if busy { 2400 } else { 1200 }, 180, 0.000_21),
+        );
+        if k % 3 == 0 {
+            tick.usage.insert("ollama".into(), usage(900, 120, 0.0));
+        }
+        if k % 17 == 5 {
+            tick.failed.push(ThreadName::Dreamer);
+        }
+        if k % 29 == 11 {
+            tick.failed.push(ThreadName::Watcher);
+        }
+        if k % 4 != 0 {
+            tick.skipped.push(ThreadName::Oracle);
+        }
+    }
+}
+
 /// The browser's fixture: four days of half-hourly ticks, fourteen entries that are
 /// added, reinforced, decay and leave, escalations with every kind of outcome, two
 /// providers, failures and skips.
@@ -124,7 +148,7 @@ fn fixture() -> Model {
         .collect();
     let mut entries = Vec::new();
     for (i, (summary, category)) in SUMMARIES.iter().enumerate() {
-        let born = (i as i64 * 13 + rng.next(10).cast_signed()) % (ticks - 20);
+        let born = (i64::try_from(i).unwrap() * 13 + rng.next(10).cast_signed()) % (ticks - 20);
         let mut strength: i32 = 4 + rng.next(5) as i32;
         let mut points = Vec::new();
         let mut left = None;
@@ -171,25 +195,7 @@ fn fixture() -> Model {
             left,
         });
     }
-    for (k, tick) in stats.iter_mut().enumerate() {
-        let busy = k % 48 > 4 && k % 48 < 36;
-        tick.usage.insert(
-            "groq".into(),
-            usage(if busy { 2400 } else { 1200 }, 180, 0.000_21),
-        );
-        if k % 3 == 0 {
-            tick.usage.insert("ollama".into(), usage(900, 120, 0.0));
-        }
-        if k % 17 == 5 {
-            tick.failed.push(ThreadName::Dreamer);
-        }
-        if k % 29 == 11 {
-            tick.failed.push(ThreadName::Watcher);
-        }
-        if k % 4 != 0 {
-            tick.skipped.push(ThreadName::Oracle);
-        }
-    }
+    calls(&mut stats);
     let outcomes = [
         "notified: the dentist moved to 15:00",
         "suppressed: duplicate",
@@ -205,7 +211,7 @@ fn fixture() -> Model {
         .iter()
         .enumerate()
         .map(|(i, outcome)| EscalationMark {
-            time: at(9 + i as i64 * 20),
+            time: at(9 + i64::try_from(i).unwrap() * 20),
             thread: ThreadName::ALL[i % 4].to_string(),
             reason: format!("{} needs the user", SUMMARIES[i].0),
             outcome: EscalationOutcome::parse(outcome),
@@ -404,10 +410,13 @@ fn one_tick_draws_each_entry_as_a_visible_dash() {
     );
 }
 
+/// A day as the test expects it: date, ticks, escalations.
+type Day = (&'static str, u32, u32);
+
 #[test]
 fn days_are_local_days_of_the_zone_passed_in() {
     // Ticks at 22:00Z, 23:30Z, 01:00Z; the escalation at 23:30Z.
-    let cases: [(i32, &[(&str, u32, u32)]); 3] = [
+    let cases: [(i32, &[Day]); 3] = [
         (0, &[("2026-11-21", 2, 1), ("2026-11-22", 1, 0)]),
         (1, &[("2026-11-21", 1, 0), ("2026-11-22", 2, 1)]),
         (-5, &[("2026-11-21", 3, 1)]),
@@ -545,9 +554,12 @@ fn ten_thousand_ticks_make_a_small_page() {
     assert_self_contained(&html);
 }
 
+/// First point, last point, lowest and highest strength.
+type Shape = (Option<(f64, u8)>, Option<(f64, u8)>, u8, u8);
+
 /// Every entry's strength as a chart reader would see it: the points' strengths at
 /// each x, first and last.
-fn shape(points: &[(f64, u8)]) -> (Option<(f64, u8)>, Option<(f64, u8)>, u8, u8) {
+fn shape(points: &[(f64, u8)]) -> Shape {
     let min = points.iter().map(|p| p.1).min().unwrap_or(0);
     let max = points.iter().map(|p| p.1).max().unwrap_or(0);
     (points.first().copied(), points.last().copied(), min, max)

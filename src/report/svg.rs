@@ -153,10 +153,9 @@ fn axis(frame: Frame, zone: Zone) -> Vec<(DateTime<Utc>, String)> {
 fn time_grid(out: &mut String, frame: Frame, zone: Zone, top: f64, bottom: f64, label_y: f64) {
     for (t, label) in axis(frame, zone) {
         let x = frame.x(t);
-        let _ = write!(
+        let _ = writeln!(
             out,
-            r#"<line class="grid" x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/><text class="axis" x="{x:.1}" y="{label_y:.1}" text-anchor="middle">{}</text>
-"#,
+            r#"<line class="grid" x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/><text class="axis" x="{x:.1}" y="{label_y:.1}" text-anchor="middle">{}</text>"#,
             esc(&label)
         );
     }
@@ -233,27 +232,24 @@ pub fn strength(out: &mut String, model: &Model, zone: Zone) {
     let band_y = bottom + 20.0;
     let label_y = bottom + 44.0;
     let height = label_y + 8.0;
-    let _ = write!(
+    let _ = writeln!(
         out,
-        r#"<svg class="chart strength" viewBox="0 0 {WIDTH:.0} {height:.0}" role="img" aria-label="strength of each entry over time, escalations under it"><title>Strength of each entry over time</title>
-"#
+        r#"<svg class="chart strength" viewBox="0 0 {WIDTH:.0} {height:.0}" role="img" aria-label="strength of each entry over time, escalations under it"><title>Strength of each entry over time</title>"#
     );
     for s in (0..=MAX_STRENGTH).step_by(2) {
         let yy = y(s);
-        let _ = write!(
+        let _ = writeln!(
             out,
-            r#"<line class="grid" x1="{LEFT:.0}" y1="{yy:.0}" x2="{:.0}" y2="{yy:.0}"/><text class="axis" x="{:.0}" y="{:.0}" text-anchor="end">{s}</text>
-"#,
+            r#"<line class="grid" x1="{LEFT:.0}" y1="{yy:.0}" x2="{:.0}" y2="{yy:.0}"/><text class="axis" x="{:.0}" y="{:.0}" text-anchor="end">{s}</text>"#,
             LEFT + PLOT_W,
             LEFT - 6.0,
             yy + 4.0
         );
     }
     time_grid(out, frame, zone, TOP, band_y + 10.0, label_y);
-    let _ = write!(
+    let _ = writeln!(
         out,
-        r#"<text class="axis" x="{:.0}" y="{:.0}" text-anchor="end">esc.</text>
-"#,
+        r#"<text class="axis" x="{:.0}" y="{:.0}" text-anchor="end">esc.</text>"#,
         LEFT - 6.0,
         band_y + 4.0
     );
@@ -268,10 +264,9 @@ pub fn strength(out: &mut String, model: &Model, zone: Zone) {
         }
     }
     if !rug.is_empty() {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            r#"<path class="rug" d="{rug}"><title>ticks</title></path>
-"#
+            r#"<path class="rug" d="{rug}"><title>ticks</title></path>"#
         );
     }
     for entry in &model.entries {
@@ -342,9 +337,9 @@ fn markers(out: &mut String, frame: Frame, zone: Zone, marks: &[EscalationMark],
             let _ = write!(hover, "\nand {} more", group.len() - MARKER_NAMES);
         }
         let x = frame.x(group[0].time);
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<g class=\"marker {class}\"><title>{hover}</title><circle cx=\"{x:.1}\" cy=\"{band_y:.0}\" r=\"{}\"/></g>\n",
+            "<g class=\"marker {class}\"><title>{hover}</title><circle cx=\"{x:.1}\" cy=\"{band_y:.0}\" r=\"{}\"/></g>",
             if group.len() > 1 { 5 } else { 4 }
         );
     }
@@ -562,8 +557,8 @@ fn esc_lines(text: &str) -> String {
 /// A count for an axis: `950`, `12k`, `3.4M`.
 fn short(n: u64) -> String {
     match n {
-        ..10_000 => n.to_string(),
-        ..1_000_000 => format!("{}k", n / 1000),
+        0..10_000 => n.to_string(),
+        10_000..1_000_000 => format!("{}k", n / 1000),
         _ => format!("{:.1}M", n as f64 / 1e6),
     }
 }
