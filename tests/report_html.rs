@@ -557,6 +557,52 @@ fn ten_thousand_ticks_make_a_small_page() {
 /// First point, last point, lowest and highest strength.
 type Shape = (Option<(f64, u8)>, Option<(f64, u8)>, u8, u8);
 
+#[test]
+fn long_text_is_cut_and_wraps() {
+    let mut model = small();
+    let long = "x".repeat(5000);
+    model.entries[0].summary.clone_from(&long);
+    model.escalations[0].reason.clone_from(&long);
+    let html = report::render(&model, zone(0));
+    // Hover text at most 300 characters, a table cell at most 480; nothing unbroken longer.
+    let longest_run = html.split(|c: char| c != 'x').map(str::len).max().unwrap();
+    assert!((300..=480).contains(&longest_run), "{longest_run}");
+    assert!(html.contains("x…"));
+    assert!(html.contains("td.text{max-width:520px;overflow-wrap:anywhere}"));
+}
+
+proptest! {
+    /// Whatever text a model carries, the page gets no element from it: no script, every
+    /// `<title>` closed once, one line per entry.
+    #[test]
+    fn any_text_stays_text(
+        texts in proptest::collection::vec("[<>&\"' /=a-z()é\u{202e}\u{1b}\n]{0,40}", 8),
+        strengths in proptest::collection::vec(0u8..=10, 1..6),
+    ) {
+        let mut model = small();
+        model.title.clone_from(&texts[0]);
+        model.entries[0].summary.clone_from(&texts[1]);
+        model.entries[1].id.clone_from(&texts[2]);
+        model.escalations[0].reason.clone_from(&texts[3]);
+        model.escalations[0].thread.clone_from(&texts[4]);
+        model.settings = vec![(texts[5].clone(), texts[6].clone())];
+        model.notes = vec![texts[7].clone()];
+        let start = model.window.from;
+        model.entries[0].points = strengths
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (start + TimeDelta::minutes(i64::try_from(i).unwrap() * 30), *s))
+            .collect();
+        let html = report::render(&model, zone(0));
+        prop_assert!(!html.contains("<script"));
+        prop_assert!(!html.contains('\u{1b}'), "an escape character");
+        prop_assert!(!html.contains('\u{202e}'), "a bidi override");
+        prop_assert_eq!(html.matches("<title>").count(), html.matches("</title>").count());
+        prop_assert_eq!(html.matches("<polyline").count(), 2);
+        prop_assert_eq!(html.matches("<g ").count(), html.matches("</g>").count());
+    }
+}
+
 /// Every entry's strength as a chart reader would see it: the points' strengths at
 /// each x, first and last.
 fn shape(points: &[(f64, u8)]) -> Shape {
