@@ -72,6 +72,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// The life of one entry, from the journal: where it came from, what reinforced it, how it left
     Explain(ExplainArgs),
+    /// Draw the journal as one self-contained HTML page (strength over time, escalations, tokens and cost)
+    Report(ReportArgs),
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -370,6 +372,22 @@ pub struct ExplainArgs {
     #[arg(long)]
     pub json: bool,
     /// Read times as if now were this instant (RFC 3339)
+    #[arg(long, value_name = "RFC3339", hide = true)]
+    pub now: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ReportArgs {
+    /// The HTML file to write (self-contained: opens offline, loads nothing)
+    #[arg(long, value_name = "FILE")]
+    pub html: PathBuf,
+    /// From when: a span before now (7d, 24h), a date (local midnight) or an instant; default: the whole journal
+    #[arg(long, value_name = "SPAN|DATE")]
+    pub since: Option<Since>,
+    /// Draw these settings beside the current ones, as for `thinker replay --set` (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Read --since as if now were this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339", hide = true)]
     pub now: Option<String>,
 }

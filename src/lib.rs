@@ -30,6 +30,7 @@ pub mod provider;
 pub mod quiet;
 pub mod recall;
 pub mod replay;
+pub mod report;
 pub mod runtime;
 pub mod show;
 pub mod sources;
@@ -86,6 +87,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         // --- replay, explain, report (issue 13) ---
         Command::Replay(args) => args.now.as_deref(),
         Command::Explain(args) => args.now.as_deref(),
+        Command::Report(args) => args.now.as_deref(),
     };
     let mut ctx = Context::new(&cli.global, now, zone, output)?;
     match &cli.command {
@@ -109,5 +111,6 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         // --- replay, explain, report (issue 13) ---
         Command::Replay(args) => cmd::replay::run(&mut ctx, args),
         Command::Explain(args) => cmd::explain::run(&mut ctx, args),
+        Command::Report(args) => cmd::report::run(&mut ctx, args),
     }
 }

@@ -39,6 +39,7 @@ mod provider_breaker;
 mod providers;
 mod quiet_tick;
 mod replay;
+mod report_html;
 mod sources_command;
 mod sources_ics;
 mod sources_maildir;

@@ -26,6 +26,7 @@ pub mod doctor;
 // --- replay, explain, report (issue 13) ---
 pub mod explain;
 pub mod replay;
+pub mod report;
 
 use std::io::Write;
 use std::path::PathBuf;
