@@ -118,7 +118,7 @@ pub enum StorageError {
     NotRegular { path: PathBuf, kind: &'static str },
     #[error("another thinker tick holds the lock {path}; this run was skipped and touched nothing")]
     Locked { path: PathBuf },
-    #[error("cannot take the lock {path}: {source}")]
+    #[error("cannot take the lock {path}: {source}{}", way_out(source, path))]
     Lock { path: PathBuf, source: io::Error },
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: io::Error },
@@ -146,7 +146,7 @@ pub enum StorageError {
         what: &'static str,
         source: serde_json::Error,
     },
-    #[error("cannot write {path}: {source}; {aftermath}")]
+    #[error("cannot write {path}: {source}; {aftermath}{}", way_out(source, path))]
     Write {
         path: PathBuf,
         source: io::Error,
@@ -212,6 +212,28 @@ impl StorageError {
             },
             other => other,
         }
+    }
+}
+
+/// The way out of a failed write to `path`, for the errors a user can do something about
+/// (a full disk, a file-size limit, a read-only or immutable directory); empty otherwise.
+fn way_out(source: &io::Error, path: &Path) -> String {
+    let dir = path.parent().unwrap_or(path).display();
+    match source.kind() {
+        io::ErrorKind::StorageFull => format!(
+            ". The file system holding {dir} is full: free space on it (or pass --state DIR on another one), then run thinker again"
+        ),
+        io::ErrorKind::QuotaExceeded => format!(
+            ". Your disk quota on the file system holding {dir} is used up: free space or raise the quota, then run thinker again"
+        ),
+        io::ErrorKind::FileTooLarge => ". A file-size limit stopped the write (`ulimit -f`, or LimitFSIZE in a systemd unit): raise or remove it where thinker is started, then run thinker again".to_string(),
+        io::ErrorKind::ReadOnlyFilesystem => format!(
+            ". The file system holding {dir} is mounted read-only: remount it read-write, or pass --state DIR on a writable one"
+        ),
+        io::ErrorKind::PermissionDenied => format!(
+            ". thinker may not write in {dir}: check its owner and mode (`ls -ld {dir}`) and whether it is immutable (`lsattr -d {dir}`; `chattr -i {dir}`), or pass --state DIR"
+        ),
+        _ => String::new(),
     }
 }
 
@@ -637,8 +659,14 @@ impl StateDir {
             .mode(0o600)
             .open(&tmp)
             .map_err(werr)?;
-        file.write_all(bytes).map_err(werr)?;
-        file.sync_all().map_err(werr)?;
+        // A write that fails half-way (a full disk, a file-size limit) takes its temp
+        // file with it, so it does not hold the space the next tick needs.
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| {
+                let _ = fs::remove_file(&tmp);
+                werr(e)
+            })?;
         Ok(tmp)
     }
 

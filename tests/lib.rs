@@ -36,6 +36,7 @@ mod llama_e2e;
 mod mcp_e2e;
 mod prompts;
 mod proof_crash;
+mod proof_disk;
 mod proof_overlap;
 mod provider_breaker;
 mod providers;
