@@ -829,22 +829,34 @@ impl StateDir {
             file = open_append(&path).map_err(werr)?;
             len = file.metadata().map_err(werr)?.len();
         }
-        if len > 0 {
-            let mut last = [0u8; 1];
-            file.read_exact_at(&mut last, len - 1).map_err(werr)?;
-            if last[0] != b'\n' {
-                buf.insert(0, b'\n');
-            }
+        write_lines(&mut file, len, buf, &path)
+    }
+}
+
+/// Writes `buf` (whole lines) at the end of `file` (`len` bytes, open to append) with one
+/// `write`, on a new line if the file ends in a torn one, and syncs it.
+fn write_lines(
+    file: &mut File,
+    len: u64,
+    mut buf: Vec<u8>,
+    path: &Path,
+) -> Result<(), StorageError> {
+    let werr = |source| write_error(path, source);
+    if len > 0 {
+        let mut last = [0u8; 1];
+        file.read_exact_at(&mut last, len - 1).map_err(werr)?;
+        if last[0] != b'\n' {
+            buf.insert(0, b'\n');
         }
-        file.write_all(&buf).map_err(werr)?;
-        match file.sync_data() {
-            // A journal linked to /dev/null or a pipe cannot be synced, and need not be.
-            Err(e) if !file.metadata().is_ok_and(|m| m.is_file()) => {
-                tracing::debug!("{} is not a regular file; not synced: {e}", path.display());
-                Ok(())
-            }
-            other => other.map_err(werr),
+    }
+    file.write_all(&buf).map_err(werr)?;
+    match file.sync_data() {
+        // A journal linked to /dev/null or a pipe cannot be synced, and need not be.
+        Err(e) if !file.metadata().is_ok_and(|m| m.is_file()) => {
+            tracing::debug!("{} is not a regular file; not synced: {e}", path.display());
+            Ok(())
         }
+        other => other.map_err(werr),
     }
 }
 
@@ -959,8 +971,48 @@ impl StateDir {
     /// one line, written with a single `write` on an `O_APPEND` file, which concurrent
     /// appenders and a tick renaming the file cannot tear (a line is far below
     /// `PIPE_BUF`).
+    ///
+    /// The hand-over to a tick ([`StateDir::take_feedback`]) loses nothing: the line is
+    /// written under a shared `flock` of the open file, taken only once the file is still
+    /// the one named `feedback.jsonl` (else a tick took it meanwhile, and the line goes to
+    /// the new file); a tick takes the exclusive lock of the file it renamed before
+    /// reading it, so a line being written is in it by then.
     pub fn append_feedback(&self, verdict: &Verdict) -> Result<(), StorageError> {
-        self.append_lines(FEEDBACK_FILE, std::slice::from_ref(verdict))
+        self.append_feedback_with(verdict, || {}, || {})
+    }
+
+    /// [`StateDir::append_feedback`] with `opened` run after each open, and `checked`
+    /// once the locked file is known to be `feedback.jsonl`, just before the write: where
+    /// tests put a tick.
+    fn append_feedback_with(
+        &self,
+        verdict: &Verdict,
+        mut opened: impl FnMut(),
+        mut checked: impl FnMut(),
+    ) -> Result<(), StorageError> {
+        let path = self.file(FEEDBACK_FILE);
+        let werr = |source| write_error(&path, source);
+        let mut buf = serde_json::to_vec(verdict).map_err(|e| werr(io::Error::other(e)))?;
+        buf.push(b'\n');
+        // A tick takes the file at most once between an open and a lock; the bound only
+        // keeps a pathological directory from looping forever.
+        for attempt in 0..100 {
+            let mut file = open_append(&path).map_err(werr)?;
+            opened();
+            file.lock_shared().map_err(werr)?;
+            let mine = file.metadata().map_err(werr)?;
+            let named = fs::metadata(&path).ok();
+            let still = named.is_some_and(|m| m.dev() == mine.dev() && m.ino() == mine.ino());
+            if still || attempt == 99 {
+                checked();
+                return write_lines(&mut file, mine.len(), buf, &path);
+            }
+            tracing::debug!(
+                "a tick took {} meanwhile; appending to the new one",
+                path.display()
+            );
+        }
+        Ok(())
     }
 
     /// Under the lock: renames `feedback.jsonl` to `feedback.jsonl.consumed-<run>` (a
@@ -977,11 +1029,12 @@ impl StateDir {
                 n += 1;
                 to = self.file(&format!("{CONSUMED_PREFIX}{run}.{n}"));
             }
-            if let Err(e) = fs::rename(&from, &to) {
-                tracing::warn!(
+            match fs::rename(&from, &to) {
+                Ok(()) => wait_for_writers(&to),
+                Err(e) => tracing::warn!(
                     "cannot take {} for this tick: {e}; its verdicts wait",
                     from.display()
-                );
+                ),
             }
         }
         self.read_feedback(false)
@@ -1096,6 +1149,31 @@ impl StateDir {
                     .collect()
             })
             .unwrap_or_default()
+    }
+}
+
+/// Waits until no `thinker feedback` is writing to `path` (a `feedback.jsonl` just renamed
+/// by a tick): takes and drops its exclusive `flock`, which waits for every writer that
+/// locked it before the rename ([`StateDir::append_feedback`]); a writer that locks it
+/// later sees the rename and appends to the new file. A writer holds its lock for one
+/// `write`: after 2 s (a stopped writer) the file is read as it is, with a warning.
+fn wait_for_writers(path: &Path) {
+    let Ok(file) = File::open(path) else { return };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return,
+            Err(TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "a `thinker feedback` still holds {} ({e:?}); reading it as it is: a verdict it writes from now on is lost",
+                    path.display()
+                );
+                return;
+            }
+        }
     }
 }
 
@@ -1541,6 +1619,72 @@ mod tests {
         ] {
             assert_eq!(start(other), None, "{other}");
         }
+    }
+
+    fn verdict(id: &str) -> Verdict {
+        serde_json::from_value(
+            serde_json::json!({"at": "2026-11-22T10:00:00Z", "id": id, "verdict": "used"}),
+        )
+        .unwrap()
+    }
+
+    /// Guards against a verdict written while a tick takes `feedback.jsonl` landing in
+    /// the taken file after the tick read it (and being removed with it): the tick waits
+    /// for the write.
+    #[test]
+    fn a_verdict_being_written_when_a_tick_takes_the_file_is_read_by_that_tick() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        let mut tick = None;
+        dir.append_feedback_with(
+            &verdict("p-one"),
+            || {},
+            || {
+                let d = dir.clone();
+                tick = Some(std::thread::spawn(move || {
+                    let lock = d.lock().unwrap();
+                    d.take_feedback(&lock, 7).verdicts.len()
+                }));
+                // Time for the tick to rename the file and read it, were it not to wait.
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            tick.unwrap().join().unwrap(),
+            1,
+            "the tick read the verdict"
+        );
+        assert!(
+            !dir.file(FEEDBACK_FILE).exists(),
+            "nothing left for the next tick"
+        );
+    }
+
+    /// Guards against a verdict going into a file a tick took between the writer's open
+    /// and its lock: it goes to the new `feedback.jsonl`, for the next tick.
+    #[test]
+    fn a_verdict_opened_before_a_tick_took_the_file_goes_to_the_new_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        let mut taken = None;
+        dir.append_feedback_with(
+            &verdict("p-two"),
+            || {
+                if taken.is_none() {
+                    let lock = dir.lock().unwrap();
+                    taken = Some(dir.take_feedback(&lock, 7));
+                }
+            },
+            || {},
+        )
+        .unwrap();
+        let taken = taken.unwrap();
+        assert!(taken.verdicts.is_empty(), "{taken:?}");
+        dir.clear_feedback(&taken);
+        let pending = fs::read_to_string(dir.file(FEEDBACK_FILE)).unwrap();
+        assert!(pending.contains("p-two"), "{pending}");
+        assert_eq!(dir.peek_feedback().verdicts.len(), 1);
     }
 
     #[test]
