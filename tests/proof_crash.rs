@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -90,7 +90,7 @@ impl Respond for Unique {
         let body: Value = serde_json::from_slice(&request.body).unwrap_or_default();
         let model = body["model"].as_str().unwrap_or("watcher").to_string();
         let escalate =
-            model == "watcher" && self.escalate_every > 0 && n % self.escalate_every == 0;
+            model == "watcher" && self.escalate_every > 0 && n.is_multiple_of(self.escalate_every);
         // Words no other call uses: no two findings match (SPEC §7.2).
         let answer = json!({
             "findings": [{"summary": format!("sighting{n} alpha{n} bravo{n} charlie{n}"), "importance": 6}],
@@ -215,7 +215,7 @@ fn applied_lines(dir: &Path) -> Vec<Value> {
 }
 
 /// The pending feedback files: `feedback.jsonl` and `feedback.jsonl.consumed-*`.
-fn feedback_files(dir: &Path) -> Vec<std::path::PathBuf> {
+fn feedback_files(dir: &Path) -> Vec<PathBuf> {
     fs::read_dir(dir)
         .map(|entries| {
             entries
@@ -239,116 +239,155 @@ fn delivered(out: &Path) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn ticks_killed_at_random_moments_never_corrupt_lose_or_repeat() {
-    let seed = env_or("THINKER_CRASH_SEED", 0x5EED_2026);
-    let max_kills = env_or("THINKER_CRASH_KILLS", 300);
-    let max_time = Duration::from_secs(env_or("THINKER_CRASH_SECONDS", 60));
-    let _ = std::io::Write::write_all(
-        &mut std::io::stderr(),
-        format!("proof_crash: seed {seed} (THINKER_CRASH_SEED={seed} replays the delays)\n")
-            .as_bytes(),
-    );
-    let mut rng = Rng(seed);
+/// The state directory under fire, and what the loop learned about it.
+struct Proof {
+    seed: u64,
+    rng: Rng,
+    tick: Tick,
+    dir: PathBuf,
+    /// The notifier's file: one delivery id a line.
+    out: PathBuf,
+    /// The `--now` of the next run: 10 minutes after the previous one.
+    step: i64,
+    /// Unknown ids given one verdict each, to be found applied.
+    tracked: Vec<String>,
+    /// The runs (journal `run`) of processes that were killed.
+    killed_runs: BTreeSet<u64>,
+    tally: BTreeMap<&'static str, u64>,
+    answers: Unique,
+    decided: Arc<AtomicUsize>,
+    _primary: (tokio::runtime::Runtime, MockServer),
+}
 
-    // The primary model and the notifier.
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
+/// What a run starts from.
+struct Before {
+    state: Value,
+    files: Vec<Vec<u8>>,
+}
+
+impl Proof {
+    /// Threads answering unique findings, the watcher escalating on every call, the
+    /// primary model deciding `notify`, the notifier appending ids.
+    fn start(seed: u64) -> Proof {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let primary = rt.block_on(MockServer::start());
+        let decided = Arc::new(AtomicUsize::new(0));
+        rt.block_on(
+            Mock::given(method("POST"))
+                .and(path("/v1/messages"))
+                .respond_with(Decisions(decided.clone()))
+                .mount(&primary),
+        );
+        let answers = Unique::new(1);
+        let tick = answers
+            .mount(Tick::new().state(SEED))
+            .env("PRIMARY_KEY", "sk-ant-test-0123456789");
+        let out = tick.home().join("delivered.txt");
+        let script = tick.home().join("notify.sh");
+        fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\ngrep -o 'dlv-[0-9]* needs' | cut -d' ' -f1 >> '{}'\n",
+                out.display()
+            ),
+        )
         .unwrap();
-    let primary = rt.block_on(MockServer::start());
-    let decided = Arc::new(AtomicUsize::new(0));
-    rt.block_on(
-        Mock::given(method("POST"))
-            .and(path("/v1/messages"))
-            .respond_with(Decisions(decided.clone()))
-            .mount(&primary),
-    );
-    let answers = Unique::new(1);
-    let tick = answers
-        .mount(Tick::new().state(SEED))
-        .env("PRIMARY_KEY", "sk-ant-test-0123456789");
-    let out = tick.home().join("delivered.txt");
-    let script = tick.home().join("notify.sh");
-    fs::write(
-        &script,
-        format!("#!/bin/sh\ngrep -o 'dlv-[0-9]*' >> '{}'\n", out.display()),
-    )
-    .unwrap();
-    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
-    let mut tick = tick.config_extra(&format!(
-        "[journal]\nrotate = \"never\"\n\n[providers.primary]\nkind = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"PRIMARY_KEY\"\nretries = 0\n\n[escalation]\nmodel = \"primary/claude-opus-5\"\nnotify_command = [\"{}\"]\nnotify_timeout_seconds = 10\ndaily_cap = 1000\n",
-        primary.uri(),
-        script.display()
-    ));
-    let dir = tick.dir().to_path_buf();
-    let store = StateDir::at(&dir);
-    let base = crate::support::now();
-    let mut step = 0i64;
-    let mut now = || {
-        step += 1;
-        thinker::timestamp::format(base + chrono::TimeDelta::minutes(10 * step))
-    };
-
-    // A few whole ticks: they must work, and they measure how long one takes.
-    let mut took = Vec::new();
-    for _ in 0..3 {
-        tick.set_now(&now());
-        let started = Instant::now();
-        let run = tick.thinker(&["tick"]);
-        took.push(started.elapsed());
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
-    }
-    took.sort();
-    let span = u64::try_from(took[1].as_micros() * 6 / 5).unwrap_or(u64::MAX);
-    assert!(
-        delivered(&out).len() >= 3,
-        "the whole ticks notify: {:?}",
-        delivered(&out)
-    );
-
-    let mut tracked: Vec<String> = Vec::new(); // unknown ids, one verdict each
-    let mut killed_runs: BTreeSet<u64> = BTreeSet::new();
-    let mut stats: BTreeMap<&str, u64> = BTreeMap::new();
-    let started = Instant::now();
-    let mut kills = 0;
-    let mut i = 0u64;
-    while kills < max_kills && started.elapsed() < max_time {
-        i += 1;
-        // Verdicts for the next ticks: a tracked one, and now and then on the memory.
-        if i % 2 == 0 {
-            let id = format!("x-verdict-{i}");
-            let run = tick.thinker(&["feedback", &id, "used"]);
-            assert_eq!(run.code, Some(0), "{}", run.stderr);
-            tracked.push(id);
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+        let tick = tick.config_extra(&format!(
+            "[journal]\nrotate = \"never\"\n\n[providers.primary]\nkind = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"PRIMARY_KEY\"\nretries = 0\n\n[escalation]\nmodel = \"primary/claude-opus-5\"\nnotify_command = [\"{}\"]\nnotify_timeout_seconds = 10\ndaily_cap = 1000\n",
+            primary.uri(),
+            script.display()
+        ));
+        Proof {
+            seed,
+            rng: Rng(seed),
+            dir: tick.dir().to_path_buf(),
+            tick,
+            out,
+            step: 0,
+            tracked: Vec::new(),
+            killed_runs: BTreeSet::new(),
+            tally: BTreeMap::new(),
+            answers,
+            decided,
+            _primary: (rt, primary),
         }
-        if i % 5 == 0 {
-            let state = store.load().unwrap();
-            let ids: Vec<String> = state
+    }
+
+    fn next_now(&mut self) -> String {
+        self.step += 1;
+        thinker::timestamp::format(
+            crate::support::now() + chrono::TimeDelta::minutes(10 * self.step),
+        )
+    }
+
+    fn count(&mut self, what: &'static str) {
+        *self.tally.entry(what).or_default() += 1;
+    }
+
+    /// A tick that is not killed: it must succeed. How long it took.
+    fn whole_tick(&mut self) -> Duration {
+        let now = self.next_now();
+        self.tick.set_now(&now);
+        let started = Instant::now();
+        let run = self.tick.thinker(&["tick"]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        started.elapsed()
+    }
+
+    /// Verdicts for the next ticks: a tracked one every other run, and now and then one
+    /// on an entry of the memory.
+    fn give_verdicts(&mut self, i: u64) {
+        if i.is_multiple_of(2) {
+            let id = format!("x-verdict-{i}");
+            let run = self.tick.thinker(&["feedback", &id, "used"]);
+            assert_eq!(run.code, Some(0), "{}", run.stderr);
+            self.tracked.push(id);
+        }
+        if i.is_multiple_of(5) {
+            let memory = StateDir::at(&self.dir).load().unwrap();
+            let ids: Vec<String> = memory
                 .patterns
                 .iter()
-                .chain(&state.active_threads)
+                .chain(&memory.active_threads)
                 .map(|e| e.id.clone())
                 .collect();
             if !ids.is_empty() {
-                let pick = usize::try_from(rng.below(ids.len() as u64)).unwrap();
-                let verdict = if i % 10 == 0 { "wrong" } else { "used" };
-                tick.thinker(&["feedback", &ids[pick], verdict]);
+                let pick = usize::try_from(self.rng.below(ids.len() as u64)).unwrap();
+                let verdict = if i.is_multiple_of(10) {
+                    "wrong"
+                } else {
+                    "used"
+                };
+                self.tick.thinker(&["feedback", &ids[pick], verdict]);
             }
         }
+    }
 
-        let before_state: Value =
-            serde_json::from_slice(&fs::read(dir.join("subconscious.json")).unwrap()).unwrap();
-        let before_count = before_state["tick_count"].as_u64().unwrap();
-        let before: Vec<Vec<u8>> = APPEND_ONLY
-            .iter()
-            .map(|n| fs::read(dir.join(n)).unwrap_or_default())
-            .collect();
-        let journal_lines = before[1].split(|&b| b == b'\n').count();
-        let this_now = now();
-        tick.set_now(&this_now);
-        let delay = Duration::from_micros(rng.below(span));
-        let mut child = tick
+    fn before(&self) -> Before {
+        Before {
+            state: serde_json::from_slice(&fs::read(self.dir.join("subconscious.json")).unwrap())
+                .unwrap(),
+            files: APPEND_ONLY
+                .iter()
+                .map(|n| fs::read(self.dir.join(n)).unwrap_or_default())
+                .collect(),
+        }
+    }
+
+    /// One tick killed after a delay drawn below `span` µs (or finished before it), and
+    /// every check; whether it was killed.
+    fn killed_tick(&mut self, i: u64, span: u64) -> bool {
+        self.give_verdicts(i);
+        let before = self.before();
+        let now = self.next_now();
+        self.tick.set_now(&now);
+        let delay = Duration::from_micros(self.rng.below(span));
+        let mut child = self
+            .tick
             .command(&["tick"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -356,72 +395,80 @@ fn ticks_killed_at_random_moments_never_corrupt_lose_or_repeat() {
             .unwrap();
         std::thread::sleep(delay);
         let _ = child.kill();
-        let status = child.wait().unwrap();
-        let killed = status.signal() == Some(9);
-        if killed {
-            kills += 1;
-        } else {
-            assert_eq!(status.code(), Some(0), "run {i}: a whole tick failed");
+        let exit = child.wait().unwrap();
+        let killed = exit.signal() == Some(9);
+        if !killed {
+            assert_eq!(exit.code(), Some(0), "run {i}: a whole tick failed");
         }
-        *stats
-            .entry(if killed { "killed" } else { "finished" })
-            .or_default() += 1;
-        let context = format!("run {i}, seed {seed}, delay {delay:?}, killed {killed}");
+        self.count(if killed { "killed" } else { "finished" });
+        let context = format!(
+            "run {i}, seed {}, delay {delay:?}, killed {killed}",
+            self.seed
+        );
+        self.check_state(&before, &now, &context);
+        self.check_files(&before, killed, &context);
+        killed
+    }
 
-        // The state: whole, valid, and the one before or one after this run.
-        let state = store
+    /// The state is whole, valid, and the one before the run or the one after it.
+    fn check_state(&mut self, before: &Before, now: &str, context: &str) {
+        let loaded = StateDir::at(&self.dir)
             .load()
             .unwrap_or_else(|e| panic!("the state does not load ({context}): {e}"));
-        if dir.join("subconscious.json.bak").exists() {
+        if self.dir.join("subconscious.json.bak").exists() {
             let bak = thinker::state::State::from_json(
-                &fs::read_to_string(dir.join("subconscious.json.bak")).unwrap(),
+                &fs::read_to_string(self.dir.join("subconscious.json.bak")).unwrap(),
             )
             .unwrap_or_else(|e| panic!("the .bak does not load ({context}): {e:?}"));
-            assert!(bak.tick_count <= state.tick_count, "{context}");
+            assert!(bak.tick_count <= loaded.tick_count, "{context}");
         }
         let after: Value =
-            serde_json::from_slice(&fs::read(dir.join("subconscious.json")).unwrap()).unwrap();
-        if state.tick_count == before_count {
+            serde_json::from_slice(&fs::read(self.dir.join("subconscious.json")).unwrap()).unwrap();
+        let count = before.state["tick_count"].as_u64().unwrap();
+        if loaded.tick_count == count {
             assert_eq!(
                 without_escalations(&after),
-                without_escalations(&before_state),
+                without_escalations(&before.state),
                 "the state changed but not its tick_count ({context})"
             );
-            *stats.entry("state before").or_default() += 1;
+            self.count("state before");
         } else {
-            assert_eq!(state.tick_count, before_count + 1, "{context}");
-            assert_eq!(after["last_tick"], this_now.as_str(), "{context}");
+            assert_eq!(loaded.tick_count, count + 1, "{context}");
+            assert_eq!(after["last_tick"], now, "{context}");
             assert!(
-                applied_lines(&dir)
+                applied_lines(&self.dir)
                     .iter()
-                    .any(|l| l["tick_count"] == state.tick_count),
+                    .any(|l| l["tick_count"] == loaded.tick_count),
                 "an applied tick without its journal line ({context})"
             );
-            *stats.entry("state after").or_default() += 1;
+            self.count("state after");
         }
+    }
 
-        // The append-only files.
-        for (name, old) in APPEND_ONLY.iter().zip(&before) {
-            let new = fs::read(dir.join(name)).unwrap_or_default();
-            if check_appended(name, old, &new, killed, &context) {
-                *stats.entry("torn lines").or_default() += 1;
+    /// The JSONL files grew by whole lines; nothing was delivered twice; the runs a
+    /// killed process journaled are noted.
+    fn check_files(&mut self, before: &Before, killed: bool, context: &str) {
+        for (name, old) in APPEND_ONLY.iter().zip(&before.files) {
+            let new = fs::read(self.dir.join(name)).unwrap_or_default();
+            if check_appended(name, old, &new, killed, context) {
+                self.count("torn lines");
             }
         }
-        for file in feedback_files(&dir) {
-            check_whole(&file, &context);
+        for file in feedback_files(&self.dir) {
+            check_whole(&file, context);
         }
-        // The runs this process journaled.
-        let journal = fs::read_to_string(dir.join("journal.jsonl")).unwrap_or_default();
-        for line in journal.split('\n').skip(journal_lines - 1) {
-            if let Ok(line) = serde_json::from_str::<Value>(line) {
-                if killed && let Some(run) = line["run"].as_u64() {
-                    killed_runs.insert(run);
+        if killed {
+            let journal = fs::read(self.dir.join("journal.jsonl")).unwrap_or_default();
+            let added = &journal[before.files[1].len().min(journal.len())..];
+            for line in added.split(|&b| b == b'\n') {
+                if let Ok(line) = serde_json::from_slice::<Value>(line)
+                    && let Some(run) = line["run"].as_u64()
+                {
+                    self.killed_runs.insert(run);
                 }
             }
         }
-
-        // At most once.
-        let ids = delivered(&out);
+        let ids = delivered(&self.out);
         let unique: BTreeSet<&String> = ids.iter().collect();
         assert_eq!(
             unique.len(),
@@ -430,89 +477,120 @@ fn ticks_killed_at_random_moments_never_corrupt_lose_or_repeat() {
         );
     }
 
-    // Two whole ticks settle what is owed (verdicts, interrupted deliveries).
-    for _ in 0..2 {
-        tick.set_now(&now());
-        let run = tick.thinker(&["tick"]);
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
-    }
-    let state = store.load().unwrap();
-    let applied = applied_lines(&dir);
-    // The landed line of each tick_count: the last one (a line whose state never landed
-    // is followed by another with the same tick_count).
-    let mut landed: BTreeMap<u64, &Value> = BTreeMap::new();
-    for line in &applied {
-        landed.insert(line["tick_count"].as_u64().unwrap(), line);
-    }
-    let counts: Vec<u64> = landed.keys().copied().collect();
-    let expected: Vec<u64> = (5..=state.tick_count).collect();
-    assert_eq!(
-        counts, expected,
-        "every applied tick is in the journal, no gap"
-    );
+    /// After the loop and two whole ticks: no applied tick missing from the journal, no
+    /// verdict lost, nothing left owed, nothing delivered twice.
+    fn check_settled(&mut self) {
+        let seed = self.seed;
+        let memory = StateDir::at(&self.dir).load().unwrap();
+        let applied = applied_lines(&self.dir);
+        // The landed line of each tick_count: the last one (a line whose state never
+        // landed is followed by another with the same tick_count).
+        let mut landed: BTreeMap<u64, &Value> = BTreeMap::new();
+        for line in &applied {
+            landed.insert(line["tick_count"].as_u64().unwrap(), line);
+        }
+        let counts: Vec<u64> = landed.keys().copied().collect();
+        let expected: Vec<u64> = (5..=memory.tick_count).collect();
+        assert_eq!(
+            counts, expected,
+            "every applied tick is in the journal, no gap"
+        );
 
-    // Verdicts: never lost; applied twice only after a killed tick that landed.
-    let mut applied_by: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
-    for line in landed.values() {
-        for unknown in line["aggregate"]["feedback"]["unknown"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            if let Some(id) = unknown["id"].as_str() {
-                applied_by
-                    .entry(id)
-                    .or_default()
-                    .push(line["run"].as_u64().unwrap());
+        // Verdicts: never lost; applied twice only after a killed tick that landed.
+        let mut applied_by: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+        for line in landed.values() {
+            for unknown in line["aggregate"]["feedback"]["unknown"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                if let Some(id) = unknown["id"].as_str() {
+                    applied_by
+                        .entry(id)
+                        .or_default()
+                        .push(line["run"].as_u64().unwrap());
+                }
             }
         }
-    }
-    for id in &tracked {
-        let runs = applied_by.get(id.as_str()).cloned().unwrap_or_default();
-        assert!(
-            !runs.is_empty(),
-            "the verdict on {id} was lost (seed {seed})"
-        );
-        for earlier in &runs[..runs.len() - 1] {
+        let mut twice = 0;
+        for id in &self.tracked {
+            let runs = applied_by.get(id.as_str()).cloned().unwrap_or_default();
             assert!(
-                killed_runs.contains(earlier),
-                "the verdict on {id} was applied again after run {earlier}, which was not killed (seed {seed})"
+                !runs.is_empty(),
+                "the verdict on {id} was lost (seed {seed})"
             );
+            for earlier in &runs[..runs.len() - 1] {
+                assert!(
+                    self.killed_runs.contains(earlier),
+                    "the verdict on {id} was applied again after run {earlier}, which was not killed (seed {seed})"
+                );
+            }
+            twice += u64::from(runs.len() > 1);
         }
-        if runs.len() > 1 {
-            *stats.entry("verdicts applied twice").or_default() += 1;
-        }
+        self.tally.insert("verdicts applied twice", twice);
+        assert!(
+            feedback_files(&self.dir).is_empty(),
+            "nothing left to consume: {:?}",
+            feedback_files(&self.dir)
+        );
+        assert!(
+            memory
+                .escalation_history
+                .iter()
+                .all(|r| r.delivery != Some(thinker::state::Delivery::Started)),
+            "no delivery left started"
+        );
+        let ids = delivered(&self.out);
+        let unique: BTreeSet<&String> = ids.iter().collect();
+        assert_eq!(
+            unique.len(),
+            ids.len(),
+            "a notification delivered twice: {ids:?}"
+        );
+        // The journal reads back, torn lines or not.
+        assert_eq!(self.tick.thinker(&["log", "--json"]).code, Some(0));
+        self.tally.insert("deliveries", ids.len() as u64);
+        self.tally
+            .insert("decisions", self.decided.load(Ordering::SeqCst) as u64);
+        self.tally
+            .insert("thread calls", self.answers.calls() as u64);
     }
-    assert!(
-        feedback_files(&dir).is_empty(),
-        "nothing left to consume: {:?}",
-        feedback_files(&dir)
-    );
-    assert!(
-        state
-            .escalation_history
-            .iter()
-            .all(|r| r.delivery != Some(thinker::state::Delivery::Started)),
-        "no delivery left started"
-    );
-    let ids = delivered(&out);
-    let unique: BTreeSet<&String> = ids.iter().collect();
-    assert_eq!(
-        unique.len(),
-        ids.len(),
-        "a notification delivered twice: {ids:?}"
-    );
-    stats.insert("deliveries", ids.len() as u64);
-    stats.insert("decisions", decided.load(Ordering::SeqCst) as u64);
-    stats.insert("thread calls", answers.calls() as u64);
-    stats.insert("kill window (us)", span);
-    let _ = std::io::Write::write_all(
-        &mut std::io::stderr(),
-        format!(
-            "proof_crash: seed {seed}, {i} runs in {:?}: {stats:?}\n",
-            started.elapsed()
-        )
-        .as_bytes(),
-    );
+}
+
+#[test]
+fn ticks_killed_at_random_moments_never_corrupt_lose_or_repeat() {
+    let seed = env_or("THINKER_CRASH_SEED", 0x5EED_2026);
+    let max_kills = env_or("THINKER_CRASH_KILLS", 300);
+    let max_time = Duration::from_secs(env_or("THINKER_CRASH_SECONDS", 60));
+    let say = |text: String| {
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
+    };
+    say(format!(
+        "proof_crash: seed {seed} (THINKER_CRASH_SEED={seed} replays the delays)\n"
+    ));
+    let mut proof = Proof::start(seed);
+    // A few whole ticks: they must work and notify, and they measure a tick.
+    let mut took: Vec<Duration> = (0..3).map(|_| proof.whole_tick()).collect();
+    took.sort();
+    assert!(delivered(&proof.out).len() >= 3, "the whole ticks notify");
+    // The quickest: a tick slowed by a busy machine would put most kills past the end.
+    let span = u64::try_from(took[0].as_micros() * 6 / 5).unwrap_or(u64::MAX);
+
+    let started = Instant::now();
+    let (mut kills, mut runs) = (0, 0);
+    while kills < max_kills && started.elapsed() < max_time {
+        runs += 1;
+        kills += u64::from(proof.killed_tick(runs, span));
+    }
+    // Two whole ticks settle what is owed (verdicts, interrupted deliveries).
+    proof.whole_tick();
+    proof.whole_tick();
+    proof.check_settled();
+    proof.tally.insert("kill window (us)", span);
+    say(format!(
+        "proof_crash: seed {seed}, {runs} runs in {:?}: {:?}\n",
+        started.elapsed(),
+        proof.tally
+    ));
     assert!(kills > 0, "no run was killed: the delays are too long");
 }
