@@ -18,7 +18,11 @@
 //! is fine.
 //!
 //! Appends start on a new line when a killed process left the file without a final
-//! newline, so one torn line never swallows the next.
+//! newline, so one torn line never swallows the next. `feedback.jsonl` is appended
+//! without the tick lock; its hand-over to a tick goes through `flock` of the file itself
+//! ([`StateDir::append_feedback`], [`StateDir::take_feedback`]). A failed write names the
+//! way out when the user has one (a full disk, a file-size limit, a read-only or denied
+//! directory) and removes its half-written temp file.
 //!
 //! The journal is rotated in its append ([`JournalRotation`]): before a line goes into
 //! `journal.jsonl`, a file whose first line is of another UTC month than the new line
