@@ -1162,6 +1162,10 @@ impl StateDir {
 /// later sees the rename and appends to the new file. A writer holds its lock for one
 /// `write`: after 2 s (a stopped writer) the file is read as it is, with a warning.
 fn wait_for_writers(path: &Path) {
+    // A FIFO would hang the open (and is never read: `read_feedback`).
+    if !fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return;
+    }
     let Ok(file) = File::open(path) else { return };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
     loop {
@@ -1773,6 +1777,32 @@ mod tests {
         };
         let kept = durable.after(Aftermath::Journaled).to_string();
         assert!(kept.contains("the new state is in place"), "{kept}");
+    }
+
+    #[test]
+    fn a_failed_write_names_the_way_out_when_there_is_one() {
+        let path = Path::new("/s/state/journal.jsonl");
+        for (kind, wanted) in [
+            (io::ErrorKind::StorageFull, "/s/state is full: free space"),
+            (io::ErrorKind::QuotaExceeded, "disk quota"),
+            (io::ErrorKind::FileTooLarge, "`ulimit -f`"),
+            (io::ErrorKind::ReadOnlyFilesystem, "mounted read-only"),
+            (io::ErrorKind::PermissionDenied, "`chattr -i /s/state`"),
+        ] {
+            let text = write_error(path, io::Error::from(kind)).to_string();
+            assert!(text.contains(wanted), "{kind:?}: {text}");
+            assert!(
+                text.contains("the state is unchanged. "),
+                "after the aftermath: {text}"
+            );
+        }
+        let other = write_error(path, io::Error::other("EIO")).to_string();
+        assert!(other.ends_with("; the state is unchanged"), "{other}");
+        let lock = StorageError::Lock {
+            path: PathBuf::from("/s/state/subconscious.json.lock"),
+            source: io::Error::from(io::ErrorKind::ReadOnlyFilesystem),
+        };
+        assert!(lock.to_string().contains("remount it read-write"), "{lock}");
     }
 
     #[test]
