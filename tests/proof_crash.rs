@@ -31,8 +31,9 @@
 //!
 //! Bounded: 300 kills or 60 s, whichever comes first (`THINKER_CRASH_KILLS`,
 //! `THINKER_CRASH_SECONDS` raise them). The kill delays come from a seeded generator
-//! (`THINKER_CRASH_SEED`, printed), as fractions of a measured tick, so a seed replays
-//! the same sequence of delays.
+//! (`THINKER_CRASH_SEED`, printed) as fractions of a window of 1.2 × the quickest of
+//! three whole ticks measured first, so a seed replays the same sequence of fractions
+//! (the moments they hit in a tick still vary with the machine's load).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -385,7 +386,9 @@ impl Proof {
         let before = self.before();
         let now = self.next_now();
         self.tick.set_now(&now);
-        let delay = Duration::from_micros(self.rng.below(span));
+        // A fraction (in millionths) of the window: the same for a seed on any machine.
+        let delay =
+            Duration::from_micros(span.saturating_mul(self.rng.below(1_000_000)) / 1_000_000);
         let mut child = self
             .tick
             .command(&["tick"])
