@@ -18,7 +18,11 @@
 //! is fine.
 //!
 //! Appends start on a new line when a killed process left the file without a final
-//! newline, so one torn line never swallows the next.
+//! newline, so one torn line never swallows the next. `feedback.jsonl` is appended
+//! without the tick lock; its hand-over to a tick goes through `flock` of the file itself
+//! ([`StateDir::append_feedback`], [`StateDir::take_feedback`]). A failed write names the
+//! way out when the user has one (a full disk, a file-size limit, a read-only or denied
+//! directory) and removes its half-written temp file.
 //!
 //! The journal is rotated in its append ([`JournalRotation`]): before a line goes into
 //! `journal.jsonl`, a file whose first line is of another UTC month than the new line
@@ -118,7 +122,7 @@ pub enum StorageError {
     NotRegular { path: PathBuf, kind: &'static str },
     #[error("another thinker tick holds the lock {path}; this run was skipped and touched nothing")]
     Locked { path: PathBuf },
-    #[error("cannot take the lock {path}: {source}")]
+    #[error("cannot take the lock {path}: {source}{}", way_out(source, path))]
     Lock { path: PathBuf, source: io::Error },
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: io::Error },
@@ -146,7 +150,7 @@ pub enum StorageError {
         what: &'static str,
         source: serde_json::Error,
     },
-    #[error("cannot write {path}: {source}; {aftermath}")]
+    #[error("cannot write {path}: {source}; {aftermath}{}", way_out(source, path))]
     Write {
         path: PathBuf,
         source: io::Error,
@@ -212,6 +216,28 @@ impl StorageError {
             },
             other => other,
         }
+    }
+}
+
+/// The way out of a failed write to `path`, for the errors a user can do something about
+/// (a full disk, a file-size limit, a read-only or immutable directory); empty otherwise.
+fn way_out(source: &io::Error, path: &Path) -> String {
+    let dir = path.parent().unwrap_or(path).display();
+    match source.kind() {
+        io::ErrorKind::StorageFull => format!(
+            ". The file system holding {dir} is full: free space on it (or pass --state DIR on another one), then run thinker again"
+        ),
+        io::ErrorKind::QuotaExceeded => format!(
+            ". Your disk quota on the file system holding {dir} is used up: free space or raise the quota, then run thinker again"
+        ),
+        io::ErrorKind::FileTooLarge => ". A file-size limit stopped the write (`ulimit -f`, or LimitFSIZE in a systemd unit): raise or remove it where thinker is started, then run thinker again".to_string(),
+        io::ErrorKind::ReadOnlyFilesystem => format!(
+            ". The file system holding {dir} is mounted read-only: remount it read-write, or pass --state DIR on a writable one"
+        ),
+        io::ErrorKind::PermissionDenied => format!(
+            ". thinker may not write in {dir}: check its owner and mode (`ls -ld {dir}`) and whether it is immutable (`lsattr -d {dir}`; `chattr -i {dir}`), or pass --state DIR"
+        ),
+        _ => String::new(),
     }
 }
 
@@ -637,8 +663,14 @@ impl StateDir {
             .mode(0o600)
             .open(&tmp)
             .map_err(werr)?;
-        file.write_all(bytes).map_err(werr)?;
-        file.sync_all().map_err(werr)?;
+        // A write that fails half-way (a full disk, a file-size limit) takes its temp
+        // file with it, so it does not hold the space the next tick needs.
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| {
+                let _ = fs::remove_file(&tmp);
+                werr(e)
+            })?;
         Ok(tmp)
     }
 
@@ -801,22 +833,34 @@ impl StateDir {
             file = open_append(&path).map_err(werr)?;
             len = file.metadata().map_err(werr)?.len();
         }
-        if len > 0 {
-            let mut last = [0u8; 1];
-            file.read_exact_at(&mut last, len - 1).map_err(werr)?;
-            if last[0] != b'\n' {
-                buf.insert(0, b'\n');
-            }
+        write_lines(&mut file, len, buf, &path)
+    }
+}
+
+/// Writes `buf` (whole lines) at the end of `file` (`len` bytes, open to append) with one
+/// `write`, on a new line if the file ends in a torn one, and syncs it.
+fn write_lines(
+    file: &mut File,
+    len: u64,
+    mut buf: Vec<u8>,
+    path: &Path,
+) -> Result<(), StorageError> {
+    let werr = |source| write_error(path, source);
+    if len > 0 {
+        let mut last = [0u8; 1];
+        file.read_exact_at(&mut last, len - 1).map_err(werr)?;
+        if last[0] != b'\n' {
+            buf.insert(0, b'\n');
         }
-        file.write_all(&buf).map_err(werr)?;
-        match file.sync_data() {
-            // A journal linked to /dev/null or a pipe cannot be synced, and need not be.
-            Err(e) if !file.metadata().is_ok_and(|m| m.is_file()) => {
-                tracing::debug!("{} is not a regular file; not synced: {e}", path.display());
-                Ok(())
-            }
-            other => other.map_err(werr),
+    }
+    file.write_all(&buf).map_err(werr)?;
+    match file.sync_data() {
+        // A journal linked to /dev/null or a pipe cannot be synced, and need not be.
+        Err(e) if !file.metadata().is_ok_and(|m| m.is_file()) => {
+            tracing::debug!("{} is not a regular file; not synced: {e}", path.display());
+            Ok(())
         }
+        other => other.map_err(werr),
     }
 }
 
@@ -931,8 +975,48 @@ impl StateDir {
     /// one line, written with a single `write` on an `O_APPEND` file, which concurrent
     /// appenders and a tick renaming the file cannot tear (a line is far below
     /// `PIPE_BUF`).
+    ///
+    /// The hand-over to a tick ([`StateDir::take_feedback`]) loses nothing: the line is
+    /// written under a shared `flock` of the open file, taken only once the file is still
+    /// the one named `feedback.jsonl` (else a tick took it meanwhile, and the line goes to
+    /// the new file); a tick takes the exclusive lock of the file it renamed before
+    /// reading it, so a line being written is in it by then.
     pub fn append_feedback(&self, verdict: &Verdict) -> Result<(), StorageError> {
-        self.append_lines(FEEDBACK_FILE, std::slice::from_ref(verdict))
+        self.append_feedback_with(verdict, || {}, || {})
+    }
+
+    /// [`StateDir::append_feedback`] with `opened` run after each open, and `checked`
+    /// once the locked file is known to be `feedback.jsonl`, just before the write: where
+    /// tests put a tick.
+    fn append_feedback_with(
+        &self,
+        verdict: &Verdict,
+        mut opened: impl FnMut(),
+        mut checked: impl FnMut(),
+    ) -> Result<(), StorageError> {
+        let path = self.file(FEEDBACK_FILE);
+        let werr = |source| write_error(&path, source);
+        let mut buf = serde_json::to_vec(verdict).map_err(|e| werr(io::Error::other(e)))?;
+        buf.push(b'\n');
+        // A tick takes the file at most once between an open and a lock; the bound only
+        // keeps a pathological directory from looping forever.
+        for attempt in 0..100 {
+            let mut file = open_append(&path).map_err(werr)?;
+            opened();
+            file.lock_shared().map_err(werr)?;
+            let mine = file.metadata().map_err(werr)?;
+            let named = fs::metadata(&path).ok();
+            let still = named.is_some_and(|m| m.dev() == mine.dev() && m.ino() == mine.ino());
+            if still || attempt == 99 {
+                checked();
+                return write_lines(&mut file, mine.len(), buf, &path);
+            }
+            tracing::debug!(
+                "a tick took {} meanwhile; appending to the new one",
+                path.display()
+            );
+        }
+        Ok(())
     }
 
     /// Under the lock: renames `feedback.jsonl` to `feedback.jsonl.consumed-<run>` (a
@@ -949,11 +1033,12 @@ impl StateDir {
                 n += 1;
                 to = self.file(&format!("{CONSUMED_PREFIX}{run}.{n}"));
             }
-            if let Err(e) = fs::rename(&from, &to) {
-                tracing::warn!(
+            match fs::rename(&from, &to) {
+                Ok(()) => wait_for_writers(&to),
+                Err(e) => tracing::warn!(
                     "cannot take {} for this tick: {e}; its verdicts wait",
                     from.display()
-                );
+                ),
             }
         }
         self.read_feedback(false)
@@ -1068,6 +1153,35 @@ impl StateDir {
                     .collect()
             })
             .unwrap_or_default()
+    }
+}
+
+/// Waits until no `thinker feedback` is writing to `path` (a `feedback.jsonl` just renamed
+/// by a tick): takes and drops its exclusive `flock`, which waits for every writer that
+/// locked it before the rename ([`StateDir::append_feedback`]); a writer that locks it
+/// later sees the rename and appends to the new file. A writer holds its lock for one
+/// `write`: after 2 s (a stopped writer) the file is read as it is, with a warning.
+fn wait_for_writers(path: &Path) {
+    // A FIFO would hang the open (and is never read: `read_feedback`).
+    if !fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return;
+    }
+    let Ok(file) = File::open(path) else { return };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return,
+            Err(TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "a `thinker feedback` still holds {} ({e:?}); reading it as it is: a verdict it writes from now on is lost",
+                    path.display()
+                );
+                return;
+            }
+        }
     }
 }
 
@@ -1515,6 +1629,72 @@ mod tests {
         }
     }
 
+    fn verdict(id: &str) -> Verdict {
+        serde_json::from_value(
+            serde_json::json!({"at": "2026-11-22T10:00:00Z", "id": id, "verdict": "used"}),
+        )
+        .unwrap()
+    }
+
+    /// Guards against a verdict written while a tick takes `feedback.jsonl` landing in
+    /// the taken file after the tick read it (and being removed with it): the tick waits
+    /// for the write.
+    #[test]
+    fn a_verdict_being_written_when_a_tick_takes_the_file_is_read_by_that_tick() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        let mut tick = None;
+        dir.append_feedback_with(
+            &verdict("p-one"),
+            || {},
+            || {
+                let d = dir.clone();
+                tick = Some(std::thread::spawn(move || {
+                    let lock = d.lock().unwrap();
+                    d.take_feedback(&lock, 7).verdicts.len()
+                }));
+                // Time for the tick to rename the file and read it, were it not to wait.
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            tick.unwrap().join().unwrap(),
+            1,
+            "the tick read the verdict"
+        );
+        assert!(
+            !dir.file(FEEDBACK_FILE).exists(),
+            "nothing left for the next tick"
+        );
+    }
+
+    /// Guards against a verdict going into a file a tick took between the writer's open
+    /// and its lock: it goes to the new `feedback.jsonl`, for the next tick.
+    #[test]
+    fn a_verdict_opened_before_a_tick_took_the_file_goes_to_the_new_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path()).unwrap();
+        let mut taken = None;
+        dir.append_feedback_with(
+            &verdict("p-two"),
+            || {
+                if taken.is_none() {
+                    let lock = dir.lock().unwrap();
+                    taken = Some(dir.take_feedback(&lock, 7));
+                }
+            },
+            || {},
+        )
+        .unwrap();
+        let taken = taken.unwrap();
+        assert!(taken.verdicts.is_empty(), "{taken:?}");
+        dir.clear_feedback(&taken);
+        let pending = fs::read_to_string(dir.file(FEEDBACK_FILE)).unwrap();
+        assert!(pending.contains("p-two"), "{pending}");
+        assert_eq!(dir.peek_feedback().verdicts.len(), 1);
+    }
+
     #[test]
     fn an_append_after_a_torn_line_starts_on_a_new_line() {
         let tmp = tempfile::tempdir().unwrap();
@@ -1597,6 +1777,32 @@ mod tests {
         };
         let kept = durable.after(Aftermath::Journaled).to_string();
         assert!(kept.contains("the new state is in place"), "{kept}");
+    }
+
+    #[test]
+    fn a_failed_write_names_the_way_out_when_there_is_one() {
+        let path = Path::new("/s/state/journal.jsonl");
+        for (kind, wanted) in [
+            (io::ErrorKind::StorageFull, "/s/state is full: free space"),
+            (io::ErrorKind::QuotaExceeded, "disk quota"),
+            (io::ErrorKind::FileTooLarge, "`ulimit -f`"),
+            (io::ErrorKind::ReadOnlyFilesystem, "mounted read-only"),
+            (io::ErrorKind::PermissionDenied, "`chattr -i /s/state`"),
+        ] {
+            let text = write_error(path, io::Error::from(kind)).to_string();
+            assert!(text.contains(wanted), "{kind:?}: {text}");
+            assert!(
+                text.contains("the state is unchanged. "),
+                "after the aftermath: {text}"
+            );
+        }
+        let other = write_error(path, io::Error::other("EIO")).to_string();
+        assert!(other.ends_with("; the state is unchanged"), "{other}");
+        let lock = StorageError::Lock {
+            path: PathBuf::from("/s/state/subconscious.json.lock"),
+            source: io::Error::from(io::ErrorKind::ReadOnlyFilesystem),
+        };
+        assert!(lock.to_string().contains("remount it read-write"), "{lock}");
     }
 
     #[test]
