@@ -105,7 +105,7 @@ fn fixture() -> &'static Fixture {
 
 fn at(n: usize) -> String {
     let t = thinker::timestamp::parse("2026-11-01T06:00:00Z").unwrap()
-        + chrono::TimeDelta::minutes(5 * i64::try_from(n).unwrap());
+        + chrono::TimeDelta::minutes(20 * i64::try_from(n).unwrap());
     thinker::timestamp::format(t)
 }
 
@@ -455,4 +455,102 @@ fn explain_tells_an_entrys_life() {
 
 fn first_lines(text: &str, n: usize) -> String {
     text.lines().take(n).collect::<Vec<_>>().join("\n")
+}
+
+/// `thinker report` on the 200 recorded ticks, alone and beside other settings, checked
+/// in headless Chromium: every entry's life is a line, the sections are there, nothing
+/// logs to the console, and the picture is not blank.
+#[test]
+fn the_report_of_the_fixture_journal_renders_in_chromium() {
+    let f = fixture();
+    let out = tempfile::tempdir().unwrap();
+    let before = snapshot(&f.dir);
+    let single = out.path().join("report.html");
+    let pair = out.path().join("pair.html");
+    let (code, _, stderr) = replay_cmd(f, &f.dir, &["report", "--html", single.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("ticks"), "{stderr}");
+    let (code, _, stderr) = replay_cmd(
+        f,
+        &f.dir,
+        &[
+            "report",
+            "--html",
+            pair.to_str().unwrap(),
+            "--set",
+            "memory.match_threshold=0.95",
+        ],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(snapshot(&f.dir), before, "a report writes only its file");
+    let html = fs::read_to_string(&single).unwrap();
+    for forbidden in ["http://", "https://", "<script", "@import", "url("] {
+        assert!(!html.contains(forbidden), "{forbidden}");
+    }
+    let lives = {
+        let (_, stdout, _) = replay_cmd(f, &f.dir, &["replay", "--json"]);
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        v["current"]["remembered"].as_u64().unwrap() as usize
+    };
+    let Some(browser) = crate::report_html::chromium() else {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"\nSKIPPED: the fixture journal's report in a real browser (no THINKER_CHROMIUM, no /usr/bin/chromium)\n",
+        );
+        return;
+    };
+    let (dom, stderr) = crate::report_html::run_chromium(
+        &browser,
+        &out.path().join("p1"),
+        &single,
+        &["--dump-dom".into()],
+    );
+    assert_eq!(dom.matches("<polyline").count(), lives, "one line per life");
+    for heading in crate::report_html::HEADINGS {
+        assert!(dom.contains(&format!("<h2>{heading}</h2>")), "{heading}");
+    }
+    assert!(
+        crate::report_html::console_lines(&stderr).is_empty(),
+        "{stderr}"
+    );
+    let (dom, stderr) = crate::report_html::run_chromium(
+        &browser,
+        &out.path().join("p2"),
+        &pair,
+        &["--dump-dom".into()],
+    );
+    assert!(
+        dom.contains("memory.match_threshold=0.95"),
+        "the overrides are named"
+    );
+    assert!(
+        crate::report_html::console_lines(&stderr).is_empty(),
+        "{stderr}"
+    );
+    let png = out.path().join("report.png");
+    let (_, stderr) = crate::report_html::run_chromium(
+        &browser,
+        &out.path().join("p3"),
+        &single,
+        &[
+            format!("--screenshot={}", png.display()),
+            "--window-size=1280,2000".into(),
+        ],
+    );
+    assert!(
+        crate::report_html::console_lines(&stderr).is_empty(),
+        "{stderr}"
+    );
+    let (_, _, pixels) = crate::report_html::decode(&png);
+    let non_white = pixels
+        .iter()
+        .filter(|p| p[0] < 245 || p[1] < 245 || p[2] < 245)
+        .count();
+    assert!(
+        non_white > pixels.len() / 50,
+        "only {non_white} non-white pixels"
+    );
+    if let Some(keep) = std::env::var_os("THINKER_JOURNAL_SCREENSHOT") {
+        fs::copy(&png, keep).unwrap();
+    }
 }

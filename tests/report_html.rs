@@ -647,7 +647,7 @@ proptest! {
 }
 
 /// The page's section headings, as the browser must show them.
-const HEADINGS: [&str; 6] = [
+pub(crate) const HEADINGS: [&str; 6] = [
     "Summary",
     "Strength over time",
     "Additions and removals per day",
@@ -657,7 +657,7 @@ const HEADINGS: [&str; 6] = [
 ];
 
 /// The browser to use: `THINKER_CHROMIUM`, else `/usr/bin/chromium` if it exists.
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("THINKER_CHROMIUM").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(path));
     }
@@ -666,7 +666,12 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Runs headless Chromium on `page` with `extra` flags; returns (stdout, stderr).
-fn run_chromium(browser: &Path, profile: &Path, page: &Path, extra: &[String]) -> (String, String) {
+pub(crate) fn run_chromium(
+    browser: &Path,
+    profile: &Path,
+    page: &Path,
+    extra: &[String],
+) -> (String, String) {
     // Output goes to files (no pipe to fill), and a browser that hangs is killed after
     // CHROMIUM_LIMIT so the suite ends; either way the test fails with what it logged.
     let out_path = profile.with_extension("stdout");
@@ -724,7 +729,7 @@ const CHROMIUM_LIMIT: std::time::Duration = std::time::Duration::from_mins(3);
 /// `CONSOLE(1)`); the page must produce none. "Uncaught" and "Refused to" are matched
 /// too in case a version logs them without the tag. The test proves the check on two
 /// pages that must trip it.
-fn console_lines(stderr: &str) -> Vec<&str> {
+pub(crate) fn console_lines(stderr: &str) -> Vec<&str> {
     stderr
         .lines()
         .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught") || l.contains("Refused to"))
@@ -863,7 +868,7 @@ fn console_check_and_policy(browser: &Path, dir: &Path) {
 }
 
 /// The screenshot's pixels as RGB.
-fn decode(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
+pub(crate) fn decode(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];

@@ -141,7 +141,12 @@ pub fn model(
             }
         }
         for r in &frame.report.escalations {
-            raised.push((r.timestamp, r.thread.clone(), r.reason.clone(), r.outcome.clone()));
+            raised.push((
+                r.timestamp,
+                r.thread.clone(),
+                r.reason.clone(),
+                r.outcome.clone(),
+            ));
         }
         for r in &frame.settled {
             settled.insert((r.timestamp, r.thread.clone()), r.outcome.clone());
@@ -156,7 +161,10 @@ pub fn model(
     let escalations = raised
         .into_iter()
         .map(|(time, thread, reason, outcome)| EscalationMark {
-            outcome: settled.get(&(time, thread.clone())).cloned().unwrap_or(outcome),
+            outcome: settled
+                .get(&(time, thread.clone()))
+                .cloned()
+                .unwrap_or(outcome),
             time,
             thread,
             reason,
