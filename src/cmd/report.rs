@@ -88,7 +88,7 @@ pub fn model(
     notes: Vec<String>,
 ) -> Model {
     let from = run.frames.first().map(|f| f.time).unwrap_or_default();
-    let to = run.frames.last().map(|f| f.time).unwrap_or(from);
+    let to = run.frames.last().map_or(from, |f| f.time);
     let mut known: HashMap<String, (Category, String)> = HashMap::new();
     let mut open: BTreeMap<String, EntrySeries> = BTreeMap::new();
     let mut done: Vec<EntrySeries> = Vec::new();
@@ -126,18 +126,17 @@ pub fn model(
             done.push(s);
         }
         for p in &frame.points {
-            match open.get_mut(&p.id) {
-                Some(s) => s.points.push((frame.time, p.strength)),
-                None => {
-                    let (category, summary) = known
-                        .get(&p.id)
-                        .cloned()
-                        .unwrap_or((p.category, p.id.clone()));
-                    open.insert(
-                        p.id.clone(),
-                        series(&p.id, category, &summary, (frame.time, p.strength)),
-                    );
-                }
+            if let Some(s) = open.get_mut(&p.id) {
+                s.points.push((frame.time, p.strength));
+            } else {
+                let (category, summary) = known
+                    .get(&p.id)
+                    .cloned()
+                    .unwrap_or((p.category, p.id.clone()));
+                open.insert(
+                    p.id.clone(),
+                    series(&p.id, category, &summary, (frame.time, p.strength)),
+                );
             }
         }
         for r in &frame.report.escalations {
@@ -222,14 +221,16 @@ fn tick_stats(frame: &crate::replay::Frame, recorded: Option<&Recorded>) -> Tick
             });
         }
     }
-    if let Some(work) = &recorded.escalation {
-        if let Some(provider) = &work.provider {
-            stats.usage.entry(provider.clone()).or_default().add(Usage {
-                tokens_in: work.tokens_in,
-                tokens_out: work.tokens_out,
-                cost: work.cost,
-            });
-        }
+    if let Some((work, provider)) = recorded
+        .escalation
+        .as_ref()
+        .and_then(|w| w.provider.as_ref().map(|p| (w, p)))
+    {
+        stats.usage.entry(provider.clone()).or_default().add(Usage {
+            tokens_in: work.tokens_in,
+            tokens_out: work.tokens_out,
+            cost: work.cost,
+        });
     }
     stats
 }
