@@ -554,3 +554,56 @@ fn the_report_of_the_fixture_journal_renders_in_chromium() {
         fs::copy(&png, keep).unwrap();
     }
 }
+
+/// A journal written before answers were recorded: its ticks are not replayed, the replay
+/// says so, and starts at the first tick that journaled its starting state (as the first
+/// tick of a thinker that records answers does: its ledger has no digest yet).
+#[test]
+fn an_older_journal_is_replayed_as_far_as_it_allows() {
+    let f = fixture();
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("state");
+    copy_dir(&f.dir, &dir);
+    let journal = dir.join("journal.jsonl");
+    let text = fs::read_to_string(&journal).unwrap();
+    let old_ticks = 50;
+    let mut seen = 0;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            let is_tick = v.get("threads").is_some();
+            if is_tick {
+                seen += 1;
+            }
+            if seen <= old_ticks {
+                // As an older thinker wrote it.
+                let o = v.as_object_mut().unwrap();
+                o.remove("state");
+                o.remove("base");
+                o.remove("verdicts");
+                for t in o
+                    .get_mut("threads")
+                    .into_iter()
+                    .flat_map(|t| t.as_array_mut().unwrap())
+                {
+                    t.as_object_mut().unwrap().remove("answer");
+                }
+            } else if is_tick && seen == old_ticks + 1 {
+                v["base"] = serde_json::from_str(&f.states[old_ticks - 1]).unwrap();
+            }
+            v.to_string()
+        })
+        .collect();
+    fs::write(&journal, lines.join("\n") + "\n").unwrap();
+    let (code, stdout, stderr) = replay_cmd(f, &dir, &["replay", "--json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(out["ticks"], TICKS - old_ticks);
+    assert_eq!(out["check"]["not_replayed"], old_ticks);
+    assert_eq!(out["faithful"], true);
+    let notes = out["notes"].to_string();
+    assert!(notes.contains("has no recorded answers"), "{notes}");
+    let (_, text, _) = replay_cmd(f, &dir, &["replay"]);
+    assert!(text.contains("50 tick(s) could not be replayed"), "{text}");
+}
