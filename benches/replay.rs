@@ -72,7 +72,7 @@ fn journal(dir: &std::path::Path, ticks: u64) -> usize {
     let mut state = State::default();
     let mut text = String::new();
     for n in 1..=ticks {
-        let now = start + TimeDelta::minutes(5 * n as i64);
+        let now = start + TimeDelta::minutes(5 * n.cast_signed());
         let results = ThreadName::ALL.map(|t| ThreadOutcome::Answered(answer(t, n)));
         let verdicts: Vec<Verdict> = if n % 50 == 0 {
             state
@@ -126,7 +126,7 @@ fn main() {
     let bytes = journal(dir.path(), ticks);
     println!(
         "journal: {ticks} ticks, {:.1} MiB ({} bytes a tick)",
-        bytes as f64 / (1 << 20) as f64,
+        bytes as f64 / f64::from(1 << 20),
         bytes / ticks as usize
     );
     let settings = Settings::default();
