@@ -372,14 +372,14 @@ fn start_of(path: &Path) -> Option<DateTime<Utc>> {
     journal_file_start(path.file_name()?.to_str()?)?
 }
 
-fn name_of(path: &Path) -> String {
+pub(crate) fn name_of(path: &Path) -> String {
     path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
 }
 
-fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, HistoryError> {
+pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, HistoryError> {
     // Links are followed (the tick appends through them); a FIFO is never opened.
     match fs::metadata(path) {
         Ok(meta) if !meta.is_file() => {

@@ -15,7 +15,7 @@ use crate::cmd::Context;
 use crate::cmd::replay::{replay_dir, settings};
 use crate::cmd::stats::since_instant;
 use crate::error::{EXIT_OK, Error};
-use crate::replay::read::Recorded;
+use crate::replay::read::{Recorded, Spent};
 use crate::replay::{Check, Journal, Run};
 use crate::report::{Departure, EntrySeries, EscalationMark, Model, TickStats, Usage, Window};
 use crate::state::{Category, EscalationOutcome};
@@ -213,24 +213,20 @@ fn tick_stats(frame: &crate::replay::Frame, recorded: Option<&Recorded>) -> Tick
             Status::Skipped => stats.skipped.push(t.thread),
             Status::Answered => {}
         }
-        if let Some(provider) = &t.provider {
-            stats.usage.entry(provider.clone()).or_default().add(Usage {
-                tokens_in: t.tokens_in,
-                tokens_out: t.tokens_out,
-                cost: t.cost,
-            });
-        }
+        add_usage(&mut stats, &t.usage);
     }
-    if let Some((work, provider)) = recorded
-        .escalation
-        .as_ref()
-        .and_then(|w| w.provider.as_ref().map(|p| (w, p)))
-    {
-        stats.usage.entry(provider.clone()).or_default().add(Usage {
-            tokens_in: work.tokens_in,
-            tokens_out: work.tokens_out,
-            cost: work.cost,
-        });
+    if let Some(work) = &recorded.escalation {
+        add_usage(&mut stats, &work.usage);
     }
     stats
+}
+
+fn add_usage(stats: &mut TickStats, spent: &Spent) {
+    if let Some(provider) = &spent.provider {
+        stats.usage.entry(provider.clone()).or_default().add(Usage {
+            tokens_in: spent.tokens_in,
+            tokens_out: spent.tokens_out,
+            cost: spent.cost,
+        });
+    }
 }

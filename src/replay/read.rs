@@ -7,8 +7,7 @@
 //! corrupt one) and says where. Reads only; must not write, lock or rotate.
 
 use std::fs;
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -16,7 +15,7 @@ use serde::Deserialize;
 use crate::aggregate::Status;
 use crate::aggregate::feedback::Verdict;
 use crate::answer::Answer;
-use crate::history::{HistoryError, journal_files};
+use crate::history::{HistoryError, journal_files, name_of, read_bytes};
 use crate::state::{EscalationRecord, State};
 use crate::thread::ThreadName;
 use crate::timestamp;
@@ -32,6 +31,13 @@ pub struct RecordedThread {
     pub answer: Option<Answer>,
     #[serde(default)]
     pub error: Option<String>,
+    #[serde(flatten)]
+    pub usage: Spent,
+}
+
+/// What a thread's or an escalation's calls used, and from which provider.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct Spent {
     #[serde(default)]
     pub provider: Option<String>,
     #[serde(default)]
@@ -67,14 +73,8 @@ pub struct TickLine {
 pub struct EscalationWork {
     #[serde(default)]
     pub records: Vec<EscalationRecord>,
-    #[serde(default)]
-    pub provider: Option<String>,
-    #[serde(default)]
-    pub tokens_in: u64,
-    #[serde(default)]
-    pub tokens_out: u64,
-    #[serde(default)]
-    pub cost: f64,
+    #[serde(flatten)]
+    pub usage: Spent,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -227,22 +227,4 @@ fn take(journal: &mut Journal, line: &[u8]) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn read_bytes(path: &PathBuf) -> Result<Option<Vec<u8>>, HistoryError> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(HistoryError::Read {
-            path: path.clone(),
-            source,
-        }),
-    }
-}
-
-fn name_of(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
 }
