@@ -34,6 +34,7 @@ mod hardening_untrusted;
 mod litellm_e2e;
 mod llama_e2e;
 mod mcp_e2e;
+mod proof_fuzz;
 mod prompts;
 mod provider_breaker;
 mod providers;

@@ -250,6 +250,25 @@ fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Resu
     Ok(Text { text, truncated })
 }
 
+/// One calendar's text read, expanded and rendered as [`calendar_text`] does a file's,
+/// without the file system and without the `catch_unwind` it puts around each file, so a
+/// panic on hostile input fails the fuzz tests (`tests/proof_fuzz.rs`) instead of
+/// quietly costing a file. Returns the listing and the warnings. Not part of the API.
+#[doc(hidden)]
+pub fn fuzz_calendar(
+    text: &str,
+    now: DateTime<Utc>,
+    zone: Zone,
+    hours: u32,
+    max_events: usize,
+) -> Result<(String, Vec<String>), String> {
+    let window = Window::ahead(now, hours);
+    let mut budget = SOURCE_WORK;
+    let (events, mut warnings) = parse_calendar(text)?;
+    let found = expand_all(&events, window, zone, max_events, &mut budget, &mut warnings);
+    Ok((clean(&render(found, window, zone, max_events)), warnings))
+}
+
 /// A file skipped, or (`part`) an event of it.
 fn warn(path: &Path, what: &str, part: bool) {
     let path = one_line(&path.to_string_lossy(), '?', 1000);
