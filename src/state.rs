@@ -616,6 +616,19 @@ fn de_pressure<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
 mod tests {
     use super::*;
 
+    /// Regression (fuzz): a time that read as past 9999 in UTC was written `+10000-…`,
+    /// and the state the tick wrote never loaded again; it is refused, naming the field.
+    #[test]
+    fn a_time_past_9999_is_refused_not_written_unreadable() {
+        let text = r#"{"patterns": [{"id": "p-1", "summary": "s", "strength": 3,
+            "created": "2026-11-22T10:05:00Z", "last_seen": "9999-12-31T23:59:59-01:00"}]}"#;
+        let err = State::from_json(text).unwrap_err();
+        assert!(err.to_string().starts_with("patterns[0].last_seen: "), "{err}");
+        let ok = text.replace("-01:00", "Z");
+        let state = State::from_json(&ok).unwrap();
+        assert_eq!(State::from_json(&state.to_json().unwrap()).unwrap(), state);
+    }
+
     #[test]
     fn escalation_outcomes_read_and_write_spec_text() {
         let cases = [
