@@ -11,9 +11,10 @@
 //! proptest, in CI, for a bounded number of cases: each property's default is sized so
 //! the file runs in well under a minute in a debug build on two cores. Every input is
 //! bounded by construction (the work a case can do is bounded by its size; no test
-//! times anything). `THINKER_FUZZ_CASES=N` runs N cases of every property instead, for a
-//! long local run (README: "Fuzzing"); a failure is saved by proptest in
-//! `tests/proof_fuzz.proptest-regressions` and replayed first on every later run.
+//! times anything). `THINKER_FUZZ_SCALE=N` runs N times as many cases of every property,
+//! for a long local run (README: "Fuzzing"); each run draws new cases, and a failure is
+//! saved by proptest in `proptest-regressions/proof_fuzz.txt` and replayed first on every
+//! later run.
 
 use std::fs;
 use std::future::Future;
@@ -46,15 +47,16 @@ use crate::support::{NOW, SEED, t};
 
 // --- Cases and inputs --------------------------------------------------------------------
 
-/// `THINKER_FUZZ_CASES`, else the property's default.
+/// The property's default number of cases, times `THINKER_FUZZ_SCALE` (default 1).
 fn cases(default: u32) -> u32 {
-    std::env::var("THINKER_FUZZ_CASES")
+    let scale: u32 = std::env::var("THINKER_FUZZ_SCALE")
         .ok()
         .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(default)
+        .unwrap_or(1);
+    default.saturating_mul(scale.max(1))
 }
 
-/// A property's config: `default` cases (or `THINKER_FUZZ_CASES`), a bounded shrink.
+/// A property's config: its cases (see [`cases`]), a bounded shrink.
 fn config(default: u32) -> ProptestConfig {
     ProptestConfig {
         cases: cases(default),
@@ -419,7 +421,7 @@ fn state_value() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(config(1000))]
+    #![proptest_config(config(400))]
 
     /// States written field by field: loaded or refused by field; a loaded one
     /// round-trips (so a time this binary accepts is one it can read back).
@@ -956,7 +958,7 @@ fn journal_line() -> impl Strategy<Value = (Option<usize>, Vec<u8>)> {
 }
 
 proptest! {
-    #![proptest_config(config(300))]
+    #![proptest_config(config(150))]
 
     /// Any lines: the journal reads, every good line still counts, only bad lines are
     /// skipped (each named by its line), and `log` and `stats` render it.
@@ -1156,7 +1158,7 @@ fn maildir_with(messages: &[Vec<u8>]) -> tempfile::TempDir {
 }
 
 proptest! {
-    #![proptest_config(config(300))]
+    #![proptest_config(config(160))]
 
     /// Any message bytes: the folder is read, each message shown or skipped, the text
     /// clean and within its cap.
@@ -1435,7 +1437,7 @@ fn screen_text() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(config(1000))]
+    #![proptest_config(config(400))]
 
     /// Any text: a verdict whose spans are sound, and a neutralised text that is the
     /// original outside them; nothing detected leaves it byte for byte.
@@ -1473,6 +1475,11 @@ proptest! {
         let _ = guard::message(&text);
     }
 
+}
+
+proptest! {
+    #![proptest_config(config(200))]
+
     /// The guard on an answer: nothing screened stays at a remembered importance, no key
     /// shape stays, and an escalation with a screened reason is not raised.
     #[test]
@@ -1505,6 +1512,11 @@ proptest! {
             prop_assert!(!a.escalate);
         }
     }
+
+}
+
+proptest! {
+    #![proptest_config(config(600))]
 
     /// The cleaners are idempotent, single-line where they say so, and defanged text
     /// cannot open a fence; redaction is idempotent and leaves nothing redactable.
