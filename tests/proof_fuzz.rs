@@ -1016,6 +1016,38 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(100))]
+
+    /// Any rotated journal's name: taken in its order or passed over; a read by span
+    /// never fails on a name.
+    #[test]
+    fn journal_file_names_order_or_are_passed_over(
+        names in prop::collection::vec(
+            prop_oneof![
+                "journal-[0-9+-]{1,7}-[0-9]{1,3}(T[0-9]{1,7}Z)?(\\.[0-9]{0,12})?\\.jsonl",
+                "journal-.{0,20}\\.jsonl",
+                Just("journal-2026-11.jsonl".to_string()),
+                Just("journal-+262143-12-31T235959Z.4294967296.jsonl".to_string()),
+            ],
+            0..5,
+        ),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let line = good_lines()[0];
+        for name in &names {
+            if name.contains('/') || name.contains('\0') {
+                continue;
+            }
+            let _ = fs::write(dir.path().join(name), format!("{line}\n"));
+            let _ = thinker::storage::journal_file_order(name);
+        }
+        for span in [Span::All, Span::Last(1), Span::Since(t(NOW))] {
+            prop_assert!(read_journal(dir.path(), span).is_ok());
+        }
+    }
+}
+
 // --- The mail parser ---------------------------------------------------------------------
 
 const MAIL_SEEDS: &[&[u8]] = &[
@@ -1123,14 +1155,14 @@ fn block_on<F: Future>(f: F) -> F::Output {
 
 /// Gathers the Maildir at `root` with `max_bytes`: its text (the source never fails on
 /// what a message holds).
-fn mail_text(root: &Path, max_bytes: usize) -> Result<String, TestCaseError> {
+fn mail_text(root: &Path, max_bytes: usize, zone: Zone) -> Result<String, TestCaseError> {
     let state = State::default();
     let ctx = GatherContext {
         state: &state,
         state_dir: root,
         last_tick: Some(t("2026-11-22T10:00:00Z")),
         now: t(NOW),
-        zone: Zone::UTC,
+        zone,
     };
     let gathered = block_on(gather(&[maildir_source(root, max_bytes)], &ctx));
     prop_assert!(gathered.failures.is_empty(), "{:?}", gathered.failures);
@@ -1166,9 +1198,10 @@ proptest! {
     fn mail_bytes_show_as_clean_capped_text(
         messages in prop::collection::vec(fuzzed(MAIL_SEEDS, MAIL_FRAGMENTS), 1..4),
         max_bytes in prop_oneof![Just(8000usize), 1usize..400],
+        zone in zone(),
     ) {
         let dir = maildir_with(&messages);
-        mail_text(dir.path(), max_bytes)?;
+        mail_text(dir.path(), max_bytes, zone)?;
     }
 }
 
@@ -1180,7 +1213,7 @@ proptest! {
     #[test]
     fn mail_bombs_are_bounded(bomb in mail_bomb()) {
         let dir = maildir_with(&[bomb]);
-        let text = mail_text(dir.path(), 8000)?;
+        let text = mail_text(dir.path(), 8000, Zone::UTC)?;
         prop_assert!(text.starts_with("1 message") || text.contains("skipped"), "{text}");
     }
 }
