@@ -168,6 +168,18 @@ fn fuzzed(
     ]
 }
 
+/// A seed as it is, or a [`fuzzed`] input: for a pipeline whose first reader would
+/// refuse most mutations, so that the later ones still get inputs.
+fn mostly_valid(
+    seeds: &'static [&'static [u8]],
+    fragments: &'static [&'static [u8]],
+) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        3 => prop::sample::select(seeds).prop_map(<[u8]>::to_vec),
+        1 => fuzzed(seeds, fragments),
+    ]
+}
+
 fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -216,7 +228,7 @@ const STATE_FULL: &[u8] = br#"{
     {"timestamp": "2026-11-22T09:00:00Z", "thread": "w", "outcome": null}
   ],
   "thread_state": {"watcher": {"last_findings": ["x"], "novelty_pressure": 4,
-    "focus_hint": "h", "history": [["a", "b"], []]}, "dreamer": null, "future": {"k": 1}},
+    "focus_hint": "h", "history": [["a", "b"], []]}, "dreamer": {}, "future": {"k": 1}},
   "rejected": [{"summary": "no", "until": "2026-11-25T00:00:00Z"}]
 }
 "#;
@@ -869,6 +881,121 @@ proptest! {
             .collect();
         let (next, _) = aggregate(&state, &outcomes, &verdicts, t(NOW), &Settings::default());
         assert_round_trips(&next)?;
+    }
+}
+
+const LEDGER_SEEDS: &[&[u8]] = &[
+    br#"{"runs": 4, "day": "2026-11-22", "spent": {"demo": {"tokens": 1200, "cost": 0.5, "calls": 3}}, "escalations": 1,
+"breakers": {"demo": {"failures": 2}}, "quiet": {"watcher": {"fingerprint": "abc", "skipped": 3}}}"#,
+    b"{}",
+];
+
+const LEDGER_FRAGMENTS: &[&[u8]] = &[
+    b"\"runs\": 18446744073709551615,",
+    b"\"tokens\": 18446744073709551615,",
+    b"\"calls\": 18446744073709551615,",
+    b"\"cost\": 1e308,",
+    b"\"cost\": -1,",
+    b"\"escalations\": 4294967295,",
+    b"\"day\": \"+262143-12-31\",",
+    b"\"day\": \"9999-12-31\",",
+    b"\"skipped\": 4294967295,",
+    b"\"failures\": 4294967295,",
+    b"\"opened\": \"9999-12-31T23:59:59Z\",",
+    b"null",
+];
+
+/// A tick's configuration: four threads answering from replay files, no sources, an
+/// escalation that notifies through `true` and remembers in `memory/`.
+const TICK_CONFIG: &str = r#"
+[tick]
+deadline_seconds = 30
+thread_timeout_seconds = 10
+skip_unchanged = false
+[providers.demo]
+kind = "replay"
+dir = "answers"
+[threads.watcher]
+model = "demo/watcher"
+sources = []
+[threads.librarian]
+model = "demo/librarian"
+sources = []
+[threads.oracle]
+model = "demo/oracle"
+sources = []
+[threads.dreamer]
+model = "demo/dreamer"
+sources = []
+[escalation]
+model = "demo/primary"
+notify_command = ["true"]
+memory_dir = "memory"
+"#;
+
+const DECISION_SEEDS: &[&[u8]] = &[
+    br#"{"action": "notify", "text": "The NAS is full", "why": "backups fail"}"#,
+    br##"{"action": "remember", "text": "# heading\n> quote", "why": ""}"##,
+    br#"Decision: {"action": "self-destruct", "text": "x"}"#,
+    br#"{"action": "dismiss"}"#,
+];
+
+proptest! {
+    #![proptest_config(config(40))]
+
+    /// A whole tick on fuzzed files — state, ledger, feedback, the threads' and the
+    /// primary model's answers: it ends with an exit code, never a panic; a tick that
+    /// ran leaves a state and a ledger the next tick loads, and the next tick runs too.
+    #[test]
+    fn a_tick_on_fuzzed_files_leaves_what_the_next_loads(
+        state in mostly_valid(STATE_SEEDS, STATE_FRAGMENTS),
+        ledger in prop::option::of(mostly_valid(LEDGER_SEEDS, LEDGER_FRAGMENTS)),
+        feedback in prop::option::of(mostly_valid(VERDICT_SEEDS, STATE_FRAGMENTS)),
+        answers in prop::collection::vec(mostly_valid(ANSWER_SEEDS, ANSWER_FRAGMENTS), 4),
+        primary in mostly_valid(DECISION_SEEDS, ANSWER_FRAGMENTS),
+    ) {
+        let home = tempfile::tempdir().unwrap();
+        let root = home.path();
+        let dir = root.join("state");
+        fs::create_dir_all(root.join("answers")).unwrap();
+        fs::create_dir_all(&dir).unwrap();
+        for (thread, text) in ThreadName::ALL.iter().zip(&answers) {
+            fs::write(root.join("answers").join(thread.to_string()), text).unwrap();
+        }
+        fs::write(root.join("answers/primary"), &primary).unwrap();
+        fs::write(dir.join("subconscious.json"), &state).unwrap();
+        if let Some(ledger) = &ledger {
+            fs::write(dir.join("ledger.json"), ledger).unwrap();
+        }
+        if let Some(feedback) = &feedback {
+            fs::write(dir.join("feedback.jsonl"), feedback).unwrap();
+        }
+        let config = root.join("config.toml");
+        fs::write(&config, TICK_CONFIG).unwrap();
+        let (config, dir_text) = (config.to_str().unwrap(), dir.to_str().unwrap());
+        let tick = |now: &str| run(&["tick", "--now", now, "--config", config, "--state", dir_text]);
+        let loads = |dir: &Path| {
+            let at = StateDir::at(dir);
+            at.load().map(|_| ()).map_err(|e| e.to_string())
+                .and_then(|()| at.load_ledger().map(|_| ()).map_err(|e| e.to_string()))
+        };
+        let before = loads(&dir);
+        let (code, _, _) = tick(NOW);
+        prop_assert!([0, 1, 3].contains(&code), "tick exit {code}");
+        if before.is_err() {
+            // Refused: nothing was written over the file that did not load.
+            prop_assert_eq!(code, 1);
+            prop_assert_eq!(fs::read(dir.join("subconscious.json")).unwrap(), state);
+            return Ok(());
+        }
+        // Exit 1 here: every thread failed; the tick still ran and wrote.
+        let after = loads(&dir);
+        prop_assert!(after.is_ok(), "the tick wrote what does not load: {:?}", after);
+        assert_round_trips(&StateDir::at(&dir).load().unwrap_or_default())?;
+        let (again, _, _) = tick("2026-11-22T10:10:00Z");
+        prop_assert!([0, 1, 3].contains(&again), "tick exit {again}");
+        let after = loads(&dir);
+        prop_assert!(after.is_ok(), "the next tick wrote what does not load: {:?}", after);
     }
 }
 

@@ -1001,6 +1001,11 @@ fn rule_set(
     zone: Zone,
     budget: &mut usize,
 ) -> Result<Option<RRuleSet>, String> {
+    // RFC 5545's rule text is ASCII; the `rrule` crate slices it by byte and panics on
+    // a multi-byte character (`BYDAY=MO\u{fffd}`).
+    if !rule.is_ascii() {
+        return Err("RRULE cannot be read: it holds a character that is not ASCII".into());
+    }
     let rule = until_in_frame(rule, frame, zone)?;
     let parsed: RRule<Unvalidated> = rule.parse().map_err(|e: rrule::RRuleError| {
         format!(
@@ -1314,6 +1319,21 @@ mod tests {
 
     fn vevent(summary: &str, lines: &str) -> String {
         format!("BEGIN:VEVENT\nUID:{summary}\nSUMMARY:{summary}\n{lines}\nEND:VEVENT")
+    }
+
+    /// Regression (fuzz): the `rrule` crate panicked on a rule holding a multi-byte
+    /// character (the file was then lost whole to the `catch_unwind`); the event is
+    /// skipped with a warning and the others still show.
+    #[test]
+    fn a_rule_that_is_not_ascii_skips_its_event() {
+        let (lines, warnings) = inline(&format!(
+            "{}\n{}",
+            vevent("Broken", "DTSTART:20261122T110000Z\nRRULE:FREQ=DAILY;BYDAY=MO\u{fffd}"),
+            vevent("Fine", "DTSTART:20261122T120000Z"),
+        ));
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].ends_with(": Fine"), "{lines:?}");
+        assert!(warnings[0].contains("not ASCII"), "{warnings:?}");
     }
 
     #[test]
