@@ -625,7 +625,10 @@ mod tests {
         let state = State::from_json(text).unwrap();
         let again = State::from_json(&state.to_json().unwrap()).unwrap();
         assert_eq!(again, state);
-        assert_eq!(again.extra["x-extra"][0].as_f64(), Some(4.375_445_840_377_278e204));
+        assert_eq!(
+            again.extra["x-extra"][0].as_f64(),
+            Some(4.375_445_840_377_278e204)
+        );
     }
 
     /// Regression (fuzz): a time that read as past 9999 in UTC was written `+10000-…`,
@@ -635,7 +638,10 @@ mod tests {
         let text = r#"{"patterns": [{"id": "p-1", "summary": "s", "strength": 3,
             "created": "2026-11-22T10:05:00Z", "last_seen": "9999-12-31T23:59:59-01:00"}]}"#;
         let err = State::from_json(text).unwrap_err();
-        assert!(err.to_string().starts_with("patterns[0].last_seen: "), "{err}");
+        assert!(
+            err.to_string().starts_with("patterns[0].last_seen: "),
+            "{err}"
+        );
         let ok = text.replace("-01:00", "Z");
         let state = State::from_json(&ok).unwrap();
         assert_eq!(State::from_json(&state.to_json().unwrap()).unwrap(), state);

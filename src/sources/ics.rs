@@ -265,7 +265,14 @@ pub fn fuzz_calendar(
     let window = Window::ahead(now, hours);
     let mut budget = SOURCE_WORK;
     let (events, mut warnings) = parse_calendar(text)?;
-    let found = expand_all(&events, window, zone, max_events, &mut budget, &mut warnings);
+    let found = expand_all(
+        &events,
+        window,
+        zone,
+        max_events,
+        &mut budget,
+        &mut warnings,
+    );
     Ok((clean(&render(found, window, zone, max_events)), warnings))
 }
 
@@ -1328,7 +1335,10 @@ mod tests {
     fn a_rule_that_is_not_ascii_skips_its_event() {
         let (lines, warnings) = inline(&format!(
             "{}\n{}",
-            vevent("Broken", "DTSTART:20261122T110000Z\nRRULE:FREQ=DAILY;BYDAY=MO\u{fffd}"),
+            vevent(
+                "Broken",
+                "DTSTART:20261122T110000Z\nRRULE:FREQ=DAILY;BYDAY=MO\u{fffd}"
+            ),
             vevent("Fine", "DTSTART:20261122T120000Z"),
         ));
         assert_eq!(lines.len(), 1, "{lines:?}");
