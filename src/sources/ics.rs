@@ -250,7 +250,7 @@ fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Resu
     Ok(Text { text, truncated })
 }
 
-/// One calendar's text read, expanded and rendered as [`calendar_text`] does a file's,
+/// One calendar's text read, expanded and rendered as `calendar_text` does a file's,
 /// without the file system and without the `catch_unwind` it puts around each file, so a
 /// panic on hostile input fails the fuzz tests (`tests/proof_fuzz.rs`) instead of
 /// quietly costing a file. Returns the listing and the warnings. Not part of the API.

@@ -124,7 +124,7 @@ impl Redactor {
     ///
     /// A value that overlapped another one can stand alone once that one is a
     /// placeholder (`ghp_…sk-proj-…ana@example.org`: the address after the token), so
-    /// the text is redacted again until nothing changes (at most [`MAX_PASSES`] times;
+    /// the text is redacted again until nothing changes (at most `MAX_PASSES` times;
     /// a text with nothing redactable is read once).
     pub fn redact(&mut self, text: &str) -> String {
         let mut out = self.redact_once(text);
