@@ -472,6 +472,18 @@ pub fn schema(thread: ThreadName) -> Value {
 mod tests {
     use super::*;
 
+    /// Regression (fuzz): a `due` past 9999 in UTC would be written `+10000-…` into the
+    /// state, which then never loaded again; such a finding keeps no due date.
+    #[test]
+    fn a_due_date_past_9999_is_dropped() {
+        let a = parse(
+            ThreadName::Oracle,
+            r#"{"findings": [{"summary": "renew", "due": "9999-12-31T23:59:59-01:00"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(a.findings[0].due, None);
+    }
+
     /// Guards against a broken answer (a trailing comma) or unrelated JSON being taken
     /// as an answer that found nothing: no fallback was tried and novelty pressure rose.
     #[test]

@@ -626,6 +626,37 @@ fn de_pressure<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
 mod tests {
     use super::*;
 
+    /// Regression (fuzz): serde_json's default float reading is off by one unit in the
+    /// last place for some numbers, so an unknown field's float changed at each write;
+    /// `float_roundtrip` reads them exactly.
+    #[test]
+    fn an_unknown_fields_float_survives_a_write_and_a_read() {
+        let text = r#"{"x-extra": [4.375445840377278e+204, 0.1, 5e-324]}"#;
+        let state = State::from_json(text).unwrap();
+        let again = State::from_json(&state.to_json().unwrap()).unwrap();
+        assert_eq!(again, state);
+        assert_eq!(
+            again.extra["x-extra"][0].as_f64(),
+            Some(4.375_445_840_377_278e204)
+        );
+    }
+
+    /// Regression (fuzz): a time that read as past 9999 in UTC was written `+10000-…`,
+    /// and the state the tick wrote never loaded again; it is refused, naming the field.
+    #[test]
+    fn a_time_past_9999_is_refused_not_written_unreadable() {
+        let text = r#"{"patterns": [{"id": "p-1", "summary": "s", "strength": 3,
+            "created": "2026-11-22T10:05:00Z", "last_seen": "9999-12-31T23:59:59-01:00"}]}"#;
+        let err = State::from_json(text).unwrap_err();
+        assert!(
+            err.to_string().starts_with("patterns[0].last_seen: "),
+            "{err}"
+        );
+        let ok = text.replace("-01:00", "Z");
+        let state = State::from_json(&ok).unwrap();
+        assert_eq!(State::from_json(&state.to_json().unwrap()).unwrap(), state);
+    }
+
     #[test]
     fn escalation_outcomes_read_and_write_spec_text() {
         let cases = [

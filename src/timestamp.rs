@@ -46,8 +46,15 @@ pub fn truncate(t: DateTime<Utc>) -> DateTime<Utc> {
     t.with_nanosecond(0).unwrap_or(t)
 }
 
-/// Reads an ISO-8601 / RFC 3339 instant leniently; `None` when it is not a time at all.
+/// Reads an ISO-8601 / RFC 3339 instant leniently; `None` when it is not a time at all,
+/// or when it falls outside the years 0 to 9999 in UTC (`9999-12-31T23:59:59-01:00`):
+/// such an instant is written `+10000-…`, which no reader takes back, so a state holding
+/// one (a model's `due`) would never load again.
 pub fn parse(text: &str) -> Option<DateTime<Utc>> {
+    parse_any(text).filter(|t| (0..=9999).contains(&t.year()))
+}
+
+fn parse_any(text: &str) -> Option<DateTime<Utc>> {
     let s = text.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Some(truncate(t.with_timezone(&Utc)));
@@ -152,5 +159,22 @@ mod tests {
         );
         assert_eq!(format(parse("2026-11-23").unwrap()), "2026-11-23T00:00:00Z");
         assert!(parse("next tuesday").is_none());
+    }
+
+    /// Regression (fuzz): an instant that reads but lies past 9999 (or before year 0) in
+    /// UTC was written `+10000-…` (`-0001-…`), which no reader took back.
+    #[test]
+    fn refuses_what_it_could_not_write_back() {
+        for text in [
+            "9999-12-31T23:59:59-01:00",
+            "0000-01-01T00:00:00+01:00",
+            "+10000-01-01T00:00:00Z",
+        ] {
+            assert_eq!(parse(text), None, "{text}");
+        }
+        for text in ["9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z"] {
+            let t = parse(text).unwrap();
+            assert_eq!(parse(&format(t)), Some(t), "{text}");
+        }
     }
 }

@@ -250,6 +250,32 @@ fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Resu
     Ok(Text { text, truncated })
 }
 
+/// One calendar's text read, expanded and rendered as `calendar_text` does a file's,
+/// without the file system and without the `catch_unwind` it puts around each file, so a
+/// panic on hostile input fails the fuzz tests (`tests/proof_fuzz.rs`) instead of
+/// quietly costing a file. Returns the listing and the warnings. Not part of the API.
+#[doc(hidden)]
+pub fn fuzz_calendar(
+    text: &str,
+    now: DateTime<Utc>,
+    zone: Zone,
+    hours: u32,
+    max_events: usize,
+) -> Result<(String, Vec<String>), String> {
+    let window = Window::ahead(now, hours);
+    let mut budget = SOURCE_WORK;
+    let (events, mut warnings) = parse_calendar(text)?;
+    let found = expand_all(
+        &events,
+        window,
+        zone,
+        max_events,
+        &mut budget,
+        &mut warnings,
+    );
+    Ok((clean(&render(found, window, zone, max_events)), warnings))
+}
+
 /// A file skipped, or (`part`) an event of it.
 fn warn(path: &Path, what: &str, part: bool) {
     let path = one_line(&path.to_string_lossy(), '?', 1000);
@@ -982,6 +1008,11 @@ fn rule_set(
     zone: Zone,
     budget: &mut usize,
 ) -> Result<Option<RRuleSet>, String> {
+    // RFC 5545's rule text is ASCII; the `rrule` crate slices it by byte and panics on
+    // a multi-byte character (`BYDAY=MO\u{fffd}`).
+    if !rule.is_ascii() {
+        return Err("RRULE cannot be read: it holds a character that is not ASCII".into());
+    }
     let rule = until_in_frame(rule, frame, zone)?;
     let parsed: RRule<Unvalidated> = rule.parse().map_err(|e: rrule::RRuleError| {
         format!(
@@ -1295,6 +1326,24 @@ mod tests {
 
     fn vevent(summary: &str, lines: &str) -> String {
         format!("BEGIN:VEVENT\nUID:{summary}\nSUMMARY:{summary}\n{lines}\nEND:VEVENT")
+    }
+
+    /// Regression (fuzz): the `rrule` crate panicked on a rule holding a multi-byte
+    /// character (the file was then lost whole to the `catch_unwind`); the event is
+    /// skipped with a warning and the others still show.
+    #[test]
+    fn a_rule_that_is_not_ascii_skips_its_event() {
+        let (lines, warnings) = inline(&format!(
+            "{}\n{}",
+            vevent(
+                "Broken",
+                "DTSTART:20261122T110000Z\nRRULE:FREQ=DAILY;BYDAY=MO\u{fffd}"
+            ),
+            vevent("Fine", "DTSTART:20261122T120000Z"),
+        ));
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].ends_with(": Fine"), "{lines:?}");
+        assert!(warnings[0].contains("not ASCII"), "{warnings:?}");
     }
 
     #[test]

@@ -101,7 +101,9 @@ pub fn answer(answer: &mut Answer, now: DateTime<Utc>, policy: OnAnswer) -> Vec<
         }
         found.extend(records(&format!("finding[{i}]"), &screened));
         if policy == OnAnswer::Downgrade {
-            f.summary = screened.neutralised;
+            // Masked again: a marker can end a word that glued a key shape to it
+            // (`administratorsk-…` → `[screened: …]sk-…`).
+            f.summary = mask_secrets(&screened.neutralised);
             f.importance = f.importance.min(DOWNGRADED_IMPORTANCE);
             kept.push(f);
         }
@@ -110,13 +112,13 @@ pub fn answer(answer: &mut Answer, now: DateTime<Utc>, policy: OnAnswer) -> Vec<
     let suggest = screen::screen(&answer.suggest, &ctx);
     if suggest.detected() {
         found.extend(records("suggest", &suggest));
-        answer.suggest = suggest.neutralised;
+        answer.suggest = mask_secrets(&suggest.neutralised);
     }
     let reason = screen::screen(&answer.escalate_reason, &ctx);
     if reason.detected() {
         found.extend(records("escalate_reason", &reason));
         answer.escalate = false;
-        answer.escalate_reason = reason.neutralised;
+        answer.escalate_reason = mask_secrets(&reason.neutralised);
     }
     found
 }
@@ -205,6 +207,25 @@ mod tests {
             leaky.findings
         );
         assert!(leaky.findings[0].summary.contains("<secret>"));
+    }
+
+    /// Regression (fuzz): a key shape glued to a screened phrase is no key shape until
+    /// the phrase becomes a marker; it is masked after the neutralising too.
+    #[test]
+    fn a_key_freed_by_a_marker_is_masked() {
+        let glued = "As the system administratorsk-proj-abcdefghijklmnopqrstuvwxyz0123456789";
+        let mut a = Answer {
+            findings: vec![finding(glued, 9)],
+            suggest: glued.into(),
+            escalate: true,
+            escalate_reason: glued.into(),
+            ..Answer::default()
+        };
+        assert!(!answer(&mut a, now(), OnAnswer::Downgrade).is_empty());
+        for text in [&a.findings[0].summary, &a.suggest, &a.escalate_reason] {
+            assert!(!text.contains("abcdefghij"), "{text}");
+            assert_eq!(&mask_secrets(text), text);
+        }
     }
 
     #[test]

@@ -121,7 +121,27 @@ impl Redactor {
     }
 
     /// `text` with every redactable value replaced by its placeholder.
+    ///
+    /// A value that overlapped another one can stand alone once that one is a
+    /// placeholder (`ghp_…sk-proj-…ana@example.org`: the address after the token), so
+    /// the text is redacted again until nothing changes (at most `MAX_PASSES` times;
+    /// a text with nothing redactable is read once).
     pub fn redact(&mut self, text: &str) -> String {
+        let mut out = self.redact_once(text);
+        if out == text {
+            return out;
+        }
+        for _ in 1..MAX_PASSES {
+            let next = self.redact_once(&out);
+            if next == out {
+                break;
+            }
+            out = next;
+        }
+        out
+    }
+
+    fn redact_once(&mut self, text: &str) -> String {
         let found = find(text);
         if found.is_empty() {
             return text.to_string();
@@ -160,7 +180,26 @@ impl Redactor {
 /// `text` with every key or token shape replaced by `<secret>` (no numbering, no
 /// state): for evidence and messages that must never carry a secret, such as a
 /// detection's excerpt of a URL that carries a key.
+/// Repeated like [`Redactor::redact`] until nothing changes.
 pub fn mask_secrets(text: &str) -> String {
+    let mut out = mask_once(text);
+    if out == text {
+        return out;
+    }
+    for _ in 1..MAX_PASSES {
+        let next = mask_once(&out);
+        if next == out {
+            break;
+        }
+        out = next;
+    }
+    out
+}
+
+/// How many times a text is redacted (or masked) at most, until nothing changes.
+const MAX_PASSES: usize = 4;
+
+fn mask_once(text: &str) -> String {
     let found: Vec<Found> = find(text)
         .into_iter()
         .filter(|f| f.class == Class::Secret)
@@ -348,6 +387,20 @@ pub fn iban_valid(iban: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (fuzz): a value that overlapped a key shape (an address glued to a
+    /// token) was left in, and redacting the result took it: redaction was not
+    /// idempotent.
+    #[test]
+    fn a_value_freed_by_a_placeholder_is_redacted_too() {
+        let text = "ghp_abcdefghijklmnopqrstuvwxyz0123456789sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ana@example.org";
+        let mut r = Redactor::new();
+        let once = r.redact(text);
+        assert_eq!(r.redact(&once), once);
+        assert!(!has_redactable(&once), "{once}");
+        let masked = mask_secrets(text);
+        assert_eq!(mask_secrets(&masked), masked);
+    }
 
     #[test]
     fn classes_and_stable_placeholders() {
