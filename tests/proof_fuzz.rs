@@ -30,7 +30,7 @@ use serde_json::Value;
 use thinker::aggregate::feedback::Verdict;
 use thinker::aggregate::{Settings, ThreadOutcome, aggregate};
 use thinker::answer::{
-    self, MAX_FINDINGS, MAX_SUGGEST_WORDS, MAX_SUMMARY_CHARS, MAX_SUMMARY_WORDS,
+    self, Answer, Finding, MAX_FINDINGS, MAX_SUGGEST_WORDS, MAX_SUMMARY_CHARS, MAX_SUMMARY_WORDS,
 };
 use thinker::clock::Zone;
 use thinker::config::{Config, ConfigError, DEFAULT_CONFIG};
@@ -1979,5 +1979,112 @@ proptest! {
         let once = r.redact(&text);
         prop_assert_eq!(&r.redact(&once), &once);
         prop_assert!(!has_redactable(&once), "{once:?}");
+    }
+}
+
+// --- The replay's reader and engine (issue 13) -------------------------------------------
+
+/// A replayable journal of `n` ticks, one line each, as the tick writes them: answers,
+/// verdicts, digests, the first tick's base.
+fn replayable_lines(n: usize) -> Vec<String> {
+    let settings = Settings::default();
+    let topics = [
+        "backup on the nas failed again",
+        "backup on the nas failed twice",
+        "invoice from acme overdue",
+        "dentist on friday morning",
+    ];
+    let mut state = State::default();
+    let mut lines = Vec::new();
+    for k in 0..n {
+        let now = t(NOW) + chrono::TimeDelta::minutes(5 * i64::try_from(k).unwrap());
+        let results = ThreadName::ALL.map(|thread| {
+            let summary = topics[(k + thread.index()) % topics.len()];
+            ThreadOutcome::Answered(Answer {
+                findings: vec![Finding {
+                    summary: summary.into(),
+                    importance: 5,
+                    kind: thread.default_kind(),
+                    due: None,
+                }],
+                escalate: k % 3 == 1 && thread == ThreadName::Watcher,
+                escalate_reason: "the nas is full".into(),
+                ..Answer::default()
+            })
+        });
+        let (next, _) = aggregate(&state, &results, &[], now, &settings);
+        let threads: Vec<Value> = ThreadName::ALL
+            .iter()
+            .zip(&results)
+            .map(|(th, r)| serde_json::json!({"thread": th, "status": "answered", "answer": r.answer()}))
+            .collect();
+        let mut line = serde_json::json!({
+            "time": thinker::timestamp::format(now), "run": k + 1, "tick_count": next.tick_count,
+            "threads": threads, "state": next.digest(),
+        });
+        if k == 0 {
+            line["base"] = serde_json::to_value(&state).unwrap();
+        }
+        lines.push(line.to_string());
+        state = next;
+    }
+    lines
+}
+
+const REPLAY_FRAGMENTS: &[&[u8]] = &[
+    b"\"answer\": {\"findings\": [{\"summary\": 5}]},",
+    b"\"answer\": {\"findings\": [{\"summary\": \"x\", \"importance\": 300, \"kind\": \"insight\"}]},",
+    b"\"answer\": {\"reinforce\": [\"\", \"t-x\"], \"escalate\": true},",
+    b"\"base\": {},",
+    b"\"base\": {\"version\": 99},",
+    b"\"base\": {\"active_threads\": [{\"id\": \"a\", \"summary\": \"b\", \"strength\": 300}]},",
+    b"\"state\": 5,",
+    b"\"verdicts\": [{}],",
+    b"\"verdicts\": [{\"at\": \"2026-11-22T10:00:00Z\", \"id\": \"t-x\", \"verdict\": \"wrong\"}],",
+    b"\"escalation\": {\"records\": [{\"timestamp\": \"x\"}]},",
+    b"\"status\": \"answered\",",
+    b"\"time\": \"+262143-12-31T23:59:59Z\",",
+    b"\xff\xfe",
+];
+
+proptest! {
+    #![proptest_config(config(60))]
+
+    /// Any journal: the replay reads it (stopping at the first line it cannot read),
+    /// re-runs it with and without overrides, and explains an id — never a panic; an
+    /// untouched journal replays faithfully.
+    #[test]
+    fn the_replay_reads_and_runs_any_journal(
+        mutations in prop::collection::vec((0usize..8, prop::collection::vec(mutation(), 1..4)), 0..4),
+        torn in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut lines: Vec<Vec<u8>> = replayable_lines(8).into_iter().map(String::into_bytes).collect();
+        let touched = !mutations.is_empty() || torn;
+        for (i, ms) in &mutations {
+            let line = std::mem::take(&mut lines[*i]);
+            lines[*i] = mutate(line, ms, REPLAY_FRAGMENTS);
+        }
+        let mut bytes = lines.join(&b'\n');
+        if torn {
+            let cut = bytes.len() * 2 / 3;
+            bytes.truncate(cut);
+        } else {
+            bytes.push(b'\n');
+        }
+        fs::write(dir.path().join("journal.jsonl"), &bytes).unwrap();
+        let journal = thinker::replay::read::read(dir.path()).unwrap();
+        let looser = Settings { match_threshold: 0.3, ..Settings::default() };
+        let r = thinker::replay::replay(&journal, None, &Settings::default(), Some(&looser), thinker::replay::Keep::Frames);
+        prop_assert!(r.current.ticks <= journal.ticks.len());
+        if !touched {
+            prop_assert!(journal.stopped.is_none());
+            prop_assert!(r.check.faithful(), "{:?}", r.check.first_mismatch);
+            prop_assert_eq!(r.current.ticks, 8);
+        }
+        let _ = thinker::replay::explain::explain("t-backup-nas-failed", &r.current, &journal);
+        let state = dir.path().to_str().unwrap();
+        let (code, _, _) = run(&["replay", "--json", "--state", state, "--set", "memory.match_threshold=0.3"]);
+        prop_assert!(code == 0 || code == 1, "exit {}", code);
     }
 }
