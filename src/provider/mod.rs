@@ -189,7 +189,7 @@ impl Providers {
     /// these providers. API keys are read from the environment at call time.
     pub fn new(configs: BTreeMap<String, ProviderConfig>) -> Result<Self, CallError> {
         Ok(Providers {
-            transport: Transport::new(configs.values())?,
+            transport: Transport::new(configs.values()),
             configs,
             env: Arc::new(|var| std::env::var(var).ok()),
             redactor: std::sync::Mutex::new(Redactor::new()),
