@@ -35,6 +35,7 @@ mod litellm_e2e;
 mod llama_e2e;
 mod mcp_e2e;
 mod prompts;
+mod proof_faults;
 mod provider_breaker;
 mod providers;
 mod quiet_tick;

@@ -283,7 +283,14 @@ async fn send_once(
             };
         }
         Ok(Err(e)) => {
-            let message = quote(&error_chain(&e.without_url()), key);
+            let chain = error_chain(&e.without_url());
+            let message = quote(
+                &match connect_hint(&chain) {
+                    Some(hint) => format!("{hint} ({chain})"),
+                    None => chain,
+                },
+                key,
+            );
             tracing::debug!(provider = %config.name, model = %model.model, attempt, latency_ms, error = %message, "request failed");
             return Sent::Failed {
                 error: CallError::Connect {
@@ -481,6 +488,64 @@ pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
         source = s.source();
     }
     parts.join(": ")
+}
+
+/// What a connection error means, in words a user can act on, from reqwest's chain of
+/// causes (hyper's, rustls's and the resolver's own texts); `None` for anything else.
+fn connect_hint(chain: &str) -> Option<&'static str> {
+    let c = chain.to_ascii_lowercase();
+    let hints: [(&[&str], &str); 7] = [
+        (
+            &["connection refused"],
+            "connection refused: nothing listens at that address; is the server running, and is the port right?",
+        ),
+        (
+            &[
+                "dns error",
+                "failed to lookup address",
+                "name or service not known",
+            ],
+            "the host name does not resolve (DNS); check the spelling of base_url and the network",
+        ),
+        (
+            &[
+                "invalidcontenttype",
+                "corrupt message",
+                "wrong version number",
+            ],
+            "the server does not speak TLS at that address; if it is plain HTTP, use http:// in base_url",
+        ),
+        (
+            &[
+                "unknownissuer",
+                "unknown issuer",
+                "self-signed",
+                "self signed",
+            ],
+            "the server's certificate is not signed by a trusted authority; give its CA in ca_file, or set tls_roots = \"system\" for a CA installed on this machine",
+        ),
+        (
+            &["notvalidforname", "not valid for name"],
+            "the server's certificate is not for this host name; check base_url",
+        ),
+        (
+            &["expired", "notvalidyet"],
+            "the server's certificate is expired or not yet valid",
+        ),
+        (
+            &[
+                "connection reset",
+                "connection closed",
+                "unexpected eof",
+                "broken pipe",
+            ],
+            "the server closed the connection before answering",
+        ),
+    ];
+    hints
+        .into_iter()
+        .find(|(needles, _)| needles.iter().any(|n| c.contains(n)))
+        .map(|(_, hint)| hint)
 }
 
 /// The message of an error body: `error.message`, `error`, `message` or `detail`, else
@@ -698,6 +763,49 @@ mod tests {
             assert!(d >= full / 2 && d <= full, "{retry}: {d:?}");
         }
         assert!(backoff(40, Duration::from_millis(10)) <= Duration::from_millis(10));
+    }
+
+    #[test]
+    fn connection_errors_are_said_in_words() {
+        // (reqwest's chain, as seen from this machine's faults, what the hint must say)
+        let cases = [
+            (
+                "error sending request: client error (Connect): tcp connect error: Connection refused (os error 111)",
+                Some("nothing listens"),
+            ),
+            (
+                "client error (Connect): dns error: failed to lookup address information: Name or service not known",
+                Some("does not resolve"),
+            ),
+            (
+                "client error (Connect): received corrupt message of type InvalidContentType",
+                Some("does not speak TLS"),
+            ),
+            (
+                "client error (Connect): invalid peer certificate: UnknownIssuer",
+                Some("ca_file"),
+            ),
+            (
+                "client error (Connect): invalid peer certificate: NotValidForName",
+                Some("not for this host"),
+            ),
+            (
+                "client error (Connect): invalid peer certificate: Expired",
+                Some("expired"),
+            ),
+            (
+                "error sending request: connection closed before message completed",
+                Some("closed the connection"),
+            ),
+            ("error sending request: something new", None),
+        ];
+        for (chain, want) in cases {
+            let hint = connect_hint(chain);
+            match want {
+                Some(w) => assert!(hint.is_some_and(|h| h.contains(w)), "{chain}: {hint:?}"),
+                None => assert_eq!(hint, None, "{chain}"),
+            }
+        }
     }
 
     #[test]
