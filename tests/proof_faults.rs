@@ -84,9 +84,9 @@ mod raw {
 
     /// Accepts, reads the request, and never answers (the connection is held open).
     pub fn silent(stream: TcpStream) {
+        let _held = stream;
         loop {
-            std::thread::sleep(Duration::from_secs(60));
-            let _ = &stream;
+            std::thread::sleep(Duration::from_mins(1));
         }
     }
 
@@ -317,7 +317,7 @@ fn redact_ports(text: &str) -> String {
     errno.replace_all(&text, "").into_owned()
 }
 
-fn thread<'a>(journal: &'a [Value], name: ThreadName) -> &'a Value {
+fn thread(journal: &[Value], name: ThreadName) -> &Value {
     journal.last().unwrap()["threads"]
         .as_array()
         .unwrap()
