@@ -9,6 +9,10 @@
 //! (snapshotted, ports redacted). Also the TLS trust a provider is given (`tls_roots`,
 //! `ca_file`) against a local HTTPS server with a self-signed certificate.
 //!
+//! The DNS fault asks the system's resolver for a `.invalid` name: it is refused without
+//! any server of that name being reached (the resolver here answers in ~50 ms); a slow
+//! resolver is bounded by the provider's `timeout_seconds` (2 s here).
+//!
 //! The faults wiremock can play (status codes, odd bodies) come from one wiremock server
 //! routed by the request's model; the others from the small raw servers of [`raw`]
 //! (plain threads over `std::net`, so they need no runtime of their own).

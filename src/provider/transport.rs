@@ -1,10 +1,12 @@
 //! Sending a prepared request and getting its answer back, whatever the wire format: the
-//! one HTTP client, each provider's `concurrency` slots and `requests_per_minute` pacing
+//! HTTP clients (one per TLS trust: the compiled-in roots, the system's, plus a
+//! `ca_file`; each built on its first request), each provider's `concurrency` slots and `requests_per_minute` pacing
 //! (what a call waits for is kept in its [`Progress`]), the total timeout of one
 //! exchange, bodies read up to `max_response_bytes`, retries with jittered backoff and
 //! `Retry-After`, error bodies turned into short scrubbed messages, and reading a 2xx
 //! body off the runtime thread, with its usage counted within [`Bounds`] and every text
-//! scrubbed of the key before anything reads it.
+//! scrubbed of the key before anything reads it. A connection error is led by what it
+//! means in words (refused, DNS, not TLS, an untrusted certificate) and what to do.
 //!
 //! Calls a wire format only through [`WireFormat`] (`prepare`, `read`): it knows no
 //! format by name, and no format imports it. Must not: decide what an answer means (the
