@@ -180,6 +180,8 @@ struct RawProvider {
     breaker_failures: Option<u32>,
     breaker_hours: Option<u32>,
     redact: Option<bool>,
+    tls_roots: Option<TlsRoots>,
+    ca_file: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -251,6 +253,58 @@ impl fmt::Display for ProviderKind {
             ProviderKind::Replay => "replay",
         })
     }
+}
+
+/// Which certificate authorities a provider's `https://` server is checked against
+/// (`tls_roots`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TlsRoots {
+    /// The Mozilla roots compiled into the binary (`webpki-roots`): nothing is read from
+    /// the disk, so a tick pays nothing for them.
+    #[default]
+    Bundled,
+    /// The platform's verifier and certificate store (`/etc/ssl/certs`, the keychain), for
+    /// a corporate CA installed on the machine; loading it costs a few milliseconds.
+    System,
+}
+
+/// A provider's TLS trust: `tls_roots` and `ca_file`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TlsSettings {
+    pub roots: TlsRoots,
+    /// A PEM file of extra roots trusted besides `roots` (a self-signed local server, a
+    /// company CA), resolved and checked to hold certificates when the config is read.
+    pub ca_file: Option<PathBuf>,
+}
+
+/// The certificates of a PEM file (`ca_file`); the error says what is wrong with it.
+pub fn ca_certificates(
+    path: &Path,
+) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject as _;
+    let bytes = std::fs::read(path).map_err(|e| {
+        format!(
+            "cannot read {}: {e}; give the path of a PEM file of CA certificates",
+            path.display()
+        )
+    })?;
+    let certs = CertificateDer::pem_slice_iter(&bytes)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            format!(
+                "{} is not a readable PEM file ({e}); give a file of `-----BEGIN CERTIFICATE-----` blocks",
+                path.display()
+            )
+        })?;
+    if certs.is_empty() {
+        return Err(format!(
+            "{} holds no certificate; give a PEM file of `-----BEGIN CERTIFICATE-----` blocks",
+            path.display()
+        ));
+    }
+    Ok(certs)
 }
 
 /// How a provider is asked for the answer schema.
@@ -328,6 +382,8 @@ pub struct ProviderConfig {
     /// replaced by placeholders in what this provider is sent (default: on unless the
     /// provider is on this machine).
     pub redact: bool,
+    /// Which roots an `https://` server's certificate is checked against.
+    pub tls: TlsSettings,
 }
 
 /// `provider/model`, as a thread's `model` and `fallback` name it.
@@ -837,6 +893,7 @@ impl Validator<'_> {
         let redact = p
             .redact
             .unwrap_or(p.kind != ProviderKind::Replay && !is_loopback(&base_url));
+        let tls = self.tls(name, &p)?;
         Ok(ProviderConfig {
             name: name.to_string(),
             kind: p.kind,
@@ -856,6 +913,7 @@ impl Validator<'_> {
             anthropic_version: p.anthropic_version.unwrap_or_else(|| "2023-06-01".into()),
             max_response_bytes: self.max_response_bytes(name, p.max_response_bytes)?,
             redact,
+            tls,
             breaker: BreakerSettings {
                 failures: self.int(
                     &provider_key(name, "breaker_failures"),
@@ -1031,6 +1089,38 @@ impl Validator<'_> {
                 .money(&key("price_out"), p.price_out, MAX_PRICE)?
                 .unwrap_or(0.0),
             daily_cost: self.money(&key("daily_cost"), p.daily_cost, MAX_DAILY_COST)?,
+        })
+    }
+
+    /// `tls_roots` (default `bundled`) and `ca_file` (read now: a file that is missing or
+    /// holds no certificate is an error naming the key and the file); replay providers
+    /// take neither.
+    fn tls(&self, name: &str, p: &RawProvider) -> Result<TlsSettings, ConfigError> {
+        if p.kind == ProviderKind::Replay {
+            for (k, set) in [
+                ("tls_roots", p.tls_roots.is_some()),
+                ("ca_file", p.ca_file.is_some()),
+            ] {
+                if set {
+                    return Err(self.err(
+                        provider_key(name, k),
+                        "a replay provider makes no connection; remove it",
+                    ));
+                }
+            }
+        }
+        let key = provider_key(name, "ca_file");
+        let ca_file = match p.ca_file.as_deref() {
+            Some(file) => {
+                let path = self.resolve(&key, file)?;
+                ca_certificates(&path).map_err(|message| self.err(&key, message))?;
+                Some(path)
+            }
+            None => None,
+        };
+        Ok(TlsSettings {
+            roots: p.tls_roots.unwrap_or_default(),
+            ca_file,
         })
     }
 
@@ -2011,6 +2101,72 @@ mod tests {
         assert!(
             !err.contains("sk-abc"),
             "the would-be key must not be echoed: {err}"
+        );
+    }
+
+    #[test]
+    fn tls_roots_and_ca_file_are_checked_naming_the_key_and_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+        std::fs::write(dir.path().join("ca.pem"), cert.cert.pem()).unwrap();
+        std::fs::write(dir.path().join("empty.pem"), "nothing here\n").unwrap();
+        std::fs::write(
+            dir.path().join("broken.pem"),
+            "-----BEGIN CERTIFICATE-----\n!!!\n-----END CERTIFICATE-----\n",
+        )
+        .unwrap();
+        let config = dir.path().join("thinker.toml");
+        let with = |kind: &str, extra: &str| {
+            let url = if kind == "replay" {
+                "dir = \"answers\""
+            } else {
+                "base_url = \"https://x\""
+            };
+            let text = format!("[providers.p]\nkind = \"{kind}\"\n{url}\n{extra}\n");
+            Config::parse(&text, Some(&config)).map(|c| c.providers["p"].tls.clone())
+        };
+        assert_eq!(with("openai", "").unwrap(), TlsSettings::default());
+        assert_eq!(
+            with("openai", "tls_roots = \"system\"").unwrap().roots,
+            TlsRoots::System
+        );
+        let ok = with("ollama", "ca_file = \"ca.pem\"").unwrap();
+        assert_eq!(
+            ok.ca_file.as_deref(),
+            Some(dir.path().join("ca.pem").as_path())
+        );
+        assert_eq!(ok.roots, TlsRoots::Bundled);
+        // (extra lines, what the error must say)
+        let cases = [
+            (
+                "tls_roots = \"mozilla\"",
+                vec!["tls_roots", "bundled", "system"],
+            ),
+            (
+                "ca_file = \"missing.pem\"",
+                vec!["providers.p.ca_file", "missing.pem", "cannot read"],
+            ),
+            (
+                "ca_file = \"empty.pem\"",
+                vec!["providers.p.ca_file", "empty.pem", "holds no certificate"],
+            ),
+            (
+                "ca_file = \"broken.pem\"",
+                vec!["providers.p.ca_file", "broken.pem", "PEM"],
+            ),
+        ];
+        for (extra, wants) in cases {
+            let err = with("openai", extra).unwrap_err().to_string();
+            for want in wants {
+                assert!(err.contains(want), "{extra}: {err} should say {want}");
+            }
+        }
+        let err = with("replay", "ca_file = \"ca.pem\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("providers.p.ca_file") && err.contains("replay"),
+            "{err}"
         );
     }
 }

@@ -37,6 +37,7 @@ mod mcp_e2e;
 mod prompts;
 mod proof_crash;
 mod proof_disk;
+mod proof_faults;
 mod proof_fuzz;
 mod proof_overlap;
 mod provider_breaker;

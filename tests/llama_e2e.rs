@@ -65,6 +65,7 @@ fn provider(
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
         redact: false,
+        tls: thinker::config::TlsSettings::default(),
     }
 }
 

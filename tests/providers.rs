@@ -124,6 +124,7 @@ fn config(name: &str, kind: ProviderKind, base_url: &str) -> ProviderConfig {
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
         redact: false,
+        tls: thinker::config::TlsSettings::default(),
     }
 }
 

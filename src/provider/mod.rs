@@ -32,7 +32,7 @@
 //!
 //! Layout: this module keeps [`Providers`] (the configured providers, their keys, one
 //! model's call: replay or HTTP) and the public types; `chain` the fallback chain;
-//! `transport` sending (the HTTP client, concurrency slots, pacing, timeouts, retries,
+//! `transport` sending (the HTTP clients, one per TLS trust, built on first use; concurrency slots, pacing, timeouts, retries,
 //! `Retry-After`, capped bodies, reading off the runtime thread); `wire` what a wire
 //! format is given and gives back and the `wire::WireFormat` seam; `openai`,
 //! `anthropic`, `ollama` one wire format each (importing only `wire`); `replay` answers
@@ -185,11 +185,12 @@ fn wire_format(kind: ProviderKind) -> Option<&'static dyn WireFormat> {
 }
 
 impl Providers {
-    /// Builds the shared HTTP client (installing the `ring` TLS provider if none is) over
-    /// these providers. API keys are read from the environment at call time.
+    /// The transport over these providers: one HTTP client per distinct TLS trust
+    /// (`tls_roots`, `ca_file`), each built on its first request. API keys are read from
+    /// the environment at call time.
     pub fn new(configs: BTreeMap<String, ProviderConfig>) -> Result<Self, CallError> {
         Ok(Providers {
-            transport: Transport::new(configs.values())?,
+            transport: Transport::new(configs.values()),
             configs,
             env: Arc::new(|var| std::env::var(var).ok()),
             redactor: std::sync::Mutex::new(Redactor::new()),

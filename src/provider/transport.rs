@@ -1,17 +1,19 @@
 //! Sending a prepared request and getting its answer back, whatever the wire format: the
-//! one HTTP client, each provider's `concurrency` slots and `requests_per_minute` pacing
+//! HTTP clients (one per TLS trust: the compiled-in roots, the system's, plus a
+//! `ca_file`; each built on its first request), each provider's `concurrency` slots and `requests_per_minute` pacing
 //! (what a call waits for is kept in its [`Progress`]), the total timeout of one
 //! exchange, bodies read up to `max_response_bytes`, retries with jittered backoff and
 //! `Retry-After`, error bodies turned into short scrubbed messages, and reading a 2xx
 //! body off the runtime thread, with its usage counted within [`Bounds`] and every text
-//! scrubbed of the key before anything reads it.
+//! scrubbed of the key before anything reads it. A connection error is led by what it
+//! means in words (refused, DNS, not TLS, an untrusted certificate) and what to do.
 //!
 //! Calls a wire format only through [`WireFormat`] (`prepare`, `read`): it knows no
 //! format by name, and no format imports it. Must not: decide what an answer means (the
 //! chain's `accept` does), keep budgets, or put a key anywhere but its header.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::StatusCode;
@@ -23,7 +25,7 @@ use super::key::{ApiKey, quote, scrub};
 use super::usage::Bounds;
 use super::wire::{CallRequest, Prepared, WireFormat};
 use super::{CallError, Completion, Outcome, Progress, Waiting};
-use crate::config::{ModelRef, ProviderConfig, ProviderKind};
+use crate::config::{ModelRef, ProviderConfig, ProviderKind, TlsRoots, TlsSettings};
 
 /// An error (non-2xx) body is read up to this many bytes (or `max_response_bytes`, if
 /// lower): only an excerpt of it is ever shown.
@@ -32,10 +34,14 @@ const ERROR_BODY_BYTES: usize = 64 << 10;
 /// The first wait between retries; it doubles each time, up to `retry_max_wait`.
 const BACKOFF_BASE: Duration = Duration::from_millis(500);
 
-/// The HTTP client the providers share, with each provider's free `concurrency` slots and
-/// its next requests-per-minute turn.
+/// The HTTP clients the providers share (one per distinct TLS trust, each built on its
+/// first request), with each provider's free `concurrency` slots and its next
+/// requests-per-minute turn.
 pub(super) struct Transport {
-    client: reqwest::Client,
+    /// One per distinct [`TlsSettings`] among the providers, built when first needed: a
+    /// tick that never calls a `tls_roots = "system"` provider never loads the system's
+    /// certificate store.
+    clients: Vec<(TlsSettings, OnceLock<Result<reqwest::Client, String>>)>,
     /// Per provider, the earliest instant its next request may start.
     pacing: Mutex<HashMap<String, tokio::time::Instant>>,
     /// Per provider with a `concurrency` limit, its free slots.
@@ -51,24 +57,15 @@ struct Call<'a> {
 }
 
 impl Transport {
-    /// Builds the shared HTTP client (installing the `ring` TLS provider if none is) and
-    /// a semaphore per provider with a `concurrency` limit.
-    pub(super) fn new<'a>(
-        configs: impl IntoIterator<Item = &'a ProviderConfig> + Clone,
-    ) -> Result<Self, CallError> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut builder =
-            reqwest::Client::builder().user_agent(concat!("thinker/", env!("CARGO_PKG_VERSION")));
-        if !needs_tls(configs.clone()) {
-            // Loading the system's CA certificates (every file of /etc/ssl/certs) is most
-            // of a tick's start-up (~10 of 14 ms); a config that speaks only plain http (a
-            // local Ollama, llama.cpp, vLLM) never needs them. With no roots, an https URL
-            // it is redirected to fails closed.
-            builder = builder.tls_certs_only([]);
+    /// A client slot per distinct TLS trust (nothing is built yet) and a semaphore per
+    /// provider with a `concurrency` limit.
+    pub(super) fn new<'a>(configs: impl IntoIterator<Item = &'a ProviderConfig> + Clone) -> Self {
+        let mut clients: Vec<(TlsSettings, OnceLock<_>)> = Vec::new();
+        for c in configs.clone() {
+            if c.kind != ProviderKind::Replay && !clients.iter().any(|(t, _)| *t == c.tls) {
+                clients.push((c.tls.clone(), OnceLock::new()));
+            }
         }
-        let client = builder.build().map_err(|e| CallError::Client {
-            message: error_chain(&e),
-        })?;
         let slots = configs
             .into_iter()
             .filter_map(|c| {
@@ -79,10 +76,29 @@ impl Transport {
                 ))
             })
             .collect();
-        Ok(Transport {
-            client,
+        Transport {
+            clients,
             pacing: Mutex::new(HashMap::new()),
             slots,
+        }
+    }
+
+    /// The client for this provider's TLS trust, built on first use.
+    fn client(&self, config: &ProviderConfig) -> Result<&reqwest::Client, CallError> {
+        let built = match self.clients.iter().find(|(t, _)| *t == config.tls) {
+            Some((tls, cell)) => cell.get_or_init(|| build_client(tls)),
+            // A provider the transport was not built with (never in a tick): its own.
+            None => {
+                return Err(CallError::Client {
+                    message: format!(
+                        "provider {} was not configured when the client was built",
+                        config.name
+                    ),
+                });
+            }
+        };
+        built.as_ref().map_err(|message| CallError::Client {
+            message: format!("provider {}: {message}", config.name),
         })
     }
 
@@ -115,6 +131,10 @@ impl Transport {
                 );
             }
         };
+        let client = match self.client(config) {
+            Ok(c) => c,
+            Err(error) => return fail(error, 0),
+        };
         let call = Call {
             config,
             format,
@@ -131,7 +151,7 @@ impl Transport {
             // the backoff before a retry.
             let slot = self.slot(config, progress).await;
             self.pace(config, progress).await;
-            let sent = self.send_once(&call, &url, &prepared, tries).await;
+            let sent = send_once(client, &call, &url, &prepared, tries).await;
             drop(slot);
             let (error, retry_after) = match sent {
                 Sent::Answer(body) => {
@@ -218,70 +238,76 @@ impl Transport {
             progress.set(None);
         }
     }
+}
 
-    /// Sends one request and reads its response within the provider's timeout; what the
-    /// response means for retrying is [`Sent`].
-    async fn send_once(
-        &self,
-        call: &Call<'_>,
-        url: &str,
-        prepared: &Prepared,
-        attempt: u32,
-    ) -> Sent {
-        let Call { config, model, .. } = *call;
-        let key = call.key.as_ref();
-        let t0 = tokio::time::Instant::now();
-        let request = self
-            .client
-            .post(url)
-            .headers(prepared.headers.clone())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(prepared.body.clone());
-        let cap = config.max_response_bytes;
-        let exchange = async {
-            let response = request.send().await?;
-            let status = response.status();
-            let headers = response.headers().clone();
-            // An error body only needs an excerpt; an answer may not pass the cap at all.
-            let body = if status.is_success() {
-                read_capped(response, cap, false).await
-            } else {
-                read_capped(response, cap.min(ERROR_BODY_BYTES), true).await
+/// Sends one request and reads its response within the provider's timeout; what the
+/// response means for retrying is [`Sent`].
+async fn send_once(
+    client: &reqwest::Client,
+    call: &Call<'_>,
+    url: &str,
+    prepared: &Prepared,
+    attempt: u32,
+) -> Sent {
+    let Call { config, model, .. } = *call;
+    let key = call.key.as_ref();
+    let t0 = tokio::time::Instant::now();
+    let request = client
+        .post(url)
+        .headers(prepared.headers.clone())
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(prepared.body.clone());
+    let cap = config.max_response_bytes;
+    let exchange = async {
+        let response = request.send().await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        // An error body only needs an excerpt; an answer may not pass the cap at all.
+        let body = if status.is_success() {
+            read_capped(response, cap, false).await
+        } else {
+            read_capped(response, cap.min(ERROR_BODY_BYTES), true).await
+        };
+        Ok::<_, reqwest::Error>((status, headers, body))
+    };
+    let result = tokio::time::timeout(config.timeout, exchange).await;
+    let latency_ms = t0.elapsed().as_millis() as u64;
+    let (status, headers, body) = match result {
+        Err(_) => {
+            tracing::debug!(provider = %config.name, model = %model.model, attempt, latency_ms, "timed out");
+            return Sent::Failed {
+                error: CallError::Timeout {
+                    model: model.to_string(),
+                    after: config.timeout,
+                },
+                retryable: false,
+                retry_after: None,
             };
-            Ok::<_, reqwest::Error>((status, headers, body))
-        };
-        let result = tokio::time::timeout(config.timeout, exchange).await;
-        let latency_ms = t0.elapsed().as_millis() as u64;
-        let (status, headers, body) = match result {
-            Err(_) => {
-                tracing::debug!(provider = %config.name, model = %model.model, attempt, latency_ms, "timed out");
-                return Sent::Failed {
-                    error: CallError::Timeout {
-                        model: model.to_string(),
-                        after: config.timeout,
-                    },
-                    retryable: false,
-                    retry_after: None,
-                };
-            }
-            Ok(Err(e)) => {
-                let message = quote(&error_chain(&e.without_url()), key);
-                tracing::debug!(provider = %config.name, model = %model.model, attempt, latency_ms, error = %message, "request failed");
-                return Sent::Failed {
-                    error: CallError::Connect {
-                        model: model.to_string(),
-                        url: url.to_string(),
-                        message,
-                    },
-                    retryable: true,
-                    retry_after: None,
-                };
-            }
-            Ok(Ok(parts)) => parts,
-        };
-        tracing::debug!(provider = %config.name, model = %model.model, attempt, status = status.as_u16(), latency_ms, "response");
-        Sent::classify(call, status, &headers, body)
-    }
+        }
+        Ok(Err(e)) => {
+            let chain = error_chain(&e.without_url());
+            let message = quote(
+                &match connect_hint(&chain) {
+                    Some(hint) => format!("{hint} ({chain})"),
+                    None => chain,
+                },
+                key,
+            );
+            tracing::debug!(provider = %config.name, model = %model.model, attempt, latency_ms, error = %message, "request failed");
+            return Sent::Failed {
+                error: CallError::Connect {
+                    model: model.to_string(),
+                    url: url.to_string(),
+                    message,
+                },
+                retryable: true,
+                retry_after: None,
+            };
+        }
+        Ok(Ok(parts)) => parts,
+    };
+    tracing::debug!(provider = %config.name, model = %model.model, attempt, status = status.as_u16(), latency_ms, "response");
+    Sent::classify(call, status, &headers, body)
 }
 
 impl std::fmt::Debug for Transport {
@@ -290,15 +316,50 @@ impl std::fmt::Debug for Transport {
     }
 }
 
-/// Whether any HTTP provider's base URL is not plain `http://` (so may need TLS).
-fn needs_tls<'a>(configs: impl IntoIterator<Item = &'a ProviderConfig>) -> bool {
-    configs.into_iter().any(|c| {
-        c.kind != ProviderKind::Replay
-            && !c
-                .base_url
-                .get(..7)
-                .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"))
-    })
+/// A client trusting `tls`'s roots: the compiled-in bundle (built from static data, no
+/// file read) or the platform's verifier, plus `ca_file`'s certificates; HTTP/2 or 1.1
+/// by ALPN, as reqwest offers by default.
+fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, String> {
+    let provider = rustls::crypto::ring::default_provider();
+    // Installed for the platform verifier (and anything else building a rustls config).
+    let _ = provider.clone().install_default();
+    let extra = match &tls.ca_file {
+        Some(path) => crate::config::ca_certificates(path)?,
+        None => Vec::new(),
+    };
+    let builder =
+        reqwest::Client::builder().user_agent(concat!("thinker/", env!("CARGO_PKG_VERSION")));
+    let builder = match tls.roots {
+        TlsRoots::Bundled => {
+            let mut roots = rustls::RootCertStore {
+                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+            };
+            let (_, unusable) = roots.add_parsable_certificates(extra);
+            if unusable > 0 {
+                return Err(format!(
+                    "{unusable} certificate(s) of ca_file cannot be used as a root; give CA certificates"
+                ));
+            }
+            let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
+                .with_safe_default_protocol_versions()
+                .map_err(|e| format!("setting up TLS failed: {e}"))?
+                .with_root_certificates(roots)
+                .with_no_client_auth();
+            config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+            builder.tls_backend_preconfigured(config)
+        }
+        TlsRoots::System => {
+            let extra = extra
+                .iter()
+                .map(|c| reqwest::Certificate::from_der(c))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("a certificate of ca_file cannot be used: {e}"))?;
+            builder.tls_certs_merge(extra)
+        }
+    };
+    builder
+        .build()
+        .map_err(|e| format!("setting up the HTTP client failed: {}", error_chain(&e)))
 }
 
 /// A response body read up to a cap.
@@ -429,6 +490,64 @@ pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
         source = s.source();
     }
     parts.join(": ")
+}
+
+/// What a connection error means, in words a user can act on, from reqwest's chain of
+/// causes (hyper's, rustls's and the resolver's own texts); `None` for anything else.
+fn connect_hint(chain: &str) -> Option<&'static str> {
+    let c = chain.to_ascii_lowercase();
+    let hints: [(&[&str], &str); 7] = [
+        (
+            &["connection refused"],
+            "connection refused: nothing listens at that address; is the server running, and is the port right?",
+        ),
+        (
+            &[
+                "dns error",
+                "failed to lookup address",
+                "name or service not known",
+            ],
+            "the host name does not resolve (DNS); check the spelling of base_url and the network",
+        ),
+        (
+            &[
+                "invalidcontenttype",
+                "corrupt message",
+                "wrong version number",
+            ],
+            "the server does not speak TLS at that address; if it is plain HTTP, use http:// in base_url",
+        ),
+        (
+            &[
+                "unknownissuer",
+                "unknown issuer",
+                "self-signed",
+                "self signed",
+            ],
+            "the server's certificate is not signed by a trusted authority; give its CA in ca_file, or set tls_roots = \"system\" for a CA installed on this machine",
+        ),
+        (
+            &["notvalidforname", "not valid for name"],
+            "the server's certificate is not for this host name; check base_url",
+        ),
+        (
+            &["expired", "notvalidyet"],
+            "the server's certificate is expired or not yet valid",
+        ),
+        (
+            &[
+                "connection reset",
+                "connection closed",
+                "unexpected eof",
+                "broken pipe",
+            ],
+            "the server closed the connection before answering",
+        ),
+    ];
+    hints
+        .into_iter()
+        .find(|(needles, _)| needles.iter().any(|n| c.contains(n)))
+        .map(|(_, hint)| hint)
 }
 
 /// The message of an error body: `error.message`, `error`, `message` or `detail`, else
@@ -649,6 +768,49 @@ mod tests {
     }
 
     #[test]
+    fn connection_errors_are_said_in_words() {
+        // (reqwest's chain, as seen from this machine's faults, what the hint must say)
+        let cases = [
+            (
+                "error sending request: client error (Connect): tcp connect error: Connection refused (os error 111)",
+                Some("nothing listens"),
+            ),
+            (
+                "client error (Connect): dns error: failed to lookup address information: Name or service not known",
+                Some("does not resolve"),
+            ),
+            (
+                "client error (Connect): received corrupt message of type InvalidContentType",
+                Some("does not speak TLS"),
+            ),
+            (
+                "client error (Connect): invalid peer certificate: UnknownIssuer",
+                Some("ca_file"),
+            ),
+            (
+                "client error (Connect): invalid peer certificate: NotValidForName",
+                Some("not for this host"),
+            ),
+            (
+                "client error (Connect): invalid peer certificate: Expired",
+                Some("expired"),
+            ),
+            (
+                "error sending request: connection closed before message completed",
+                Some("closed the connection"),
+            ),
+            ("error sending request: something new", None),
+        ];
+        for (chain, want) in cases {
+            let hint = connect_hint(chain);
+            match want {
+                Some(w) => assert!(hint.is_some_and(|h| h.contains(w)), "{chain}: {hint:?}"),
+                None => assert_eq!(hint, None, "{chain}"),
+            }
+        }
+    }
+
+    #[test]
     fn error_bodies_are_read_for_their_message() {
         assert_eq!(
             error_message(br#"{"error":{"message":"Invalid API Key","type":"auth"}}"#),
@@ -661,24 +823,41 @@ mod tests {
     }
 
     #[test]
-    fn tls_is_set_up_only_for_urls_that_may_need_it() {
-        let config = |kind, url: &str| {
-            let text = format!("[providers.p]\nkind = \"{kind}\"\nbase_url = \"{url}\"\n");
-            crate::config::Config::parse(&text, None).unwrap().providers["p"].clone()
+    fn one_client_per_tls_trust_built_only_when_first_used() {
+        let config = |name: &str, url: &str, extra: &str| {
+            let text =
+                format!("[providers.{name}]\nkind = \"openai\"\nbase_url = \"{url}\"\n{extra}\n");
+            crate::config::Config::parse(&text, None).unwrap().providers[name].clone()
         };
-        let local = config("openai", "http://127.0.0.1:8080/v1");
-        let upper = config("ollama", "HTTP://nas.lan:11434");
+        let local = config("local", "http://127.0.0.1:8080/v1", "");
+        let groq = config("groq", "https://api.groq.com/openai/v1", "");
+        let corp = config(
+            "corp",
+            "https://llm.corp.example/v1",
+            "tls_roots = \"system\"",
+        );
         let replay = ProviderConfig {
             kind: ProviderKind::Replay,
             base_url: String::new(),
+            tls: TlsSettings {
+                roots: TlsRoots::System,
+                ca_file: None,
+            },
+            name: "replay".into(),
             ..local.clone()
         };
-        assert!(!needs_tls([&local, &upper, &replay]));
-        assert!(needs_tls([
-            &local,
-            &config("anthropic", "https://api.anthropic.com")
-        ]));
-        assert!(!needs_tls([]));
+        let transport = Transport::new([&local, &groq, &corp, &replay]);
+        let trusts: Vec<_> = transport.clients.iter().map(|(t, _)| t.roots).collect();
+        assert_eq!(trusts, [TlsRoots::Bundled, TlsRoots::System]);
+        assert!(transport.clients.iter().all(|(_, c)| c.get().is_none()));
+        transport.client(&groq).unwrap();
+        assert!(transport.clients[0].1.get().is_some());
+        assert!(
+            transport.clients[1].1.get().is_none(),
+            "system roots not loaded"
+        );
+        transport.client(&corp).unwrap();
+        assert!(transport.clients[1].1.get().is_some());
     }
 
     /// Guards the seam: the transport speaks any [`WireFormat`] it is handed (its path,
@@ -742,7 +921,7 @@ mod tests {
             temperature: 0.0,
             sequence: 1,
         };
-        let transport = Transport::new([&config]).unwrap();
+        let transport = Transport::new([&config]);
         let outcome = transport
             .call(
                 &config,
