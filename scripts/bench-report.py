@@ -107,6 +107,7 @@ def main():
     ap.add_argument("--binary", required=True)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--load-before", default="?")
+    ap.add_argument("--elapsed", type=int, help="seconds the run took, builds included")
     args = ap.parse_args()
     results = Path(args.results)
     crit = criterion(Path(args.criterion))
@@ -127,7 +128,9 @@ def main():
       "samples, small grids; do not quote it" if args.quick else "") + ". Every figure "
       "below was measured in that one run on the machine below; nothing is carried over "
       "from earlier runs (the hand-written history of the optimisations is in git: "
-      "`git log -p -- BENCHMARKS.md`).")
+      "`git log -p -- BENCHMARKS.md`)."
+      + (f" The run took {args.elapsed // 60} min {args.elapsed % 60} s, builds included."
+         if args.elapsed is not None else ""))
     p("")
     p("Rerun: `scripts/bench.sh` (about 10 minutes on 2 cores once the release and bench "
       "builds are warm; `scripts/bench.sh --quick`: a smoke run of about 2 minutes). It "

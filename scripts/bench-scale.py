@@ -435,7 +435,9 @@ def section_replay(binary, server, base, quick, ticks):
     probe = subprocess.run([binary, "replay", "--help"], capture_output=True, check=False)
     if probe.returncode != 0:
         return {"unsupported": "no `thinker replay` in this binary"}
-    typical_home(home, server.url)
+    # No sources: the journal is what is measured, and sourceless ticks make it soonest.
+    home.mkdir(parents=True)
+    (home / "thinker.toml").write_text(provider(server.url) + thread_tables(lambda t: []))
 
     def answer(model, n):
         return {"findings": [{"summary": f"{WORDS[(n * 7) % len(WORDS)]} "

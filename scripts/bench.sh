@@ -87,7 +87,7 @@ python3 scripts/bench-scale.py --binary "$binary" --json "$results/scale-ticks.j
 
 step "writing $out"
 report=(--results "$results" --criterion "$target/criterion" --binary "$binary"
-    --load-before "$load_before")
+    --load-before "$load_before" --elapsed "$(($(date +%s) - started))")
 [ "$quick" = 1 ] && report+=(--quick)
 python3 scripts/bench-report.py "${report[@]}" >"$results/BENCHMARKS.md"
 mv "$results/BENCHMARKS.md" "$out"
