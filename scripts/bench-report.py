@@ -132,8 +132,10 @@ def main():
       + (f" The run took {args.elapsed // 60} min {args.elapsed % 60} s, builds included."
          if args.elapsed is not None else ""))
     p("")
-    p("Rerun: `scripts/bench.sh` (about 10 minutes on 2 cores once the release and bench "
-      "builds are warm; `scripts/bench.sh --quick`: a smoke run of about 2 minutes). It "
+    p("Rerun: `scripts/bench.sh` (5–10 minutes on 2 cores once the release and bench "
+      "builds are warm, 3–4 more for replay's 10,000 ticks once `thinker replay` exists; "
+      "`scripts/bench.sh --quick`: a smoke run of a few minutes, fewer samples and a "
+      "smaller grid; `--keep DIR` keeps the JSON the report is written from). It "
       "needs cargo, Python ≥ 3.11 (standard library only), `openssl` (the https row) and "
       "Linux (`/proc`, ptrace for peak RSS). Everything runs on loopback: no network, no "
       "API key, nothing outside a temp directory is written but `target/` and this file.")
@@ -144,6 +146,15 @@ def main():
         p(f"| {k} | {v} |")
     p(f"| load average | {args.load_before} before, {load_after} after |")
     p("")
+    try:
+        loaded = float(args.load_before.split()[0]) > (os.cpu_count() or 1)
+    except (ValueError, IndexError):
+        loaded = False
+    if loaded:
+        p(f"The load average was above the {os.cpu_count()} cores (other work on the "
+          "machine): times are inflated and noisy; compare figures within this run (thinker "
+          "and the reference, one size and the next) rather than with another machine's.")
+        p("")
 
     # --- aggregator ---------------------------------------------------------------------
     p("## Aggregation per tick (`cargo bench --bench aggregate`)")
@@ -254,8 +265,9 @@ def main():
           "remembered id or an escalation; each tick's state written and read back "
           "(`State::to_json` → `State::from_json`) as the tick does. Time columns are "
           "means over the ticks since the previous row; memory is the process's resident "
-          "set. The p99 rather than the max: on a loaded machine the max is a preemption "
-          "(the max went up in steps of ~4 ms as the windows grew), not the rules.")
+          "set. The p99 is shown rather than the max, which on a loaded machine is the "
+          "scheduler's (a tick preempted), not the rules'; a p99 far above the mean is "
+          "that too.")
         p("")
         p("| tick | aggregate, mean (p99) | write + read back | state bytes (max so far) "
           "| entries | RSS / peak |")

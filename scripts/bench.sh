@@ -4,6 +4,7 @@
 #   scripts/bench.sh            # the full run: about 10 minutes on 2 cores (warm builds)
 #   scripts/bench.sh --quick    # a smoke run (about 2 minutes): few samples, small grids
 #   scripts/bench.sh --out F    # write F instead of BENCHMARKS.md
+#   scripts/bench.sh --keep DIR # keep the JSON results (bench-report.py --results DIR)
 #
 # Builds the release binary (cargo build --release --locked), runs the criterion benches
 # (benches/aggregate.rs, benches/screen.rs) and the scale bench (benches/scale.rs), then
@@ -15,14 +16,16 @@
 # No network, no API key. Not part of CI's tests (too slow, machine-dependent).
 set -euo pipefail
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 
 quick=0
 out=BENCHMARKS.md
+keep=
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --out) out="$2"; shift ;;
+        --keep) keep="$2"; shift ;;
         -h | --help) usage; exit 0 ;;
         *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -91,4 +94,7 @@ report=(--results "$results" --criterion "$target/criterion" --binary "$binary"
 [ "$quick" = 1 ] && report+=(--quick)
 python3 scripts/bench-report.py "${report[@]}" >"$results/BENCHMARKS.md"
 mv "$results/BENCHMARKS.md" "$out"
+if [ -n "$keep" ]; then
+    mkdir -p "$keep" && cp "$results"/*.json "$keep"/
+fi
 step "done: $out"
