@@ -5,6 +5,7 @@
 //! (a repeated summary counted, not appended). Skipped with a note where `python3` (3.11+,
 //! for `tomllib`) or `bash` is not installed: the scripts are not part of the binary.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -117,7 +118,7 @@ async fn the_python_reference_calls_four_threads_and_merges_their_findings() {
         server.uri()
     );
     for thread in ["watcher", "librarian", "oracle", "dreamer"] {
-        text.push_str(&format!("[threads.{thread}]\nmodel = \"stub/{thread}\"\n"));
+        writeln!(text, "[threads.{thread}]\nmodel = \"stub/{thread}\"").unwrap();
     }
     std::fs::write(&config, text).unwrap();
     let state = dir.path().join("state");
