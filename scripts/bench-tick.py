@@ -107,8 +107,10 @@ def config_text(base_url: str) -> str:
         # provider is limited to one request at a time by default).
         "concurrency = 4", "",
     ]
+    # `sources = []`: a thread without the key gets its default sources (the Watcher the
+    # system, which runs `df`; the Dreamer a sample of the others'), not the tick itself.
     for t in THREADS:
-        lines += [f"[threads.{t}]", f'model = "stub/{t}"', ""]
+        lines += [f"[threads.{t}]", f'model = "stub/{t}"', "sources = []", ""]
     return "\n".join(lines)
 
 
