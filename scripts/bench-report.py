@@ -182,8 +182,9 @@ def main():
     p("")
     p("The release binary run as separate `thinker tick` processes against an "
       "OpenAI-compatible stub on loopback (Python `http.server` in the script's process), "
-      "four threads on one provider with `concurrency = 4`, no sources, a small fixed "
-      "answer; the ticks of a phase share one state directory, as cron's do. Wall time "
+      "four threads on one provider with `concurrency = 4`, no sources (`sources = []`; "
+      "without the key a thread gets its default ones), a small fixed answer, the quiet "
+      "tick off (every tick calls all four); the ticks of a phase share one state directory, as cron's do. Wall time "
       "is fork + exec + wait; peak RSS is the child's own `VmHWM` read at its exit under "
       "ptrace (`ru_maxrss` counts the Python parent's pages). The https row is the same "
       "stub behind Python `ssl` with a self-signed certificate (`openssl req -x509`) that "
