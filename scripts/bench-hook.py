@@ -15,6 +15,7 @@ wall time, measured around fork+exec+wait.
 Usage:
   python3 scripts/bench-hook.py                     # cargo build --release, then bench
   python3 scripts/bench-hook.py --binary target/release/thinker --runs 500
+  python3 scripts/bench-hook.py --json out.json     # also the figures as JSON (bench.sh)
 Python 3 standard library only. Exits 0 (2 when the setup fails; with --strict, 1 when
 the target is missed).
 """
@@ -84,6 +85,7 @@ def main():
     ap.add_argument("--binary", help="the thinker binary (default: build target/release)")
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--strict", action="store_true", help="exit 1 when the target is missed")
+    ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = ap.parse_args()
 
     root = Path(__file__).resolve().parent.parent
@@ -129,6 +131,15 @@ def main():
         median = statistics.median(ts)
         p90 = ts[int(len(ts) * 0.9) - 1]
         print(f"{name:<40} {median * 1000:7.2f}ms {p90 * 1000:7.2f}ms {median / base:11.2f}x")
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "runs": args.runs,
+            "load_average": os.getloadavg(),
+            "commands": [{"command": name,
+                          "median_ms": statistics.median(ts) * 1000,
+                          "p90_ms": ts[int(len(ts) * 0.9) - 1] * 1000,
+                          "ratio": statistics.median(ts) / base} for name, ts in times.items()],
+        }, indent=2))
     ratio = statistics.median(times["show --format prompt --for"]) / base
     ok = ratio < 2.0
     print(f"target: show --format prompt --for < 2x --version: {'met' if ok else 'MISSED'} ({ratio:.2f}x)")

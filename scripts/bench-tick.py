@@ -15,12 +15,20 @@ answer with `usage`.
       four concurrently; tick wall time / delay over a few runs. Target <= 1.10: the
       threads wait together, not one after the other.
 
+  (reference) with --reference: the same phases run by scripts/reference_tick.py, the
+      minimal Python orchestrator users would otherwise write, on the same config and
+      stub, in the same run (what it does not do: its docstring).
+  (https) with --https: the instant phase against the same stub behind TLS (python
+      `ssl`, a self-signed certificate made by `openssl req -x509`, trusted through the
+      provider's `ca_file`); a binary without the `ca_file` key is reported "n/a".
+
 All ticks of a phase share ONE state directory (as cron's ticks do: the state, ledger
 and journal are read and written each time); each phase starts with a fresh one.
 
 Usage:
   python3 scripts/bench-tick.py                      # cargo build --release, then bench
   python3 scripts/bench-tick.py --binary target/release/thinker --runs 50
+  python3 scripts/bench-tick.py --reference --https --json out.json   # as bench.sh does
 Python 3 standard library only. Exits 0 (2 when the setup fails; with --strict, 1 when a
 target is missed).
 """
@@ -31,6 +39,7 @@ import http.server
 import json
 import os
 import signal
+import ssl
 import statistics
 import subprocess
 import sys
@@ -88,15 +97,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 def config_text(base_url: str) -> str:
     lines = [
-        "[tick]", "deadline_seconds = 30", "thread_timeout_seconds = 20", "",
+        # The quiet tick off: every tick calls the four threads (on, a world that never
+        # changes would skip them all after the first tick).
+        "[tick]", "deadline_seconds = 30", "thread_timeout_seconds = 20",
+        "skip_unchanged = false", "",
         "[providers.stub]", 'kind = "openai"', f'base_url = "{base_url}"',
         "retries = 0", "price_in = 0.5", "price_out = 1.5",
         # The stub stands for a remote API that takes the four calls at once (a loopback
         # provider is limited to one request at a time by default).
         "concurrency = 4", "",
     ]
+    # `sources = []`: a thread without the key gets its default sources (the Watcher the
+    # system, which runs `df`; the Dreamer a sample of the others'), not the tick itself.
     for t in THREADS:
-        lines += [f"[threads.{t}]", f'model = "stub/{t}"', ""]
+        lines += [f"[threads.{t}]", f'model = "stub/{t}"', "sources = []", ""]
     return "\n".join(lines)
 
 
@@ -153,15 +167,24 @@ def spawn(argv, env, stderr, trace):
     return wall, peak, usage.ru_maxrss / 1024.0, child.returncode
 
 
-def run_tick(binary: str, config: Path, state: Path, home: Path, trace=False):
+def run_tick(argv, home: Path, trace=False):
     """One tick as a child process: (wall s, own peak RSS MB, ru_maxrss MB, code, stderr)."""
     env = {"HOME": str(home), "TZ": "UTC", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     with tempfile.TemporaryFile() as err:
-        wall, peak, maxrss, code = spawn(
-            [binary, "tick", "--config", str(config), "--state", str(state)], env, err, trace)
+        wall, peak, maxrss, code = spawn(argv, env, err, trace)
         err.seek(0)
         stderr = err.read().decode(errors="replace")
     return wall, peak, maxrss, code, stderr
+
+
+def thinker_argv(binary, config: Path):
+    return lambda state: [binary, "tick", "--config", str(config), "--state", str(state)]
+
+
+def reference_argv(config: Path):
+    """The Python reference orchestrator (scripts/reference_tick.py) on the same config."""
+    script = str(REPO / "scripts" / "reference_tick.py")
+    return lambda state: [sys.executable, script, "--config", str(config), "--state", str(state)]
 
 
 def percentile(values, p):
@@ -171,18 +194,56 @@ def percentile(values, p):
     return ordered[int(rank) - 1]
 
 
-def phase(binary, base, name, runs, warmup, trace=False):
+def phase(argv_for, base, name, runs, warmup, trace=False, fail_ok=False):
+    """Runs warmup + runs ticks on one state directory; their (wall, peak, maxrss).
+
+    With fail_ok, a first tick that fails returns its stderr instead of exiting."""
     state = base / f"state-{name}"
     results = []
     for i in range(warmup + runs):
-        wall, peak, maxrss, code, stderr = run_tick(
-            binary, base / "thinker.toml", state, base, trace)
+        wall, peak, maxrss, code, stderr = run_tick(argv_for(state), base, trace)
         if code != 0:
+            if fail_ok and i == 0:
+                return stderr
             print(f"{name}: tick {i + 1} exited {code}:\n{stderr}", file=sys.stderr)
             sys.exit(2)
         if i >= warmup:
             results.append((wall, peak, maxrss))
     return results
+
+
+def self_signed(base: Path):
+    """A self-signed certificate for 127.0.0.1 (openssl req -x509): (cert, key) or None."""
+    cert, key = base / "stub-cert.pem", base / "stub-key.pem"
+    made = subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert),
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+         "-addext", "basicConstraints=critical,CA:FALSE",
+         "-addext", "extendedKeyUsage=serverAuth"],
+        capture_output=True, check=False)
+    return (cert, key) if made.returncode == 0 else None
+
+
+def summary(fast, memory, slow, delay):
+    """The figures of one orchestrator's phases, as a dict (None where not measured)."""
+    walls_ms = [f[0] * 1000 for f in fast]
+    peaks = [m[1] for m in memory if m[1] is not None]
+    out = {
+        "runs": len(fast),
+        "wall_ms_median": statistics.median(walls_ms),
+        "wall_ms_p90": percentile(walls_ms, 90),
+        "wall_ms_min": min(walls_ms),
+        "wall_ms_max": max(walls_ms),
+        "rss_mb_median": statistics.median(peaks) if peaks else None,
+        "rss_mb_max": max(peaks) if peaks else None,
+        "ru_maxrss_mb_max": max(f[2] for f in fast),
+    }
+    if slow:
+        ratios = [f[0] / delay for f in slow]
+        out.update(ratio_median=statistics.median(ratios), ratio_max=max(ratios),
+                   slow_runs=len(slow))
+    return out
 
 
 def main():
@@ -193,6 +254,11 @@ def main():
     ap.add_argument("--delay", type=float, default=1.0, help="slow answer delay, s (default 1)")
     ap.add_argument("--rss-runs", type=int, default=10,
                     help="traced ticks for peak RSS (default 10)")
+    ap.add_argument("--reference", action="store_true",
+                    help="also run scripts/reference_tick.py the same way, side by side")
+    ap.add_argument("--https", action="store_true",
+                    help="also tick against an https stub (self-signed, provider ca_file)")
+    ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args()
 
@@ -208,25 +274,42 @@ def main():
     server = Stub(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    results = {"delay_s": args.delay}
 
     with tempfile.TemporaryDirectory(prefix="thinker-bench-") as tmp:
         base = Path(tmp)
-        (base / "thinker.toml").write_text(config_text(base_url))
+        config = base / "thinker.toml"
+        config.write_text(config_text(base_url))
+        thinker = thinker_argv(binary, config)
 
-        fast = phase(binary, base, "instant", args.runs, warmup=2)
+        fast = phase(thinker, base, "instant", args.runs, warmup=2)
         fast_requests = server.requests
-        memory = phase(binary, base, "memory", args.rss_runs, warmup=0, trace=True)
+        memory = phase(thinker, base, "memory", args.rss_runs, warmup=0, trace=True)
+        if args.reference:
+            reference = reference_argv(config)
+            ref_fast = phase(reference, base, "ref-instant", args.runs, warmup=2)
+            ref_memory = phase(reference, base, "ref-memory", args.rss_runs, warmup=0,
+                               trace=True)
         server.delay = args.delay
-        slow = phase(binary, base, "slow", args.slow_runs, warmup=0)
+        slow = phase(thinker, base, "slow", args.slow_runs, warmup=0)
+        if args.reference:
+            ref_slow = phase(reference, base, "ref-slow", args.slow_runs, warmup=0)
+            results["reference"] = summary(ref_fast, ref_memory, ref_slow, args.delay)
+        server.delay = 0.0
+        if args.https:
+            results["https"] = https_phase(binary, base, args)
         floor = spawn(["/bin/true"], {}, subprocess.DEVNULL, trace=False)[2]
     server.shutdown()
 
-    walls_ms = [f[0] * 1000 for f in fast]
+    results["thinker"] = summary(fast, memory, slow, args.delay)
+    results["load_average"] = os.getloadavg()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+    t = results["thinker"]
+    med, p90, maxrss = t["wall_ms_median"], t["wall_ms_p90"], t["ru_maxrss_mb_max"]
+    ratio_med, ratio_max = t["ratio_median"], t["ratio_max"]
     peaks = [m[1] for m in memory if m[1] is not None]
-    maxrss = max(f[2] for f in fast)
-    ratios = [f[0] / args.delay for f in slow]
-    med, p90 = statistics.median(walls_ms), percentile(walls_ms, 90)
-    ratio_med, ratio_max = statistics.median(ratios), max(ratios)
     # Without ptrace, ru_maxrss is all there is: an upper bound, see spawn().
     rss_max = max(peaks) if peaks else maxrss
     rss_text = (f"{statistics.median(peaks):.1f} / {max(peaks):.1f} MB" if peaks
@@ -235,6 +318,7 @@ def main():
     def verdict(ok):
         return "ok" if ok else "MISSED"
 
+    walls_ms = [f[0] * 1000 for f in fast]
     rows = [
         ("(a) wall, median", f"{med:.1f} ms", f"< {TARGET_MEDIAN_MS:.0f} ms",
          verdict(med < TARGET_MEDIAN_MS)),
@@ -247,6 +331,27 @@ def main():
          verdict(ratio_med <= TARGET_RATIO)),
         (f"(b) wall / {args.delay:g} s, max", f"{ratio_max:.3f}", "", ""),
     ]
+    if args.reference:
+        r = results["reference"]
+        rows += [
+            ("reference (Python): (a) wall, median / p90",
+             f"{r['wall_ms_median']:.1f} / {r['wall_ms_p90']:.1f} ms", "", ""),
+            ("reference (Python): (a) peak RSS, median / max",
+             f"{r['rss_mb_median'] or 0:.1f} / {r['rss_mb_max'] or 0:.1f} MB", "", ""),
+            (f"reference (Python): (b) wall / {args.delay:g} s, median",
+             f"{r['ratio_median']:.3f}", "", ""),
+        ]
+    if args.https:
+        h = results["https"]
+        if h.get("unsupported"):
+            rows.append(("https (ca_file)", "n/a", "", h["unsupported"]))
+        else:
+            rows += [
+                ("https (ca_file): (a) wall, median / p90",
+                 f"{h['wall_ms_median']:.1f} / {h['wall_ms_p90']:.1f} ms", "", ""),
+                ("https (ca_file): (a) peak RSS, median / max",
+                 f"{h['rss_mb_median'] or 0:.1f} / {h['rss_mb_max'] or 0:.1f} MB", "", ""),
+            ]
     print(f"thinker tick benchmark: {binary}")
     print(f"(a) {len(fast)} timed ticks after 2 warm-up ticks, then {len(memory)} traced "
           f"for memory, instant answers ({fast_requests} requests in the timed ticks); "
@@ -259,6 +364,38 @@ def main():
         print(f"{name:<{width}}  {value:>16}  {target:>9}  {ok}")
     missed = any(r[3] == "MISSED" for r in rows)
     return 1 if (missed and args.strict) else 0
+
+
+def https_phase(binary, base: Path, args):
+    """Instant ticks against the same stub behind TLS (python ssl, a self-signed
+    certificate the provider trusts through `ca_file`). A binary without the `ca_file`
+    key refuses the config: reported as unsupported, not as a failure."""
+    made = self_signed(base)
+    if made is None:
+        return {"unsupported": "openssl could not make a certificate"}
+    cert, key = made
+    tls = Stub(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    tls.socket = context.wrap_socket(tls.socket, server_side=True)
+    threading.Thread(target=tls.serve_forever, daemon=True).start()
+    try:
+        url = f"https://127.0.0.1:{tls.server_address[1]}/v1"
+        text = config_text(url).replace("concurrency = 4",
+                                        f'concurrency = 4\nca_file = "{cert}"')
+        config = base / "thinker-https.toml"
+        config.write_text(text)
+        thinker = thinker_argv(binary, config)
+        probe = phase(thinker, base, "https-probe", 1, warmup=0, fail_ok=True)
+        if isinstance(probe, str):
+            if "ca_file" in probe:
+                return {"unsupported": "no ca_file support"}
+            return {"unsupported": f"the https tick failed: {probe.strip()[:200]}"}
+        fast = phase(thinker, base, "https-instant", args.runs, warmup=2)
+        memory = phase(thinker, base, "https-memory", args.rss_runs, warmup=0, trace=True)
+        return summary(fast, memory, None, args.delay)
+    finally:
+        tls.shutdown()
 
 
 if __name__ == "__main__":

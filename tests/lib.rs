@@ -10,6 +10,7 @@
 
 mod aggregate_props;
 mod aggregate_rules;
+mod bench_scripts;
 mod cli;
 mod cmd_agent;
 mod cmd_doctor;

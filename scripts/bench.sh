@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# scripts/bench.sh — regenerates BENCHMARKS.md, entirely, from one run on this machine.
+#
+#   scripts/bench.sh            # the full run: about 10 minutes on 2 cores (warm builds)
+#   scripts/bench.sh --quick    # a smoke run (about 2 minutes): few samples, small grids
+#   scripts/bench.sh --out F    # write F instead of BENCHMARKS.md
+#   scripts/bench.sh --keep DIR # keep the JSON results (bench-report.py --results DIR)
+#
+# Builds the release binary (cargo build --release --locked), runs the criterion benches
+# (benches/aggregate.rs, benches/screen.rs) and the scale bench (benches/scale.rs), then
+# the whole-process scripts against stubs on loopback: scripts/bench-tick.py (http,
+# https, 1 s threads, the Python reference scripts/reference_tick.py side by side),
+# scripts/bench-hook.py, scripts/bench-idle.py and scripts/bench-scale.py, each writing
+# JSON into a temp directory; scripts/bench-report.py turns those into the Markdown.
+# Needs: cargo, python3 >= 3.11 (standard library only), openssl (the https row), Linux.
+# No network, no API key. Not part of CI's tests (too slow, machine-dependent).
+set -euo pipefail
+
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+
+quick=0
+out=BENCHMARKS.md
+keep=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) quick=1 ;;
+        --out) out="$2"; shift ;;
+        --keep) keep="$2"; shift ;;
+        -h | --help) usage; exit 0 ;;
+        *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+cd "$(dirname "$0")/.."
+for tool in cargo python3; do
+    command -v "$tool" >/dev/null || { echo "bench.sh: $tool is needed and not on PATH" >&2; exit 2; }
+done
+python3 -c 'import sys, tomllib' 2>/dev/null || { echo "bench.sh: python3 >= 3.11 is needed (tomllib)" >&2; exit 2; }
+command -v openssl >/dev/null || echo "bench.sh: no openssl: the https row will say so" >&2
+
+results=$(mktemp -d "${TMPDIR:-/tmp}/thinker-bench-XXXXXX")
+trap 'rm -rf "$results"' EXIT
+target=$(cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+binary="$target/release/thinker"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+started=$(date +%s)
+step() { echo "== $* ($(($(date +%s) - started)) s)" >&2; }
+
+step "building the release binary"
+cargo build --release --locked --quiet
+
+if [ "$quick" = 1 ]; then
+    criterion=(--warm-up-time 0.5 --measurement-time 1 --sample-size 10)
+    scale_ticks=(--ticks 1000)
+    tick_args=(--runs 10 --rss-runs 3 --slow-runs 2)
+    hook_args=(--runs 30)
+    idle_args=(--ticks 48)
+    scale_args=(--quick --replay-ticks 300)
+else
+    criterion=(--warm-up-time 1 --measurement-time 4)
+    scale_ticks=()
+    tick_args=(--runs 30 --rss-runs 10 --slow-runs 5)
+    hook_args=(--runs 200)
+    idle_args=()
+    scale_args=()
+fi
+
+# Criterion keeps its last results under target/criterion; the report reads them, so
+# the old ones go first (only this bench output, never the build).
+rm -rf "$target/criterion"
+step "cargo bench --bench aggregate"
+cargo bench --locked --quiet --bench aggregate -- "${criterion[@]}" >&2
+step "cargo bench --bench screen"
+cargo bench --locked --quiet --bench screen -- "${criterion[@]}" >&2
+step "cargo bench --bench scale"
+cargo bench --locked --quiet --bench scale -- --json "$results/scale.json" "${scale_ticks[@]}" >&2
+
+step "scripts/bench-tick.py"
+python3 scripts/bench-tick.py --binary "$binary" --reference --https \
+    --json "$results/tick.json" "${tick_args[@]}" >&2
+step "scripts/bench-hook.py"
+python3 scripts/bench-hook.py --binary "$binary" --json "$results/hook.json" "${hook_args[@]}" >&2
+step "scripts/bench-idle.py"
+python3 scripts/bench-idle.py --binary "$binary" --json "$results/idle.json" "${idle_args[@]}" >&2
+step "scripts/bench-scale.py"
+python3 scripts/bench-scale.py --binary "$binary" --json "$results/scale-ticks.json" \
+    "${scale_args[@]}" >&2
+
+step "writing $out"
+report=(--results "$results" --criterion "$target/criterion" --binary "$binary"
+    --load-before "$load_before" --elapsed "$(($(date +%s) - started))")
+[ "$quick" = 1 ] && report+=(--quick)
+python3 scripts/bench-report.py "${report[@]}" >"$results/BENCHMARKS.md"
+mv "$results/BENCHMARKS.md" "$out"
+if [ -n "$keep" ]; then
+    mkdir -p "$keep" && cp "$results"/*.json "$keep"/
+fi
+step "done: $out"
