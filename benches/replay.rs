@@ -4,7 +4,8 @@
 //! replayed with the recorded settings (checked against every digest), then with an
 //! override beside it, as `thinker replay --set` does. Prints ticks per second.
 //!
-//! `cargo bench --bench replay` (`-- --ticks N` for another size).
+//! `cargo bench --bench replay` (`-- --ticks N` for another size, `-- --json FILE` to also
+//! write the figures as JSON, for `scripts/bench.sh`).
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -129,6 +130,12 @@ fn main() {
         bytes as f64 / f64::from(1 << 20),
         bytes / ticks as usize
     );
+    let json_out = args
+        .iter()
+        .position(|a| a == "--json")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let mut rows: Vec<Value> = Vec::new();
     let settings = Settings::default();
     let other = Settings {
         match_threshold: 0.5,
@@ -161,6 +168,7 @@ fn main() {
             best * 1000.0,
             ticks as f64 / best
         );
+        rows.push(json!({"what": what, "ms": best * 1000.0, "ticks_per_s": ticks as f64 / best}));
     }
     // The engine alone, the journal already read.
     let Ok(journal) = replay::read::read(dir.path()) else {
@@ -182,4 +190,14 @@ fn main() {
         secs * 1000.0,
         run.ticks as f64 / secs
     );
+    rows.push(
+        json!({"what": "aggregator alone (no check, no read)", "ms": secs * 1000.0,
+                     "ticks_per_s": run.ticks as f64 / secs}),
+    );
+    if let Some(path) = json_out {
+        let doc = json!({"ticks": ticks, "journal_bytes": bytes, "rows": rows});
+        if let Err(e) = std::fs::write(&path, doc.to_string()) {
+            eprintln!("cannot write {path}: {e}");
+        }
+    }
 }

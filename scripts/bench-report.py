@@ -133,7 +133,7 @@ def main():
          if args.elapsed is not None else ""))
     p("")
     p("Rerun: `scripts/bench.sh` (5–10 minutes on 2 cores once the release and bench "
-      "builds are warm, 3–4 more for replay's 10,000 ticks once `thinker replay` exists; "
+      "builds are warm, 3–4 more to make replay's journal of 10,000 real ticks; "
       "`scripts/bench.sh --quick`: a smoke run of a few minutes, fewer samples and a "
       "smaller grid; `--keep DIR` keeps the JSON the report is written from). It "
       "needs cargo, Python ≥ 3.11 (standard library only), `openssl` (the https row) and "
@@ -430,6 +430,18 @@ def main():
     else:
         p("Not measured in this run.")
     p("")
+    engine = load(results, "replay-engine.json")
+    if engine:
+        p(f"The engine alone (`cargo bench --bench replay`): a synthetic journal of "
+          f"{engine['ticks']:,} ticks ({size(engine['journal_bytes'])}, four answers a tick, "
+          "a verdict every 50, a digest on every line) read and replayed in one process, "
+          "best of three:")
+        p("")
+        p("| what | time | ticks per second |")
+        p("|---|---|---|")
+        for row in engine["rows"]:
+            p(f"| {row['what']} | {ms(row['ms'])} | {row['ticks_per_s']:,.0f} |")
+        p("")
 
     # --- screen ---------------------------------------------------------------------------
     p("## The injection screen (`cargo bench --bench screen`)")

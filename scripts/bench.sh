@@ -7,7 +7,8 @@
 #   scripts/bench.sh --keep DIR # keep the JSON results (bench-report.py --results DIR)
 #
 # Builds the release binary (cargo build --release --locked), runs the criterion benches
-# (benches/aggregate.rs, benches/screen.rs) and the scale bench (benches/scale.rs), then
+# (benches/aggregate.rs, benches/screen.rs), the scale bench (benches/scale.rs) and the
+# replay engine's (benches/replay.rs), then
 # the whole-process scripts against stubs on loopback: scripts/bench-tick.py (http,
 # https, 1 s threads, the Python reference scripts/reference_tick.py side by side),
 # scripts/bench-hook.py, scripts/bench-idle.py and scripts/bench-scale.py, each writing
@@ -54,6 +55,7 @@ cargo build --release --locked --quiet
 if [ "$quick" = 1 ]; then
     criterion=(--warm-up-time 0.5 --measurement-time 1 --sample-size 10)
     scale_ticks=(--ticks 1000)
+    replay_ticks=(--ticks 1000)
     tick_args=(--runs 10 --rss-runs 3 --slow-runs 2)
     hook_args=(--runs 30)
     idle_args=(--ticks 48)
@@ -61,6 +63,7 @@ if [ "$quick" = 1 ]; then
 else
     criterion=(--warm-up-time 1 --measurement-time 4)
     scale_ticks=()
+    replay_ticks=()
     tick_args=(--runs 30 --rss-runs 10 --slow-runs 5)
     hook_args=(--runs 200)
     idle_args=()
@@ -76,6 +79,9 @@ step "cargo bench --bench screen"
 cargo bench --locked --quiet --bench screen -- "${criterion[@]}" >&2
 step "cargo bench --bench scale"
 cargo bench --locked --quiet --bench scale -- --json "$results/scale.json" "${scale_ticks[@]}" >&2
+
+step "cargo bench --bench replay"
+cargo bench --locked --quiet --bench replay -- --json "$results/replay-engine.json" "${replay_ticks[@]}" >&2
 
 step "scripts/bench-tick.py"
 python3 scripts/bench-tick.py --binary "$binary" --reference --https \
