@@ -607,3 +607,41 @@ fn an_older_journal_is_replayed_as_far_as_it_allows() {
     let (_, text, _) = replay_cmd(f, &dir, &["replay"]);
     assert!(text.contains("50 tick(s) could not be replayed"), "{text}");
 }
+
+/// No journal yet: `replay` says there is nothing to replay, `explain` knows no id, and
+/// `report` still writes a page that says so — none of them creates the state directory.
+#[test]
+fn with_no_journal_yet_nothing_is_made_up() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("state");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("thinker"))
+            .env_clear()
+            .env("TZ", "UTC")
+            .env("HOME", home.path())
+            .arg("--state")
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (code, stdout, _) = run(&["replay"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(stdout, "Nothing to replay: the journal has no ticks yet.\n");
+    let (code, _, stderr) = run(&["explain", "t-anything"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("no tick in the journal added or saw `t-anything`"),
+        "{stderr}"
+    );
+    let page = home.path().join("r.html");
+    let (code, _, stderr) = run(&["report", "--html", page.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(fs::read_to_string(&page).unwrap().contains("<html"));
+    assert!(!dir.exists(), "nothing was created in the state directory");
+}
