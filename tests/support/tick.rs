@@ -518,10 +518,15 @@ impl Outcome {
         self.lines("archive.jsonl")
     }
 
-    /// `thread`'s record in the last journal line.
+    /// `thread`'s record in the last tick's journal line (an escalation phase's line,
+    /// which may follow it, has no threads).
     pub fn thread(&self, thread: ThreadName) -> Value {
         let journal = self.journal();
-        let last = journal.last().expect("a journal line");
+        let last = journal
+            .iter()
+            .rev()
+            .find(|l| l.get("threads").is_some())
+            .expect("a tick's journal line");
         last["threads"]
             .as_array()
             .unwrap()
