@@ -645,3 +645,42 @@ fn with_no_journal_yet_nothing_is_made_up() {
     assert!(fs::read_to_string(&page).unwrap().contains("<html"));
     assert!(!dir.exists(), "nothing was created in the state directory");
 }
+
+/// README's tuning example is what the demo prints: its quoted lines are checked here.
+#[test]
+fn the_readmes_tuning_example_is_what_the_demo_prints() {
+    let home = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config = repo.join("examples/demo/thinker.toml");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("thinker"))
+            .env_clear()
+            .env("TZ", "UTC")
+            .env("HOME", home.path())
+            .arg("--config")
+            .arg(&config)
+            .arg("--state")
+            .arg(home.path().join("walk"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for t in ["10:05", "10:10", "10:15", "10:20", "10:25", "10:30"] {
+        run(&["tick", "--now", &format!("2026-11-22T{t}:00Z")]);
+    }
+    let readme = fs::read_to_string(repo.join("README.md")).unwrap();
+    let explain = run(&["explain", "t-dentist-appointment-dr"]);
+    let replay = run(&["replay", "--set", "memory.caps.active_threads=8"]);
+    for line in explain.lines().take(4).chain(replay.lines().take(9)) {
+        assert!(readme.contains(line), "README does not quote: {line}");
+    }
+    assert!(replay.contains(
+        "  t-dentist-appointment-dr       15 min → 25 min   Dentist appointment with Dr. Weber Monday 09:00"
+    ));
+}

@@ -247,7 +247,7 @@ fn compared(s: &mut String, out: &Output<'_>, diff: &Diff) {
             let _ = writeln!(s, "  … and {} more", diff.changed.len() - 10);
         }
     }
-    if diff.days.iter().any(|d| d.current != d.overridden) || !diff.days.is_empty() {
+    if !diff.days.is_empty() {
         s.push_str("\nEscalations per day   raised  suppressed  calls  capped  quiet │  raised  suppressed  calls  capped  quiet\n");
         for d in &diff.days {
             let (c, o) = (d.current, d.overridden);
