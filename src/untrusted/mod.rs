@@ -12,11 +12,13 @@
 //! content, and [`defang`] turns any `<<<` inside into `‹‹‹`, so the text cannot close
 //! its fence. Pure functions on strings: no I/O.
 //!
-//! The injection screen ([`screen`], with its folding in `fold` and its rules in
-//! `rules`) and the redaction of personal data and secrets ([`redact`]) live beside
-//! these functions.
+//! The injection screen ([`screen`], with its folding in `fold`, its rules in `rules`
+//! and their generated gates in `gates`) and the redaction of personal data and
+//! secrets ([`redact`]) live beside these functions.
 
 mod fold;
+#[rustfmt::skip]
+mod gates;
 pub mod guard;
 pub mod redact;
 mod rules;

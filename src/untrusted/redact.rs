@@ -66,7 +66,7 @@ struct Found {
 static SECRET: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(concat!(
         r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\z)",
-        r"|(?-u:\b)(?:sk-(?:proj-|ant-(?:api\d\d-)?|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+        r"|(?-u:\b)(?:sk-(?:proj-|ant-(?:api[0-9][0-9]-)?|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
         r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|glpat-[A-Za-z0-9_-]{20,}",
         r"|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}",
         r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}",
@@ -88,14 +88,14 @@ static EMAIL: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 
 static IBAN: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?-u:\b)").ok()
+    Regex::new(r"(?-u:\b)[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?-u:\b)").ok()
 });
 
 /// Card shapes: 13 to 19 digits in one run, in groups of four (the last shorter), or
 /// Amex's 4-6-5.
 static CARD: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?-u:\b)(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2}[ -]\d{1,7}|\d{4}[ -]\d{6}[ -]\d{5})(?-u:\b)",
+        r"(?-u:\b)(?:[0-9]{13,19}|[0-9]{4}(?:[ -][0-9]{4}){2}[ -][0-9]{1,7}|[0-9]{4}[ -][0-9]{6}[ -][0-9]{5})(?-u:\b)",
     )
     .ok()
 });
@@ -106,10 +106,10 @@ static CARD: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// a group of digits, or have too few digits.
 static PHONE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?-u:\b)",
-        r"|(?-u:\b)0\d{1,4}(?:[ /-]\d{2,8}){1,4}(?-u:\b)",
-        r"|\(\d{3}\) ?\d{3}[ .-]\d{4}(?-u:\b)",
-        r"|(?-u:\b)\d{3}-\d{3}-\d{4}(?-u:\b)",
+        r"\+[0-9]{1,3}(?:[ .-]?\(?[0-9]{1,4}\)?){2,5}(?-u:\b)",
+        r"|(?-u:\b)0[0-9]{1,4}(?:[ /-][0-9]{2,8}){1,4}(?-u:\b)",
+        r"|\([0-9]{3}\) ?[0-9]{3}[ .-][0-9]{4}(?-u:\b)",
+        r"|(?-u:\b)[0-9]{3}-[0-9]{3}-[0-9]{4}(?-u:\b)",
     ))
     .ok()
 });
@@ -200,10 +200,7 @@ pub fn mask_secrets(text: &str) -> String {
 const MAX_PASSES: usize = 4;
 
 fn mask_once(text: &str) -> String {
-    let found: Vec<Found> = find(text)
-        .into_iter()
-        .filter(|f| f.class == Class::Secret)
-        .collect();
+    let found = find_secrets(text);
     if found.is_empty() {
         return text.to_string();
     }
@@ -226,30 +223,7 @@ pub fn has_redactable(text: &str) -> bool {
 /// Every redactable value in `text`, in order, none overlapping (secrets first, then
 /// e-mail addresses, IBANs, cards, phones).
 fn find(text: &str) -> Vec<Found> {
-    let mut found: Vec<Found> = Vec::new();
-    let add = |f: Found, found: &mut Vec<Found>| {
-        if !found.iter().any(|o| o.start < f.end && f.start < o.end) {
-            found.push(f);
-        }
-    };
-    if let Some(re) = SECRET.as_ref() {
-        for m in re.find_iter(text) {
-            add(
-                found_at(Class::Secret, m.start(), m.end(), m.as_str()),
-                &mut found,
-            );
-        }
-    }
-    if let Some(re) = SECRET_VALUE.as_ref() {
-        for c in re.captures_iter(text) {
-            if let Some(v) = c.get(1).filter(|v| looks_secret(v.as_str())) {
-                add(
-                    found_at(Class::Secret, v.start(), v.end(), v.as_str()),
-                    &mut found,
-                );
-            }
-        }
-    }
+    let mut found = find_secrets(text);
     if let Some(re) = EMAIL.as_ref() {
         for m in re.find_iter(text) {
             add(
@@ -301,6 +275,39 @@ fn find(text: &str) -> Vec<Found> {
     }
     found.sort_by_key(|f| f.start);
     found
+}
+
+/// The key and token shapes in `text`, in order, none overlapping: what [`find`] finds
+/// first, and all that masking needs (so masking never builds the other patterns).
+fn find_secrets(text: &str) -> Vec<Found> {
+    let mut found: Vec<Found> = Vec::new();
+    if let Some(re) = SECRET.as_ref() {
+        for m in re.find_iter(text) {
+            add(
+                found_at(Class::Secret, m.start(), m.end(), m.as_str()),
+                &mut found,
+            );
+        }
+    }
+    if let Some(re) = SECRET_VALUE.as_ref() {
+        for c in re.captures_iter(text) {
+            if let Some(v) = c.get(1).filter(|v| looks_secret(v.as_str())) {
+                add(
+                    found_at(Class::Secret, v.start(), v.end(), v.as_str()),
+                    &mut found,
+                );
+            }
+        }
+    }
+    found.sort_by_key(|f| f.start);
+    found
+}
+
+/// Adds `f` unless it overlaps a value found before it.
+fn add(f: Found, found: &mut Vec<Found>) {
+    if !found.iter().any(|o| o.start < f.end && f.start < o.end) {
+        found.push(f);
+    }
 }
 
 fn found_at(class: Class, start: usize, end: usize, key: &str) -> Found {

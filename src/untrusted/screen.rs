@@ -25,7 +25,9 @@
 use std::collections::HashSet;
 use std::fmt::{self, Write as _};
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use regex::Regex;
@@ -33,6 +35,7 @@ use regex::bytes::Regex as BytesRegex;
 use serde::Serialize;
 
 use super::fold::{Folded, fold};
+use super::gates;
 use super::redact::mask_secrets;
 use super::rules::{ADDRESSEE, DESTINATION, NEGATABLE, RAW_RULES, Rule, WORD_RULES};
 use super::{clean_line, is_invisible};
@@ -200,11 +203,17 @@ struct Hit {
     flags: u8,
 }
 
-/// The rules compiled in groups: one regex per kind (and per addressing or not), each
-/// rule a capture group of it. Compiling a regex has a fixed cost (~0.4 ms: its
-/// engines and prefilter), so 65 separate ones took ~27 ms, visible in a tick; ten
-/// groups take a fraction. Within a group the leftmost match wins, so two rules of one
-/// kind never report overlapping evidence, which the scoring would merge anyway.
+/// The rules in groups: one regex per kind (and per addressing or not), each rule a
+/// capture group of it. Compiling a regex has a fixed cost (~0.4 ms: its engines and
+/// prefilter), so 65 separate ones took ~27 ms, visible in a tick; ten groups take a
+/// fraction. Within a group the leftmost match wins, so two rules of one kind never
+/// report overlapping evidence, which the scoring would merge anyway.
+///
+/// A group's regex is built only when a text gets past its gate: the literals of which
+/// every match of one of its rules contains one (`gates`, generated from the rules).
+/// Built, the groups take about 2 MB (their automata and caches); most texts (a
+/// finding's summary, an ordinary mail) open none or a few of them, and an instant tick
+/// whose answers open none stays small.
 struct Compiled {
     words: Vec<Group>,
     raw: Vec<Group>,
@@ -212,12 +221,18 @@ struct Compiled {
 
 struct Group {
     rules: Vec<&'static Rule>,
-    regex: BytesRegex,
+    /// A text in which none of these occurs cannot match the group (`None`: some rule
+    /// has no such literals, so the group always runs).
+    gate: Option<AhoCorasick>,
+    /// Whether the rules run on the folded text (see [`pattern`]).
+    words: bool,
+    /// Built on the first text the gate lets through; `None` if it does not compile.
+    regex: OnceLock<Option<BytesRegex>>,
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
-    words: compile(WORD_RULES, true),
-    raw: compile(RAW_RULES, false),
+    words: compile(WORD_RULES, gates::WORD, true),
+    raw: compile(RAW_RULES, gates::RAW, false),
 });
 
 static BLOB: LazyLock<Option<Regex>> =
@@ -235,45 +250,80 @@ static DATE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
-/// Compiles the rules; a rule that does not compile is left out (a unit test proves
-/// they all do).
-fn compile(rules: &'static [Rule], words: bool) -> Vec<Group> {
-    let mut groups: Vec<((Kind, u8), Vec<&'static Rule>)> = Vec::new();
-    for rule in rules {
+/// Groups the rules and builds each group's gate; the regexes are built on demand.
+fn compile(rules: &'static [Rule], gates: &[&[&[u8]]], words: bool) -> Vec<Group> {
+    type Member<'g> = (&'static Rule, &'g [&'g [u8]]);
+    let mut groups: Vec<((Kind, u8), Vec<Member>)> = Vec::new();
+    for (i, rule) in rules.iter().enumerate() {
         let key = (rule.kind, rule.flags & ADDRESSEE);
+        let gate = gates.get(i).copied().unwrap_or_default();
         match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, members)) => members.push(rule),
-            None => groups.push((key, vec![rule])),
+            Some((_, members)) => members.push((rule, gate)),
+            None => groups.push((key, vec![(rule, gate)])),
         }
-    }
-    // At one start the first alternative wins: the strongest rule first.
-    for (_, members) in &mut groups {
-        members.sort_by(|a, b| b.score.total_cmp(&a.score));
     }
     groups
         .into_iter()
-        .filter_map(|(_, rules)| {
-            let alternatives: Vec<String> = rules
-                .iter()
-                .map(|r| format!("({})", pattern(r, words)))
-                .collect();
-            let regex = BytesRegex::new(&alternatives.join("|")).ok()?;
-            // Each rule is exactly one capture group: the rules use none of their own.
-            (regex.captures_len() == rules.len() + 1).then_some(Group { rules, regex })
+        .map(|(_, mut members)| {
+            // At one start the first alternative wins: the strongest rule first.
+            members.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
+            // A rule without literals (or a table out of step with the rules, which a
+            // unit test rules out) leaves the group ungated.
+            let all_have_literals =
+                gates.len() == rules.len() && members.iter().all(|(_, g)| !g.is_empty());
+            let gate = all_have_literals
+                .then(|| {
+                    AhoCorasick::builder()
+                        .kind(Some(AhoCorasickKind::ContiguousNFA))
+                        .ascii_case_insensitive(true)
+                        .build(members.iter().flat_map(|(_, g)| g.iter()))
+                        .ok()
+                })
+                .flatten();
+            Group {
+                rules: members.into_iter().map(|(r, _)| r).collect(),
+                gate,
+                words,
+                regex: OnceLock::new(),
+            }
         })
         .collect()
 }
 
 impl Group {
+    /// The group's regex, built now if it was not; `None` if it does not compile (a
+    /// unit test proves they all do).
+    fn regex(&self) -> Option<&BytesRegex> {
+        self.regex
+            .get_or_init(|| {
+                let alternatives: Vec<String> = self
+                    .rules
+                    .iter()
+                    .map(|r| format!("({})", pattern(r, self.words)))
+                    .collect();
+                let regex = BytesRegex::new(&alternatives.join("|")).ok()?;
+                // Each rule is exactly one capture group: the rules use none of their own.
+                (regex.captures_len() == self.rules.len() + 1).then_some(regex)
+            })
+            .as_ref()
+    }
+
     /// Each match in `haystack` with the rule that made it, overlapping ones included:
     /// after a match, the search goes on from the byte after its start, so a weak rule
     /// cannot hide a strong one that starts inside its match. Linear: a match is at most
-    /// a few hundred bytes, and benign text has few.
+    /// a few hundred bytes, and benign text has few. A text the gate stops is not
+    /// searched (and does not build the regex).
     fn matches<'a>(&self, haystack: &'a [u8]) -> Vec<(&'static Rule, regex::bytes::Match<'a>)> {
         let mut found = Vec::new();
+        if self.gate.as_ref().is_some_and(|g| !g.is_match(haystack)) {
+            return found;
+        }
+        let Some(regex) = self.regex() else {
+            return found;
+        };
         let mut at = 0;
         while at <= haystack.len() {
-            let Some(c) = self.regex.captures_at(haystack, at) else {
+            let Some(c) = regex.captures_at(haystack, at) else {
                 break;
             };
             let hit = (1..c.len()).find_map(|i| Some((*self.rules.get(i - 1)?, c.get(i)?)));
@@ -304,12 +354,13 @@ fn pattern(rule: &Rule, words: bool) -> String {
     }
 }
 
-/// Compiles the rules now rather than on the first [`screen`] call (~15 ms of a release
-/// build, once per process): a caller that can do it off its critical path (on the
-/// blocking pool while it waits for something else) calls this first.
+/// Builds the gates and the regexes every text needs now rather than on the first
+/// [`screen`] call (a few milliseconds, once per process): a caller that can do it off
+/// its critical path (on the blocking pool while it waits for something else) calls
+/// this first. The rules' groups are built when a text first gets past their gates.
 pub fn warm() {
     LazyLock::force(&COMPILED);
-    for re in [&BLOB, &DESTINATION_SHAPE, &DATE] {
+    for re in [&BLOB, &DATE] {
         LazyLock::force(re);
     }
 }
@@ -812,7 +863,214 @@ mod tests {
         let count = |groups: &[Group]| groups.iter().map(|g| g.rules.len()).sum::<usize>();
         assert_eq!(count(&COMPILED.words), WORD_RULES.len());
         assert_eq!(count(&COMPILED.raw), RAW_RULES.len());
+        for group in COMPILED.words.iter().chain(&COMPILED.raw) {
+            assert!(group.regex().is_some(), "{:?}", group.rules[0].name);
+        }
         assert!(BLOB.is_some() && DESTINATION_SHAPE.is_some() && DATE.is_some());
+    }
+
+    /// What `gates.rs` should say for `rules`: per rule, the literals of which every
+    /// match contains one (see that file's doc).
+    fn gate_literals(rules: &[Rule], words: bool) -> Vec<Vec<Vec<u8>>> {
+        use regex_syntax::hir::literal::{ExtractKind, Extractor};
+        use regex_syntax::hir::{Hir, HirKind};
+
+        /// The prefix literals of `hir` if they are finite and none is empty.
+        fn literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+            let mut extractor = Extractor::new();
+            extractor
+                .kind(ExtractKind::Prefix)
+                .limit_literal_len(8)
+                .limit_class(32)
+                .limit_repeat(16)
+                .limit_total(4096);
+            let seq = extractor.extract(hir);
+            let lits = seq.literals()?;
+            let ok = !lits.is_empty() && lits.iter().all(|l| !l.as_bytes().is_empty());
+            ok.then(|| lits.iter().map(|l| l.as_bytes().to_vec()).collect())
+        }
+        fn shortest(lits: &[Vec<u8>]) -> usize {
+            lits.iter().map(Vec::len).min().unwrap_or(0)
+        }
+        /// Literals of which every match of `hir` contains one: an alternation needs
+        /// them for each branch; a concatenation's match contains a match of each of
+        /// its tails, so the first tail whose prefix literals have three bytes or more
+        /// will do (failing that, the tail with the longest shortest one).
+        fn required(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+            match hir.kind() {
+                HirKind::Alternation(alternatives) => {
+                    let mut all = Vec::new();
+                    for alternative in alternatives {
+                        all.extend(required(alternative)?);
+                    }
+                    Some(all)
+                }
+                HirKind::Capture(capture) => required(&capture.sub),
+                HirKind::Concat(items) => {
+                    let tails: Vec<Vec<Vec<u8>>> = (0..items.len())
+                        .filter_map(|k| literals(&Hir::concat(items[k..].to_vec())))
+                        .collect();
+                    let good = tails.iter().position(|t| shortest(t) >= 3);
+                    let best = good.or_else(|| {
+                        (0..tails.len())
+                            .max_by_key(|&i| (shortest(&tails[i]), usize::MAX - tails[i].len()))
+                    });
+                    best.map(|i| tails[i].clone())
+                }
+                _ => literals(hir),
+            }
+        }
+        rules
+            .iter()
+            .map(|rule| {
+                let hir = regex_syntax::ParserBuilder::new()
+                    .utf8(false)
+                    .build()
+                    .parse(&pattern(rule, words));
+                let mut lits = hir.ok().as_ref().and_then(required).unwrap_or_default();
+                // The gate matches ASCII letters in any case, so one case will do.
+                for lit in &mut lits {
+                    lit.make_ascii_lowercase();
+                }
+                // Shortest first; a literal that contains a kept one adds nothing.
+                lits.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
+                let mut kept: Vec<Vec<u8>> = Vec::new();
+                for lit in lits {
+                    if !kept
+                        .iter()
+                        .any(|k| lit.windows(k.len()).any(|w| w == k.as_slice()))
+                    {
+                        kept.push(lit);
+                    }
+                }
+                kept.sort();
+                kept
+            })
+            .collect()
+    }
+
+    fn render_gates() -> String {
+        let table = |name: &str, rules: &[Rule], words: bool| {
+            let mut out = format!("pub(super) const {name}: &[&[&[u8]]] = &[\n");
+            for (rule, lits) in rules.iter().zip(gate_literals(rules, words)) {
+                let _ = writeln!(out, "    // {}", rule.name);
+                out.push_str("    &[");
+                for (i, lit) in lits.iter().enumerate() {
+                    out.push_str(if i == 0 { "b\"" } else { ", b\"" });
+                    for &b in lit {
+                        match b {
+                            b'"' | b'\\' => {
+                                out.push('\\');
+                                out.push(char::from(b));
+                            }
+                            0x20..=0x7e => out.push(char::from(b)),
+                            _ => {
+                                let _ = write!(out, "\\x{b:02x}");
+                            }
+                        }
+                    }
+                    out.push('"');
+                }
+                out.push_str("],\n");
+            }
+            out.push_str("];\n");
+            out
+        };
+        let current = include_str!("gates.rs");
+        let head_end = current.find("pub(super) const").unwrap_or(current.len());
+        format!(
+            "{}{}\n{}",
+            &current[..head_end],
+            table("WORD", WORD_RULES, true),
+            table("RAW", RAW_RULES, false)
+        )
+    }
+
+    /// Asserts that no group's gate stops `text` where the group's regex matches it;
+    /// returns how many groups matched.
+    fn gates_let_through(text: &str) -> usize {
+        let folded = fold(text);
+        let mut matched = 0;
+        let sides = [
+            (&COMPILED.words, folded.text.as_bytes()),
+            (&COMPILED.raw, text.as_bytes()),
+        ];
+        for (groups, haystack) in sides {
+            for group in groups {
+                let Some(regex) = group.regex() else { continue };
+                if regex.is_match(haystack) {
+                    matched += 1;
+                    let gate = group.gate.as_ref().is_none_or(|g| g.is_match(haystack));
+                    assert!(gate, "{:?} gated out of {text:?}", group.rules[0].name);
+                }
+            }
+        }
+        matched
+    }
+
+    #[test]
+    fn gates_let_through_every_corpus_text_a_rule_matches() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/screen");
+        let mut matched = 0;
+        for split in ["dev", "heldout"] {
+            for file in ["hostile.jsonl", "benign.jsonl"] {
+                let path = format!("{dir}/{split}/{file}");
+                let jsonl = std::fs::read_to_string(&path).unwrap();
+                for line in jsonl.lines().filter(|l| !l.trim().is_empty()) {
+                    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+                    matched += gates_let_through(value["text"].as_str().unwrap());
+                }
+            }
+        }
+        // The corpus exercises the gates: most hostile texts match a group or more.
+        assert!(matched > 150, "{matched}");
+    }
+
+    proptest::proptest! {
+        /// Texts made of the rules' own words, in any case, with any of the separators
+        /// the rules care about: the gates never stop a text a group matches.
+        #[test]
+        fn gates_let_through_texts_of_the_rules_words(
+            picks in proptest::collection::vec((0usize..10_000, 0usize..8, proptest::bool::ANY), 1..40)
+        ) {
+            static WORDS: LazyLock<Vec<String>> = LazyLock::new(|| {
+                let mut words: Vec<String> = WORD_RULES
+                    .iter()
+                    .chain(RAW_RULES)
+                    .flat_map(|r| r.pattern.split(|c: char| !c.is_alphanumeric() && c != '_'))
+                    .filter(|w| w.len() > 1)
+                    .map(str::to_string)
+                    .collect();
+                words.sort();
+                words.dedup();
+                words
+            });
+            const SEPARATORS: [&str; 8] = [" ", " ", "\n", ": ", ", ", "|>", "<|", "# "];
+            let mut text = String::new();
+            for (word, sep, upper) in picks {
+                let word = &WORDS[word % WORDS.len()];
+                text.push_str(&if upper { word.to_uppercase() } else { word.clone() });
+                text.push_str(SEPARATORS[sep]);
+            }
+            gates_let_through(&text);
+        }
+    }
+
+    #[test]
+    fn gates_are_current() {
+        let fresh = render_gates();
+        if std::env::var_os("THINKER_UPDATE_GATES").is_some() {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/untrusted/gates.rs");
+            std::fs::write(path, &fresh).unwrap();
+            return;
+        }
+        assert!(
+            fresh == include_str!("gates.rs"),
+            "src/untrusted/gates.rs is out of step with the rules: run \
+             `THINKER_UPDATE_GATES=1 cargo test --lib gates_are_current`"
+        );
+        assert_eq!(gates::WORD.len(), WORD_RULES.len());
+        assert_eq!(gates::RAW.len(), RAW_RULES.len());
     }
 
     #[test]
