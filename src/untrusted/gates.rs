@@ -1,12 +1,13 @@
 //! Generated from `rules`: do not edit. After changing a rule, run
 //! `THINKER_UPDATE_GATES=1 cargo test --lib gates_are_current`.
 //!
-//! For each rule of `rules::WORD_RULES` and of `rules::RAW_RULES`, in their order:
-//! byte strings of which every match of the rule's pattern (as the screen compiles it)
-//! contains at least one. They are regex-syntax's prefix literals of the pattern, or of
-//! the tail of it that has literals of at least three bytes, cut to eight bytes and
-//! lowercased (the gate ignores ASCII case). An empty list: the rule has none, and its
-//! group always runs.
+//! For each rule of `rules::WORD_RULES` and of `rules::RAW_RULES`, in their order, and
+//! for `redact`'s two secret patterns: byte strings of which every match of the pattern
+//! (as it is compiled) contains at least one. They are regex-syntax's prefix literals
+//! of the pattern, or of the first tail of it whose literals have three bytes or more
+//! (failing that, the tail whose shortest literal is longest), cut to eight bytes and
+//! lowercased (the gate ignores ASCII case). An empty list: the pattern has none, and
+//! it always runs.
 
 pub(super) const WORD: &[&[&[u8]]] = &[
     // ignore previous instructions
@@ -163,3 +164,7 @@ pub(super) const RAW: &[&[&[u8]]] = &[
     // text hidden by style
     &[b"color\x09", b"color\x0a", b"color\x0b", b"color\x0c", b"color\x0d", b"color ", b"color:", b"display\x09", b"display\x0a", b"display\x0b", b"display\x0c", b"display\x0d", b"display ", b"display:", b"font-siz", b"opacity\x09", b"opacity\x0a", b"opacity\x0b", b"opacity\x0c", b"opacity\x0d", b"opacity ", b"opacity:", b"visibili"],
 ];
+
+pub(super) const SECRET: &[&[u8]] = &[b"-----beg", b"aiza", b"akia", b"asia", b"eyj", b"gho_", b"ghp_", b"ghr_", b"ghs_", b"ghu_", b"github_p", b"glpat-", b"hf_", b"npm_", b"pk_live_", b"pk_test_", b"rk_live_", b"rk_test_", b"sk-", b"sk_live_", b"sk_test_", b"xoxa-", b"xoxb-", b"xoxo-", b"xoxp-", b"xoxr-", b"xoxs-"];
+
+pub(super) const SECRET_VALUE: &[&[u8]] = &[b"acce", b"api-", b"api_", b"apik", b"api\xe2", b"auth", b"bear", b"clie", b"pass", b"pas\xc5", b"pa\xc5\xbf", b"priv", b"pwd", b"secr", b"toke", b"to\xe2\x84", b"\xc5\xbfec"];

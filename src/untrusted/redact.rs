@@ -14,9 +14,14 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
+
+use aho_corasick::AhoCorasick;
 
 use regex::Regex;
+
+use super::gates;
+use super::screen::gate;
 
 /// What a redacted value was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,25 +68,65 @@ struct Found {
     key: String,
 }
 
-static SECRET: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\z)",
-        r"|(?-u:\b)(?:sk-(?:proj-|ant-(?:api[0-9][0-9]-)?|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
-        r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|glpat-[A-Za-z0-9_-]{20,}",
-        r"|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}",
-        r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}",
-        r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
-    ))
-    .ok()
-});
+/// Key and token shapes: private keys, then the prefixed tokens of the common services.
+pub(super) const SECRET_PATTERN: &str = concat!(
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\z)",
+    r"|(?-u:\b)(?:sk-(?:proj-|ant-(?:api[0-9][0-9]-)?|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+    r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|glpat-[A-Za-z0-9_-]{20,}",
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}",
+    r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}",
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
+);
 
 /// A value next to a key, token, secret or password word (`api_key = "…"`, `Bearer …`).
-static SECRET_VALUE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r#"(?i)(?:(?:api[_-]?key|apikey|access[_-]?key|secret(?:[_-]?key)?|client[_-]?secret|token|access[_-]?token|auth[_-]?token|password|passwd|pwd|private[_-]?key)["']?\s*[:=]\s*["']?|bearer\s+|authorization:\s*(?:basic|bearer)?\s*)([A-Za-z0-9_\-+/=.~]{12,})"#,
-    )
-    .ok()
-});
+pub(super) const SECRET_VALUE_PATTERN: &str = r#"(?i)(?:(?:api[_-]?key|apikey|access[_-]?key|secret(?:[_-]?key)?|client[_-]?secret|token|access[_-]?token|auth[_-]?token|password|passwd|pwd|private[_-]?key)["']?\s*[:=]\s*["']?|bearer\s+|authorization:\s*(?:basic|bearer)?\s*)([A-Za-z0-9_\-+/=.~]{12,})"#;
+
+/// The two secret patterns, each built the first time a text gets past its gate (the
+/// literals every match contains, generated in `gates`): most texts hold none, and
+/// masking them builds nothing.
+pub(super) static SECRET: Gated = Gated::new(SECRET_PATTERN, gates::SECRET);
+pub(super) static SECRET_VALUE: Gated = Gated::new(SECRET_VALUE_PATTERN, gates::SECRET_VALUE);
+
+/// A regex behind a gate of literals (see [`SECRET`]).
+pub(super) struct Gated {
+    pattern: &'static str,
+    literals: &'static [&'static [u8]],
+    gate: OnceLock<Option<AhoCorasick>>,
+    regex: OnceLock<Option<Regex>>,
+}
+
+impl Gated {
+    /// For tests: whether the gate lets `text` through wherever the pattern matches it
+    /// (`Some(matched)`), or stops a text the pattern matches (`None`).
+    #[cfg(test)]
+    pub(super) fn sound_for(&self, text: &str) -> Option<bool> {
+        let matched = Regex::new(self.pattern).ok()?.is_match(text);
+        let passes = gate(self.literals.iter().copied()).is_none_or(|g| g.is_match(text));
+        (!matched || passes).then_some(matched)
+    }
+
+    const fn new(pattern: &'static str, literals: &'static [&'static [u8]]) -> Gated {
+        Gated {
+            pattern,
+            literals,
+            gate: OnceLock::new(),
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// The regex if `text` gets past the gate (built now if it was not), else `None`.
+    fn for_text(&self, text: &str) -> Option<&Regex> {
+        let gate = self
+            .gate
+            .get_or_init(|| gate(self.literals.iter().copied()));
+        if gate.as_ref().is_some_and(|g| !g.is_match(text)) {
+            return None;
+        }
+        self.regex
+            .get_or_init(|| Regex::new(self.pattern).ok())
+            .as_ref()
+    }
+}
 
 static EMAIL: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?i)(?-u:\b)[a-z0-9][a-z0-9._%+-]*@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.[a-z]{2,24}(?-u:\b)").ok()
@@ -281,7 +326,7 @@ fn find(text: &str) -> Vec<Found> {
 /// first, and all that masking needs (so masking never builds the other patterns).
 fn find_secrets(text: &str) -> Vec<Found> {
     let mut found: Vec<Found> = Vec::new();
-    if let Some(re) = SECRET.as_ref() {
+    if let Some(re) = SECRET.for_text(text) {
         for m in re.find_iter(text) {
             add(
                 found_at(Class::Secret, m.start(), m.end(), m.as_str()),
@@ -289,7 +334,7 @@ fn find_secrets(text: &str) -> Vec<Found> {
             );
         }
     }
-    if let Some(re) = SECRET_VALUE.as_ref() {
+    if let Some(re) = SECRET_VALUE.for_text(text) {
         for c in re.captures_iter(text) {
             if let Some(v) = c.get(1).filter(|v| looks_secret(v.as_str())) {
                 add(

@@ -271,15 +271,11 @@ fn compile(rules: &'static [Rule], gates: &[&[&[u8]]], words: bool) -> Vec<Group
             // unit test rules out) leaves the group ungated.
             let all_have_literals =
                 gates.len() == rules.len() && members.iter().all(|(_, g)| !g.is_empty());
-            let gate = all_have_literals
-                .then(|| {
-                    AhoCorasick::builder()
-                        .kind(Some(AhoCorasickKind::ContiguousNFA))
-                        .ascii_case_insensitive(true)
-                        .build(members.iter().flat_map(|(_, g)| g.iter()))
-                        .ok()
-                })
-                .flatten();
+            let gate = if all_have_literals {
+                gate(members.iter().flat_map(|(_, g)| g.iter().copied()))
+            } else {
+                None
+            };
             Group {
                 rules: members.into_iter().map(|(r, _)| r).collect(),
                 gate,
@@ -288,6 +284,20 @@ fn compile(rules: &'static [Rule], gates: &[&[&[u8]]], words: bool) -> Vec<Group
             }
         })
         .collect()
+}
+
+/// A gate over `literals`: it lets through a text that contains one of them, in any
+/// ASCII case. `None` (no gate: everything goes through) for no literals.
+pub(super) fn gate<'a>(literals: impl IntoIterator<Item = &'a [u8]>) -> Option<AhoCorasick> {
+    let literals: Vec<&[u8]> = literals.into_iter().collect();
+    if literals.is_empty() {
+        return None;
+    }
+    AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .ascii_case_insensitive(true)
+        .build(literals)
+        .ok()
 }
 
 impl Group {
@@ -869,9 +879,9 @@ mod tests {
         assert!(BLOB.is_some() && DESTINATION_SHAPE.is_some() && DATE.is_some());
     }
 
-    /// What `gates.rs` should say for `rules`: per rule, the literals of which every
-    /// match contains one (see that file's doc).
-    fn gate_literals(rules: &[Rule], words: bool) -> Vec<Vec<Vec<u8>>> {
+    /// What `gates.rs` should say for `pattern` (compiled on bytes when `bytes`): the
+    /// literals of which every match contains one (see that file's doc).
+    fn gate_literals(pattern: &str, bytes: bool) -> Vec<Vec<u8>> {
         use regex_syntax::hir::literal::{ExtractKind, Extractor};
         use regex_syntax::hir::{Hir, HirKind};
 
@@ -920,74 +930,83 @@ mod tests {
                 _ => literals(hir),
             }
         }
-        rules
-            .iter()
-            .map(|rule| {
-                let hir = regex_syntax::ParserBuilder::new()
-                    .utf8(false)
-                    .build()
-                    .parse(&pattern(rule, words));
-                let mut lits = hir.ok().as_ref().and_then(required).unwrap_or_default();
-                // The gate matches ASCII letters in any case, so one case will do.
-                for lit in &mut lits {
-                    lit.make_ascii_lowercase();
-                }
-                // Shortest first; a literal that contains a kept one adds nothing.
-                lits.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
-                let mut kept: Vec<Vec<u8>> = Vec::new();
-                for lit in lits {
-                    if !kept
-                        .iter()
-                        .any(|k| lit.windows(k.len()).any(|w| w == k.as_slice()))
-                    {
-                        kept.push(lit);
-                    }
-                }
-                kept.sort();
-                kept
-            })
-            .collect()
+        let hir = regex_syntax::ParserBuilder::new()
+            .utf8(!bytes)
+            .build()
+            .parse(pattern);
+        let mut lits = hir.ok().as_ref().and_then(required).unwrap_or_default();
+        // The gate matches ASCII letters in any case, so one case will do.
+        for lit in &mut lits {
+            lit.make_ascii_lowercase();
+        }
+        // Shortest first; a literal that contains a kept one adds nothing.
+        lits.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
+        let mut kept: Vec<Vec<u8>> = Vec::new();
+        for lit in lits {
+            if !kept
+                .iter()
+                .any(|k| lit.windows(k.len()).any(|w| w == k.as_slice()))
+            {
+                kept.push(lit);
+            }
+        }
+        kept.sort();
+        kept
     }
 
     fn render_gates() -> String {
-        let table = |name: &str, rules: &[Rule], words: bool| {
-            let mut out = format!("pub(super) const {name}: &[&[&[u8]]] = &[\n");
-            for (rule, lits) in rules.iter().zip(gate_literals(rules, words)) {
-                let _ = writeln!(out, "    // {}", rule.name);
-                out.push_str("    &[");
-                for (i, lit) in lits.iter().enumerate() {
-                    out.push_str(if i == 0 { "b\"" } else { ", b\"" });
-                    for &b in lit {
-                        match b {
-                            b'"' | b'\\' => {
-                                out.push('\\');
-                                out.push(char::from(b));
-                            }
-                            0x20..=0x7e => out.push(char::from(b)),
-                            _ => {
-                                let _ = write!(out, "\\x{b:02x}");
-                            }
+        fn literals(out: &mut String, lits: &[Vec<u8>]) {
+            out.push_str("&[");
+            for (i, lit) in lits.iter().enumerate() {
+                out.push_str(if i == 0 { "b\"" } else { ", b\"" });
+                for &b in lit {
+                    match b {
+                        b'"' | b'\\' => {
+                            out.push('\\');
+                            out.push(char::from(b));
+                        }
+                        0x20..=0x7e => out.push(char::from(b)),
+                        _ => {
+                            let _ = write!(out, "\\x{b:02x}");
                         }
                     }
-                    out.push('"');
                 }
-                out.push_str("],\n");
+                out.push('"');
             }
-            out.push_str("];\n");
-            out
+            out.push(']');
+        }
+        let rules = |out: &mut String, name: &str, rules: &[Rule], words: bool| {
+            let _ = writeln!(out, "pub(super) const {name}: &[&[&[u8]]] = &[");
+            for rule in rules {
+                let _ = writeln!(out, "    // {}", rule.name);
+                out.push_str("    ");
+                literals(out, &gate_literals(&pattern(rule, words), true));
+                out.push_str(",\n");
+            }
+            out.push_str("];\n\n");
+        };
+        let one = |out: &mut String, name: &str, pattern: &str| {
+            let _ = write!(out, "pub(super) const {name}: &[&[u8]] = ");
+            literals(out, &gate_literals(pattern, false));
+            out.push_str(";\n");
         };
         let current = include_str!("gates.rs");
-        let head_end = current.find("pub(super) const").unwrap_or(current.len());
-        format!(
-            "{}{}\n{}",
-            &current[..head_end],
-            table("WORD", WORD_RULES, true),
-            table("RAW", RAW_RULES, false)
-        )
+        let mut out =
+            current[..current.find("pub(super) const").unwrap_or(current.len())].to_string();
+        rules(&mut out, "WORD", WORD_RULES, true);
+        rules(&mut out, "RAW", RAW_RULES, false);
+        one(&mut out, "SECRET", super::super::redact::SECRET_PATTERN);
+        out.push('\n');
+        one(
+            &mut out,
+            "SECRET_VALUE",
+            super::super::redact::SECRET_VALUE_PATTERN,
+        );
+        out
     }
 
-    /// Asserts that no group's gate stops `text` where the group's regex matches it;
-    /// returns how many groups matched.
+    /// Asserts that no gate stops `text` where its pattern matches it; returns how
+    /// many patterns matched.
     fn gates_let_through(text: &str) -> usize {
         let folded = fold(text);
         let mut matched = 0;
@@ -1004,6 +1023,14 @@ mod tests {
                     assert!(gate, "{:?} gated out of {text:?}", group.rules[0].name);
                 }
             }
+        }
+        for gated in [
+            &super::super::redact::SECRET,
+            &super::super::redact::SECRET_VALUE,
+        ] {
+            let sound = gated.sound_for(text);
+            assert!(sound.is_some(), "a secret pattern gated out of {text:?}");
+            matched += usize::from(sound == Some(true));
         }
         matched
     }
@@ -1027,17 +1054,27 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Texts made of the rules' own words, in any case, with any of the separators
-        /// the rules care about: the gates never stop a text a group matches.
+        /// Texts made of the patterns' own words, in any case, with any of the
+        /// separators the rules care about, and token-like runs: the gates never stop a
+        /// text a pattern matches.
         #[test]
         fn gates_let_through_texts_of_the_rules_words(
-            picks in proptest::collection::vec((0usize..10_000, 0usize..8, proptest::bool::ANY), 1..40)
+            picks in proptest::collection::vec(
+                (0usize..10_000, 0usize..8, proptest::bool::ANY, "[A-Za-z0-9_-]{0,40}"),
+                1..40,
+            )
         ) {
             static WORDS: LazyLock<Vec<String>> = LazyLock::new(|| {
+                let secrets = [
+                    super::super::redact::SECRET_PATTERN,
+                    super::super::redact::SECRET_VALUE_PATTERN,
+                ];
                 let mut words: Vec<String> = WORD_RULES
                     .iter()
                     .chain(RAW_RULES)
-                    .flat_map(|r| r.pattern.split(|c: char| !c.is_alphanumeric() && c != '_'))
+                    .map(|r| r.pattern)
+                    .chain(secrets)
+                    .flat_map(|p| p.split(|c: char| !c.is_alphanumeric() && c != '_'))
                     .filter(|w| w.len() > 1)
                     .map(str::to_string)
                     .collect();
@@ -1045,12 +1082,14 @@ mod tests {
                 words.dedup();
                 words
             });
-            const SEPARATORS: [&str; 8] = [" ", " ", "\n", ": ", ", ", "|>", "<|", "# "];
+            const SEPARATORS: [&str; 8] = [" ", "_", "\n", ": ", "= ", "|>", "<|", "-"];
             let mut text = String::new();
-            for (word, sep, upper) in picks {
+            for (word, sep, upper, tail) in picks {
                 let word = &WORDS[word % WORDS.len()];
                 text.push_str(&if upper { word.to_uppercase() } else { word.clone() });
                 text.push_str(SEPARATORS[sep]);
+                text.push_str(&tail);
+                text.push(' ');
             }
             gates_let_through(&text);
         }
