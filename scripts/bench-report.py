@@ -209,11 +209,24 @@ def main():
               f"{h['wall_ms_median']:.1f} / {h['wall_ms_p90']:.1f} ms | | |")
             p(f"| instant answers, https (`ca_file`): peak RSS median / max | "
               f"{mb(h['rss_mb_median'])} / {mb(h['rss_mb_max'])} | | |")
+        rss = load(results, "rss.json")
+        if rss:
+            p(f"| instant answers, http: of the peak, the process's own pages / the binary's "
+              f"and libraries' file pages, median ({rss['runs']} ticks, "
+              f"`scripts/bench-rss.py`) | {mb(rss['RssAnon']['median_mb'])} / "
+              f"{mb(rss['RssFile']['median_mb'])} | | |")
         d = tick["delay_s"]
         p(f"| each answer after {d:g} s: tick wall / slowest thread, median / max "
           f"({t['slow_runs']} ticks) | {t['ratio_median']:.3f} / {t['ratio_max']:.3f} | "
           + (f"{r['ratio_median']:.3f} / {r['ratio_max']:.3f}" if r else "not run")
           + " | ≤ 1.10 |")
+        p("")
+        p("Peak RSS counts the binary's own file pages that a tick touches together with "
+          "its private ones: the release profile (small code, fat LTO), `build.rs` (linked "
+          "at a fixed address, the code a tick runs gathered in one section by "
+          "`link/hot.ld`, which `scripts/hot-code.py` regenerates) and the screen's gated "
+          "regexes keep it low; ARCHITECTURE.md, \"How the binary is built and linked\", "
+          "has the steps and what each saved.")
         p("")
         p("The ratio says the four threads wait together: a tick whose slowest model takes "
           f"{d:g} s takes that long, not four times it. The Python reference "

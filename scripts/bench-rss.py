@@ -3,7 +3,7 @@
 binary's and libraries' file-backed pages (clean, shared with every other thinker
 process, evictable), which `VmHWM` / `ru_maxrss` count together.
 
-  python3 scripts/bench-rss.py [--binary target/release/thinker] [--runs 10]
+  python3 scripts/bench-rss.py [--binary target/release/thinker] [--runs 10] [--json F]
 
 Starts an instant OpenAI-compatible stub on loopback, writes a four-thread config with no
 sources in a temp dir, runs `thinker tick` --runs times and samples /proc/PID/status every
@@ -39,6 +39,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--binary", default="target/release/thinker")
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--json", help="also write the medians and maxima (MB) to this file")
     args = ap.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -69,10 +70,14 @@ def main():
             sys.exit(f"the tick exited {p.returncode}")
         for k in keys:
             peaks[k].append(peak[k])
+    summary = {"runs": args.runs}
     for k in keys:
         v = sorted(peaks[k])
         print(f"{k:8} median {v[len(v) // 2] / 1024:5.1f} MB  max {v[-1] / 1024:5.1f} MB"
               f"  ({args.runs} ticks)")
+        summary[k] = {"median_mb": v[len(v) // 2] / 1024, "max_mb": v[-1] / 1024}
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-//! The benchmark scripts (issue 14) stay runnable: every `scripts/bench*.py` and
-//! `scripts/reference_tick.py` parses (Python's own parser, nothing written), `bench.sh`
-//! parses (`bash -n`), and the Python reference orchestrator does its tick against a
-//! loopback wiremock server: four parallel calls, findings merged into `reference.json`
-//! (a repeated summary counted, not appended). Skipped with a note where `python3` (3.11+,
-//! for `tomllib`) or `bash` is not installed: the scripts are not part of the binary.
+//! The benchmark scripts (issue 14) stay runnable: every `scripts/bench*.py`,
+//! `scripts/reference_tick.py` and `scripts/hot-code.py` parses (Python's own parser,
+//! nothing written), `bench.sh` parses (`bash -n`), and the Python reference
+//! orchestrator does its tick against a loopback wiremock server: four parallel calls,
+//! findings merged into `reference.json` (a repeated summary counted, not appended).
+//! Skipped with a note where `python3` (3.11+, for `tomllib`) or `bash` is not
+//! installed: the scripts are not part of the binary.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -36,7 +37,9 @@ fn scripts() -> Vec<PathBuf> {
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
             p.extension().is_some_and(|e| e == "py")
-                && (name.starts_with("bench-") || name == "reference_tick.py")
+                && (name.starts_with("bench-")
+                    || name == "reference_tick.py"
+                    || name == "hot-code.py")
         })
         .collect();
     found.sort();

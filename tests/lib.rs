@@ -11,6 +11,7 @@
 mod aggregate_props;
 mod aggregate_rules;
 mod bench_scripts;
+mod build_link;
 mod cli;
 mod cmd_agent;
 mod cmd_doctor;
