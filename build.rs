@@ -7,14 +7,15 @@
 //!   at a fixed address, those pages stay clean and shared with the file. The cost is
 //!   no address randomisation for the binary's own code (the libraries keep theirs).
 //! - `link/hot.ld`: a linker script that gathers the functions a tick runs (about
-//!   1.8 MB of the 7 MB of code) into one `.text.hot` section before the rest, so the
+//!   2.6 MB of the 7 MB of code) into one `.text.hot` section before the rest, so the
 //!   pages a tick touches, and the kernel maps around them, are a few hundred rather
-//!   than most of the binary. `scripts/hot-code.sh` regenerates it; a stale list only
+//!   than most of the binary. `scripts/hot-code.py` regenerates it; a stale list only
 //!   costs memory (a function it no longer names is placed as usual).
 //!
 //! `THINKER_PLAIN_LINK=1` turns both off (a linker that takes neither, such as mold,
-//! or a build that wants PIE); `THINKER_LINK_MAP=PATH` also writes the linker's map
-//! there, which `scripts/hot-code.sh` reads. Nothing else: no code is generated here.
+//! or a build that wants PIE). `THINKER_LINK_MAP=PATH` links without `link/hot.ld` and
+//! writes the linker's map there: the build `scripts/hot-code.py` measures (valgrind
+//! names the binary's code only in the usual layout). Nothing else is done here.
 
 use std::env;
 use std::path::Path;
@@ -31,13 +32,16 @@ fn main() {
     }
     println!("cargo:rustc-link-arg-bins=-no-pie");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("link/hot.ld");
-    if script.is_file() {
-        println!("cargo:rustc-link-arg-bins=-Wl,-T,{}", script.display());
-    }
-    if let Some(map) = env::var_os("THINKER_LINK_MAP").filter(|m| !m.is_empty()) {
-        println!(
+    match env::var_os("THINKER_LINK_MAP").filter(|m| !m.is_empty()) {
+        // The build `scripts/hot-code.py` measures: the usual layout (valgrind names the
+        // binary's code only in it) and the map of it.
+        Some(map) => println!(
             "cargo:rustc-link-arg-bins=-Wl,-Map={}",
             Path::new(&map).display()
-        );
+        ),
+        None if script.is_file() => {
+            println!("cargo:rustc-link-arg-bins=-Wl,-T,{}", script.display());
+        }
+        None => {}
     }
 }

@@ -9,8 +9,9 @@ Builds the release binary with the linker's map (THINKER_LINK_MAP), runs the
 workloads below under valgrind's callgrind (every instruction a tick executes), maps
 the executed addresses to the linker's input sections, and writes one line per section
 to link/hot.ld: `*(.text.NAME)`, with a legacy symbol's hash (`17h<16 hex>E`) left as
-`*` when that matches one section only, so the list survives rebuilds that change the
-hashes (a new dependency, a new version); an exact name otherwise. A name the linker no
+`*` when that matches one section only, or instances of a generic not much bigger than
+the hot ones (see `patterns`), so the list survives rebuilds that change the hashes (a
+new dependency, a new version, another profile); an exact name otherwise. A name the linker no
 longer finds is ignored, so a stale list only costs memory: rerun this after changing
 what a tick does, and check the peak with scripts/bench-rss.py. `--check` prints how
 many sections of the current build the list still names, and writes nothing.
@@ -110,15 +111,27 @@ def workloads(tmp, port):
 
 
 def patterns(hot, all_sections):
-    """One linker-script pattern per hot section (see the module doc)."""
-    by_glob = {}
-    for _, _, name in all_sections:
+    """One linker-script pattern per hot section, or one for several (see the module
+    doc): a generic's instances share their legacy name and differ in the hash, so its
+    glob is used when all its instances together are at most twice the hot ones (plus
+    4 KB): a little cold code in the hot section buys a list that survives a hash
+    change. The others (a sort, `fmt` of every type) are named exactly."""
+    sizes, total = {}, {}
+    for start, end, name in all_sections:
+        sizes[name] = sizes.get(name, 0) + end - start
         glob = HASH.sub("17h*", name)
-        by_glob[glob] = by_glob.get(glob, 0) + 1
-    out = []
+        total[glob] = total.get(glob, 0) + end - start
+    hot_bytes = {}
     for name in hot:
         glob = HASH.sub("17h*", name)
-        out.append(glob if glob != name and by_glob.get(glob) == 1 else name)
+        hot_bytes[glob] = hot_bytes.get(glob, 0) + sizes.get(name, 0)
+    out, seen = [], set()
+    for name in hot:
+        glob = HASH.sub("17h*", name)
+        use = glob if glob != name and total[glob] <= 2 * hot_bytes[glob] + 4096 else name
+        if use not in seen:
+            seen.add(use)
+            out.append(use)
     return out
 
 
