@@ -115,7 +115,8 @@ def patterns(hot, all_sections):
     doc): a generic's instances share their legacy name and differ in the hash, so its
     glob is used when all its instances together are at most twice the hot ones (plus
     4 KB): a little cold code in the hot section buys a list that survives a hash
-    change. The others (a sort, `fmt` of every type) are named exactly."""
+    change. The others (a sort, `fmt` of every type) are named exactly, and their globs
+    come last."""
     sizes, total = {}, {}
     for start, end, name in all_sections:
         sizes[name] = sizes.get(name, 0) + end - start
@@ -132,6 +133,10 @@ def patterns(hot, all_sections):
         if use not in seen:
             seen.add(use)
             out.append(use)
+    # Then those generics' other instances: while the hashes match they sit past the hot
+    # code untouched; when a rebuild changes them, the hot instances are found here, near
+    # the hot code, instead of anywhere in the binary.
+    out += sorted({HASH.sub("17h*", p) for p in out if HASH.search(p)})
     return out
 
 
