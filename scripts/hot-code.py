@@ -18,7 +18,8 @@ many sections of the current build the list still names, and writes nothing.
 
 Workloads (all on loopback, nothing outside a temp dir written but target/ and
 link/hot.ld): `--version`; three instant ticks against an OpenAI-compatible stub (the
-scripts/bench-rss.py configuration); three ticks of the bundled demo
+scripts/bench-rss.py configuration) and three against scripts/bench-tick.py's (HTTP/1.1
+kept alive, prices); three ticks of the bundled demo
 (examples/demo/thinker.toml, the replay provider); `show`. Needs cargo, valgrind,
 Python 3.11+ and an x86_64 Linux whose default linker is LLD (the map format read).
 """
@@ -46,11 +47,13 @@ INSERT BEFORE .text;
 HASH = re.compile(r"17h[0-9a-f]{16}E$")
 
 
-def stub_class():
-    spec = importlib.util.spec_from_file_location("bench_rss", REPO / "scripts" / "bench-rss.py")
+def script(name):
+    """A module of scripts/ (its file name has a dash)."""
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_"),
+                                                  REPO / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.Stub
+    return module
 
 
 def build(map_path):
@@ -96,15 +99,18 @@ def executed(binary, workloads, tmp):
     return addresses
 
 
-def workloads(tmp, port):
+def workloads(tmp, port, bench_tick):
     threads = "".join(f'[threads.{t}]\nmodel = "local/{t}"\nsources = []\n'
                       for t in ("watcher", "librarian", "oracle", "dreamer"))
     (tmp / "t.toml").write_text(
         "[tick]\nskip_unchanged = false\n[providers.local]\nkind = \"openai\"\n"
         f"base_url = \"http://127.0.0.1:{port}/v1\"\nconcurrency = 4\n" + threads)
     tick = ["tick", "--config", str(tmp / "t.toml"), "--state", str(tmp / "state")]
+    # scripts/bench-tick.py's instant tick: HTTP/1.1 kept alive, prices, no retries.
+    (tmp / "b.toml").write_text(bench_tick.config_text(f"http://127.0.0.1:{bench_tick.port}/v1"))
+    tick_b = ["tick", "--config", str(tmp / "b.toml"), "--state", str(tmp / "state-b")]
     demo = ["--config", str(REPO / "examples/demo/thinker.toml"), "--state", str(tmp / "demo")]
-    runs = [(["--version"], tmp)] + [(tick, tmp)] * 3
+    runs = [(["--version"], tmp)] + [(tick, tmp)] * 3 + [(tick_b, tmp)] * 3
     runs += [(["tick", *demo, "--now", f"2026-11-22T10:{m:02}:00Z"], REPO) for m in (5, 10, 15)]
     runs.append((["show", *demo], REPO))
     return runs
@@ -154,9 +160,13 @@ def main():
         print(f"{OUT.relative_to(REPO)}: {len(named)} patterns, {hits} of "
               f"{len(all_sections)} code sections of this build named")
         return
-    server = ThreadingHTTPServer(("127.0.0.1", 0), stub_class())
+    server = ThreadingHTTPServer(("127.0.0.1", 0), script("bench-rss").Stub)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    addresses = executed(binary, workloads(tmp, server.server_port), tmp)
+    bench_tick = script("bench-tick")
+    server_b = bench_tick.Stub(("127.0.0.1", 0), bench_tick.Handler)
+    threading.Thread(target=server_b.serve_forever, daemon=True).start()
+    bench_tick.port = server_b.server_address[1]
+    addresses = executed(binary, workloads(tmp, server.server_port, bench_tick), tmp)
     starts = [s for s, _, _ in all_sections]
     hot = {}
     for a in addresses:
