@@ -7,7 +7,7 @@
 //!   at a fixed address, those pages stay clean and shared with the file. The cost is
 //!   no address randomisation for the binary's own code (the libraries keep theirs).
 //! - `link/hot.ld`: a linker script that gathers the functions a tick runs (about
-//!   2.6 MB of the 7 MB of code) into one `.text.hot` section before the rest, so the
+//!   2.3 MB of the 7 MB of code) into one `.text.hot` section before the rest, so the
 //!   pages a tick touches, and the kernel maps around them, are a few hundred rather
 //!   than most of the binary. `scripts/hot-code.py` regenerates it; a stale list only
 //!   costs memory (a function it no longer names is placed as usual).
