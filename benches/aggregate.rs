@@ -15,7 +15,7 @@ use chrono::{TimeDelta, Utc};
 use criterion::{Criterion, criterion_group, criterion_main};
 use thinker::aggregate::{Settings, ThreadOutcome, aggregate};
 use thinker::answer::{Answer, Finding};
-use thinker::state::{Category, Entry, EscalationRecord, State};
+use thinker::state::{Category, Entry, EscalationRecord, State, Strength};
 use thinker::thread::ThreadName;
 
 const TOPICS: &[&str] = &[
@@ -42,23 +42,27 @@ const TOPICS: &[&str] = &[
 fn full_state(now: chrono::DateTime<Utc>) -> State {
     let mut s = State::default();
     let mut n = 0;
-    for (cat, cap) in Category::ALL.into_iter().zip([5, 5, 5, 3]) {
+    let caps = Settings::default().caps;
+    for cat in Category::ALL {
+        let cap = caps.of(cat);
         for i in 0..cap {
             let summary = TOPICS[n % TOPICS.len()].to_string();
-            s.entries_mut(cat).push(Entry {
-                id: format!(
+            let mut e = Entry::new(
+                format!(
                     "{}{}-{i}",
                     cat.id_prefix(),
                     summary.split(' ').next().unwrap_or("x")
                 ),
                 summary,
-                strength: (n % 9 + 1) as u8,
-                created: now - TimeDelta::hours(n as i64 + 5),
-                last_seen: now - TimeDelta::minutes(n as i64 * 7),
-                due: None,
-                source: Some("watcher".into()),
-                extra: serde_json::Map::new(),
-            });
+                Strength::from_hundredths((n % 9 + 1) as i64 * 100 - 37),
+                (n % 10) as u8,
+                now - TimeDelta::hours(n as i64 + 5),
+            );
+            e.last_seen = now - TimeDelta::minutes(n as i64 * 7);
+            e.source = Some("watcher".into());
+            e.from = vec!["watcher/inbox".into(), "oracle/calendar".into()];
+            e.sightings = n as u32 % 7 + 1;
+            s.entries_mut(cat).push(e);
             n += 1;
         }
     }
@@ -98,6 +102,7 @@ fn answers() -> [ThreadOutcome; 4] {
                     importance: (i % 10) as u8,
                     kind: t.kinds()[i % t.kinds().len()],
                     due: None,
+                    from: Some("inbox".into()),
                 }
             })
             .collect();
@@ -107,6 +112,11 @@ fn answers() -> [ThreadOutcome; 4] {
             suggest: format!("{t} suggests a look at the budget"),
             escalate: t == ThreadName::Watcher,
             escalate_reason: "disk usage on laptop above ninety percent".into(),
+            seen: thinker::answer::Seen {
+                sources: vec!["inbox".into(), "calendar".into()],
+                screened: false,
+            },
+            ..Answer::default()
         })
     })
 }
@@ -132,16 +142,15 @@ fn huge_state(now: chrono::DateTime<Utc>) -> State {
     for n in 0..30_000usize {
         let cat = Category::ALL[n % 4];
         let summary = format!("{} item {n}", TOPICS[n % TOPICS.len()]);
-        s.entries_mut(cat).push(Entry {
-            id: format!("{}bulk-{n}", cat.id_prefix()),
+        let mut e = Entry::new(
+            format!("{}bulk-{n}", cat.id_prefix()),
             summary,
-            strength: (n % 10 + 1) as u8,
-            created: now - TimeDelta::minutes((n % 997) as i64 + 60),
-            last_seen: now - TimeDelta::minutes((n % 89) as i64),
-            due: None,
-            source: None,
-            extra: serde_json::Map::new(),
-        });
+            Strength::whole((n % 10 + 1) as u8),
+            (n % 11) as u8,
+            now - TimeDelta::minutes((n % 997) as i64 + 60),
+        );
+        e.last_seen = now - TimeDelta::minutes((n % 89) as i64);
+        s.entries_mut(cat).push(e);
     }
     s
 }

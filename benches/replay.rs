@@ -53,6 +53,7 @@ fn answer(thread: ThreadName, n: u64) -> Answer {
                     importance: (1 + (pick >> 8) % 9) as u8,
                     kind: thread.default_kind(),
                     due: None,
+                    from: None,
                 }
             })
             .collect(),
@@ -96,7 +97,7 @@ fn journal(dir: &std::path::Path, ticks: u64) -> usize {
             })
             .collect();
         let mut line = json!({
-            "time": timestamp::format(now), "duration_ms": 900, "run": n,
+            "time": timestamp::format(now), "rules": thinker::aggregate::RULES, "duration_ms": 900, "run": n,
             "tick_count": next.tick_count, "exit_code": 0, "threads": threads,
             "aggregate": {"applied": true}, "tokens_in": 3600, "tokens_out": 240,
             "cost": 0.0008, "verdicts": verdicts, "state": next.digest(),

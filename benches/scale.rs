@@ -115,6 +115,7 @@ fn answers(rng: &mut Rng, tick: usize, state: &State) -> [ThreadOutcome; 4] {
                 importance: rng.below(11) as u8,
                 kind: t.kinds()[rng.below(t.kinds().len())],
                 due: None,
+                from: None,
             })
             .collect();
         let remembered: Vec<&str> = Category::ALL
@@ -137,6 +138,7 @@ fn answers(rng: &mut Rng, tick: usize, state: &State) -> [ThreadOutcome; 4] {
             } else {
                 String::new()
             },
+            ..Answer::default()
         })
     })
 }

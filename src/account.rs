@@ -179,6 +179,7 @@ fn changes(out: &mut String, r: &Report, dry: bool) {
                 RemovalReason::Pruned => "over the category cap",
                 RemovalReason::Budget => "over the size budget",
                 RemovalReason::Rejected => "rejected by the agent",
+                RemovalReason::Retired(_) => "retired by a thread",
             };
             let _ = writeln!(
                 out,

@@ -39,6 +39,80 @@ pub struct Finding {
         with = "timestamp::serde_utc_opt"
     )]
     pub due: Option<DateTime<Utc>>,
+    /// The name of the source it was seen in, as the thread gave it (kept as provenance
+    /// only when it names one of the thread's sources this tick).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+}
+
+/// Why a thread retires an entry (SPEC §5, §7.10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RetireWhy {
+    Cancelled,
+    Done,
+    /// Also anything the reader does not know.
+    Wrong,
+}
+
+impl RetireWhy {
+    /// Reads a model's word; anything but `cancelled` or `done` is `wrong`.
+    pub fn read(text: &str) -> RetireWhy {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "cancelled" | "canceled" => RetireWhy::Cancelled,
+            "done" => RetireWhy::Done,
+            _ => RetireWhy::Wrong,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RetireWhy::Cancelled => "cancelled",
+            RetireWhy::Done => "done",
+            RetireWhy::Wrong => "wrong",
+        }
+    }
+}
+
+/// An entry a thread says is no longer true.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Retire {
+    pub id: String,
+    pub why: RetireWhy,
+}
+
+/// What the tick knew of the answer's thread this tick, set by the tick (never read from
+/// a model's text): the names of the sources it was shown, and whether any of them
+/// carried a screen detection. Journaled with the answer, so that a replay takes the
+/// aggregator's provenance and guard decisions exactly as the tick did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seen {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub screened: bool,
+}
+
+impl Seen {
+    pub fn is_empty(&self) -> bool {
+        self.sources.is_empty() && !self.screened
+    }
+
+    /// The provenance of a finding of `thread` that names `from`: `thread/source` when
+    /// `from` names one of the sources (exactly, or ignoring case), else the thread.
+    pub fn provenance(&self, thread: ThreadName, from: Option<&str>) -> String {
+        let named = from.and_then(|f| {
+            let f = f.trim();
+            self.sources
+                .iter()
+                .find(|s| s.as_str() == f)
+                .or_else(|| self.sources.iter().find(|s| s.eq_ignore_ascii_case(f)))
+        });
+        match named {
+            Some(source) => format!("{}/{source}", thread.as_str()),
+            None => thread.as_str().to_string(),
+        }
+    }
 }
 
 /// A thread's answer for one tick, read and cleaned. Serialized compactly (empty fields
@@ -50,18 +124,23 @@ pub struct Answer {
     pub findings: Vec<Finding>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reinforce: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retire: Vec<Retire>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub suggest: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub escalate: bool,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub escalate_reason: String,
+    /// Set by the tick, not the model ([`Seen`]).
+    #[serde(default, skip_serializing_if = "Seen::is_empty")]
+    pub seen: Seen,
 }
 
 impl Answer {
-    /// Whether the thread reported anything at all (a finding or a reinforce).
+    /// Whether the thread reported anything at all (a finding, a reinforce or a retire).
     pub fn found_anything(&self) -> bool {
-        !self.findings.is_empty() || !self.reinforce.is_empty()
+        !self.findings.is_empty() || !self.reinforce.is_empty() || !self.retire.is_empty()
     }
 }
 
@@ -108,9 +187,10 @@ fn excerpt(text: &str) -> String {
     untrusted::excerpt(text, 80)
 }
 
-const ANSWER_KEYS: [&str; 5] = [
+const ANSWER_KEYS: [&str; 6] = [
     "findings",
     "reinforce",
+    "retire",
     "suggest",
     "escalate",
     "escalate_reason",
@@ -323,6 +403,7 @@ fn from_object(thread: ThreadName, map: &Map<String, Value>) -> Result<Answer, A
             }
         }
     }
+    let retire = read_retire(map.get("retire"));
     let suggest = map
         .get("suggest")
         .and_then(Value::as_str)
@@ -337,10 +418,51 @@ fn from_object(thread: ThreadName, map: &Map<String, Value>) -> Result<Answer, A
     Ok(Answer {
         findings,
         reinforce,
+        retire,
         suggest,
         escalate,
         escalate_reason,
+        seen: Seen::default(),
     })
+}
+
+/// At most this many `retire` items of one answer are read.
+pub const MAX_RETIRE: usize = 10;
+/// A finding's `from` is cut to this many characters.
+pub const MAX_FROM_CHARS: usize = 80;
+
+/// `retire`: a list of `{"id", "why"}` objects (or bare ids, read as `wrong`); ids
+/// cleaned to one line, the first of each id kept.
+fn read_retire(value: Option<&Value>) -> Vec<Retire> {
+    let items: Vec<&Value> = match value {
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(v @ (Value::Object(_) | Value::String(_))) => vec![v],
+        _ => Vec::new(),
+    };
+    let mut out: Vec<Retire> = Vec::new();
+    for item in items {
+        let (id, why) = match item {
+            Value::String(id) => (id.as_str(), RetireWhy::Wrong),
+            Value::Object(o) => match o.get("id").and_then(Value::as_str) {
+                Some(id) => (
+                    id,
+                    o.get("why")
+                        .and_then(Value::as_str)
+                        .map_or(RetireWhy::Wrong, RetireWhy::read),
+                ),
+                None => continue,
+            },
+            _ => continue,
+        };
+        let id = untrusted::clean_line(id).trim().to_string();
+        if !id.is_empty() && !out.iter().any(|r| r.id == id) {
+            out.push(Retire { id, why });
+        }
+        if out.len() == MAX_RETIRE {
+            break;
+        }
+    }
+    out
 }
 
 fn read_finding(thread: ThreadName, item: &Value) -> Option<Finding> {
@@ -371,11 +493,17 @@ fn read_finding(thread: ThreadName, item: &Value) -> Option<Finding> {
         .and_then(|o| o.get("due"))
         .and_then(Value::as_str)
         .and_then(timestamp::parse);
+    let from = obj
+        .and_then(|o| o.get("from"))
+        .and_then(Value::as_str)
+        .map(|f| cut_words(f, MAX_SUMMARY_WORDS, MAX_FROM_CHARS))
+        .filter(|f| !f.is_empty());
     Some(Finding {
         summary,
         importance,
         kind,
         due,
+        from,
     })
 }
 
@@ -431,6 +559,8 @@ pub fn cut_words(text: &str, words: usize, chars: usize) -> String {
 pub const SCHEMA_MAX_FINDINGS: usize = 5;
 /// `reinforce` ids asked for per answer.
 pub const SCHEMA_MAX_REINFORCE: usize = 10;
+/// `retire` items asked for per answer.
+pub const SCHEMA_MAX_RETIRE: usize = 5;
 
 /// The JSON schema of a thread's answer (SPEC §5) as sent to providers, with the kinds
 /// `thread` may use and bounds on every list and string.
@@ -448,7 +578,8 @@ pub fn schema(thread: ThreadName) -> Value {
                         "summary": {"type": "string", "maxLength": 160},
                         "importance": {"type": "integer", "minimum": 0, "maximum": 10},
                         "kind": {"type": "string", "enum": kinds},
-                        "due": {"type": "string", "maxLength": 40}
+                        "due": {"type": "string", "maxLength": 40},
+                        "from": {"type": "string", "maxLength": MAX_FROM_CHARS}
                     },
                     "required": ["summary", "importance", "kind"],
                     "additionalProperties": false
@@ -458,6 +589,19 @@ pub fn schema(thread: ThreadName) -> Value {
                 "type": "array",
                 "maxItems": SCHEMA_MAX_REINFORCE,
                 "items": {"type": "string", "maxLength": 80}
+            },
+            "retire": {
+                "type": "array",
+                "maxItems": SCHEMA_MAX_RETIRE,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "maxLength": 80},
+                        "why": {"type": "string", "enum": ["cancelled", "done", "wrong"]}
+                    },
+                    "required": ["id", "why"],
+                    "additionalProperties": false
+                }
             },
             "suggest": {"type": "string", "maxLength": 200},
             "escalate": {"type": "boolean"},

@@ -23,7 +23,7 @@ use std::time::Duration;
 use chrono::NaiveTime;
 use serde::Deserialize;
 
-use crate::aggregate::{Caps, Settings};
+use crate::aggregate::{Caps, Decay, Settings};
 use crate::sources::Source;
 use crate::storage::JournalRotation;
 use crate::thread::ThreadName;
@@ -123,8 +123,21 @@ struct RawMemory {
     escalation_cooldown_minutes: Option<i64>,
     escalation_history: Option<usize>,
     rejected_memory_hours: Option<i64>,
+    max_decay_gap_minutes: Option<i64>,
+    due_grace_hours: Option<i64>,
     #[serde(default)]
     caps: RawCaps,
+    #[serde(default)]
+    decay_hours: RawDecayHours,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDecayHours {
+    active_threads: Option<f64>,
+    patterns: Option<f64>,
+    hunches: Option<f64>,
+    insights: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -546,6 +559,8 @@ const MAX_DAILY_COST: f64 = 1_000_000_000.0;
 const MAX_TOKENS_RANGE: std::ops::RangeInclusive<u32> = 16..=1_000_000;
 /// Caps, histories, entries, escalations per day: counts of small things.
 const MAX_COUNT: usize = 1000;
+/// `memory.decay_hours.*`: at most a year for one point.
+const MAX_DECAY_HOURS: f64 = 8760.0;
 
 impl Config {
     /// Reads and validates the config file at `path`.
@@ -838,8 +853,44 @@ impl Validator<'_> {
         let cap = |name: &str, v: Option<usize>, default: usize| {
             self.int(&format!("memory.caps.{name}"), v, default, 0..=MAX_COUNT)
         };
+        let dd = d.decay;
+        let decay = |name: &str, v: Option<f64>, default: i64| -> Result<f64, ConfigError> {
+            let hours = v.unwrap_or(default as f64 / 3600.0);
+            if hours.is_finite() && hours > 0.0 && hours <= MAX_DECAY_HOURS {
+                Ok(hours)
+            } else {
+                Err(self.err(
+                    format!("memory.decay_hours.{name}"),
+                    format!(
+                        "{hours} is out of range: hours for one point of strength, above 0 and at most {MAX_DECAY_HOURS} (a year)"
+                    ),
+                ))
+            }
+        };
+        let h = &m.decay_hours;
+        let decay = Decay::hours(
+            decay("active_threads", h.active_threads, dd.active_threads)?,
+            decay("patterns", h.patterns, dd.patterns)?,
+            decay("hunches", h.hunches, dd.hunches)?,
+            decay("insights", h.insights, dd.insights)?,
+        );
+        let gap = self.int(
+            "memory.max_decay_gap_minutes",
+            m.max_decay_gap_minutes,
+            d.max_decay_gap.num_minutes(),
+            0..=MAX_COOLDOWN_MINUTES,
+        )?;
+        let grace = self.int(
+            "memory.due_grace_hours",
+            m.due_grace_hours,
+            d.due_grace.num_hours(),
+            0..=8760,
+        )?;
         Ok(Settings {
             match_threshold: threshold,
+            decay,
+            max_decay_gap: chrono::TimeDelta::minutes(gap),
+            due_grace: chrono::TimeDelta::hours(grace),
             caps: Caps {
                 active_threads: cap("active_threads", m.caps.active_threads, dc.active_threads)?,
                 patterns: cap("patterns", m.caps.patterns, dc.patterns)?,

@@ -467,8 +467,9 @@ fn read_file(path: &Path, journal: &mut Journal) -> Result<(), HistoryError> {
 pub struct Archived {
     #[serde(default)]
     pub id: String,
+    /// A number with up to two decimals since state version 2.
     #[serde(default, deserialize_with = "lenient")]
-    pub strength: u8,
+    pub strength: f64,
     #[serde(default, deserialize_with = "optional_time")]
     pub created: Option<DateTime<Utc>>,
     #[serde(deserialize_with = "time")]
@@ -677,7 +678,7 @@ mod tests {
         assert_eq!(archived.len(), 1);
         assert_eq!(
             (archived[0].strength, archived[0].reason.as_str()),
-            (10, "pruned")
+            (10.0, "pruned")
         );
         assert_eq!(
             skipped.0,

@@ -12,7 +12,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::aggregate::feedback::{FeedbackReport, Verdict};
-use crate::aggregate::{RemovalReason, Report, Status, ThreadOutcome};
+use crate::aggregate::{DueMove, RemovalReason, Report, RetireRefused, Status, ThreadOutcome};
+use crate::answer::RetireWhy;
 use crate::answer::Answer;
 use crate::budget::Skip;
 use crate::provider::Attempt;
@@ -184,6 +185,16 @@ pub struct AggregateRecord {
     pub pruned: Vec<String>,
     /// Removed to fit the state's size budget.
     pub budget: Vec<String>,
+    /// Removed because a thread said they are no longer true (SPEC §7.10).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retired: Vec<RetiredRecord>,
+    /// Retires not carried out: unknown ids, or a thread whose sources carried a screen
+    /// detection.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retire_refused: Vec<RetireRefused>,
+    /// Dues moved by a matching finding (from → to).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<DueMove>,
     /// What the agent's verdicts did (`feedback.jsonl`): used, rejected, unknown ids
     /// (dropped), findings kept out.
     #[serde(skip_serializing_if = "FeedbackReport::is_empty")]
@@ -200,9 +211,29 @@ impl From<&Report> for AggregateRecord {
             decayed: r.removed_ids(RemovalReason::Decayed),
             pruned: r.removed_ids(RemovalReason::Pruned),
             budget: r.removed_ids(RemovalReason::Budget),
+            retired: r
+                .removed
+                .iter()
+                .filter_map(|a| match a.reason {
+                    RemovalReason::Retired(why) => Some(RetiredRecord {
+                        id: a.entry.id.clone(),
+                        why,
+                    }),
+                    _ => None,
+                })
+                .collect(),
+            retire_refused: r.retire_refused.clone(),
+            moved: r.moved.clone(),
             feedback: r.feedback.clone(),
         }
     }
+}
+
+/// An entry a thread retired, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RetiredRecord {
+    pub id: String,
+    pub why: RetireWhy,
 }
 
 /// One line of `journal.jsonl`.
@@ -211,6 +242,10 @@ pub struct JournalLine {
     /// The tick's `now` (the clock, or `--now`).
     #[serde(with = "timestamp::serde_utc")]
     pub time: DateTime<Utc>,
+    /// The version of the memory rules the aggregator applied
+    /// ([`crate::aggregate::RULES`]); a line without it was written under version 1.
+    /// `thinker replay` replays only lines of the rules it implements.
+    pub rules: u32,
     pub duration_ms: u64,
     /// The run number (`every = N` counts these).
     pub run: u64,
@@ -224,9 +259,6 @@ pub struct JournalLine {
     /// Escalation records raised this tick (pending, or suppressed as duplicates).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub escalations: Vec<EscalationRecord>,
-    /// What the tick also printed as warnings (e.g. it archived most of the memory).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
     pub tokens_in: u64,
     pub tokens_out: u64,
     pub cost: f64,

@@ -36,6 +36,7 @@ pub mod show;
 pub mod sources;
 pub mod state;
 pub mod storage;
+pub mod strength;
 pub mod thread;
 pub mod tick;
 pub mod timestamp;

@@ -188,7 +188,7 @@ impl Tools {
                 id: recall::safe(&r.entry.id),
                 category: r.category.key(),
                 summary: recall::safe(&r.entry.summary),
-                strength: r.entry.strength,
+                strength: r.entry.strength.rounded(),
                 score: r.score,
                 matched: r.matched.iter().map(|m| recall::safe(m)).collect(),
                 due: r.entry.due.map(timestamp::format),

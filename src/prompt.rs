@@ -59,8 +59,13 @@ struct EntryView {
     id: String,
     summary: String,
     strength: u8,
+    importance: u8,
     seen: String,
     due: Option<String>,
+    /// Provenance, compact: `watcher/inbox, oracle`.
+    from: String,
+    /// Made only from text that carried a screen detection.
+    tainted: bool,
 }
 
 #[derive(Serialize)]
@@ -147,8 +152,17 @@ struct EscalationContext {
     schema: String,
 }
 
+/// Whether tainted entries (made only from text that carried a screen detection) are
+/// shown: to the threads, marked; never to the escalation model (issue 22: a tainted
+/// entry is never escalated).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tainted {
+    Marked,
+    Left,
+}
+
 /// The compact subconscious shown to threads and to the escalation model.
-fn subconscious_view(state: &State, now: DateTime<Utc>) -> Vec<CategoryView> {
+fn subconscious_view(state: &State, now: DateTime<Utc>, tainted: Tainted) -> Vec<CategoryView> {
     Category::ALL
         .iter()
         .map(|&cat| CategoryView {
@@ -157,12 +171,16 @@ fn subconscious_view(state: &State, now: DateTime<Utc>) -> Vec<CategoryView> {
             entries: state
                 .entries(cat)
                 .iter()
+                .filter(|e| tainted == Tainted::Marked || !e.tainted)
                 .map(|e| EntryView {
                     id: defang_line(&e.id),
                     summary: defang_line(&e.summary),
-                    strength: e.strength,
+                    strength: e.strength.rounded(),
+                    importance: e.importance,
                     seen: age(e.last_seen, now),
                     due: e.due.map(timestamp::format),
+                    from: defang_line(&e.from.join(", ")),
+                    tainted: e.tainted,
                 })
                 .collect(),
         })
@@ -284,7 +302,7 @@ impl Prompts {
     ) -> Result<String, PromptError> {
         let now = clock.now;
         let own = state.thread_state.get(thread);
-        let subconscious = subconscious_view(state, now);
+        let subconscious = subconscious_view(state, now, Tainted::Marked);
         let subconscious_empty = subconscious.iter().all(|c| c.entries.is_empty());
         let subconscious_fence = fence_id(
             &std::iter::once("subconscious")
@@ -393,7 +411,7 @@ impl Prompts {
                 age: age(r.timestamp, now),
             })
             .collect();
-        let subconscious = subconscious_view(state, now);
+        let subconscious = subconscious_view(state, now, Tainted::Left);
         let subconscious_empty = subconscious.iter().all(|c| c.entries.is_empty());
         let fence = fence_id(
             &std::iter::once("escalation")

@@ -482,15 +482,14 @@ mod tests {
 
     #[test]
     fn a_short_question_finds_the_long_entry_it_names() {
-        let entry = |summary: &str| Entry {
-            id: "t-x".into(),
-            summary: summary.into(),
-            strength: 5,
-            created: crate::timestamp::parse("2026-11-22T10:00:00Z").unwrap(),
-            last_seen: crate::timestamp::parse("2026-11-22T10:00:00Z").unwrap(),
-            due: None,
-            source: None,
-            extra: serde_json::Map::new(),
+        let entry = |summary: &str| {
+            Entry::new(
+                "t-x".into(),
+                summary.into(),
+                crate::state::Strength::whole(5),
+                5,
+                crate::timestamp::parse("2026-11-22T10:00:00Z").unwrap(),
+            )
         };
         let long = entry("Budget review moved to Friday 10:00; prepare a written agenda for Alice");
         let limits = Limits::default();

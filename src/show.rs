@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 
 use crate::aggregate::Caps;
 use crate::clock::{Clock, age, span};
-use crate::state::{Category, Entry, MAX_PRESSURE, MAX_STRENGTH, State};
+use crate::state::{Category, Entry, MAX_PRESSURE, State};
 use crate::thread::ThreadName;
 use crate::untrusted;
 
@@ -52,8 +52,8 @@ fn entry_lines(out: &mut String, p: Painter, e: &Entry, clock: &Clock) {
     let _ = writeln!(
         out,
         "  {} {:>2}  {}",
-        bar(p, e.strength, MAX_STRENGTH),
-        e.strength,
+        bar(p, e.strength.rounded(), 10),
+        e.strength.rounded(),
         clean(&e.summary)
     );
     let mut meta = vec![clean(&e.id)];
@@ -180,16 +180,15 @@ mod tests {
         let now = crate::timestamp::parse("2026-11-22T10:05:00Z").unwrap();
         let dirty = "pay\u{202e}exe.txt \x1b[31mred\x1b[0m \u{9b}2J\u{85}z\u{200b}w\u{2066}\nnext";
         let mut state = State::default();
-        state.patterns.push(Entry {
-            id: format!("p-{dirty}"),
-            summary: dirty.into(),
-            strength: 3,
-            created: now,
-            last_seen: now,
-            due: None,
-            source: Some(dirty.into()),
-            extra: serde_json::Map::new(),
-        });
+        let mut entry = Entry::new(
+            format!("p-{dirty}"),
+            dirty.into(),
+            crate::state::Strength::whole(3),
+            5,
+            now,
+        );
+        entry.source = Some(dirty.into());
+        state.patterns.push(entry);
         state.thread_state.watcher.focus_hint = dirty.into();
         state.thread_state.watcher.last_findings = vec![dirty.into()];
         state

@@ -1,7 +1,8 @@
 //! The subconscious: the state model of SPEC §3 and its validation.
 //!
-//! Owns the serde shape of `subconscious.json` (version 1), reading a version-less file
-//! written by the original prompt-driven aggregator as version 1, keeping unknown fields
+//! Owns the serde shape of `subconscious.json` (version 2), reading a version 1 file (or
+//! a version-less one, written by the original prompt-driven aggregator) and upgrading it
+//! in memory (importance 5, sightings 1, `from` = its source), keeping unknown fields
 //! through a load and save, and naming the field and the problem when a file does not
 //! validate. Text written by models is cleaned when a state is read (an older version may
 //! have stored control, escape, bidi or zero-width characters); unknown fields are not
@@ -14,14 +15,17 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+pub use crate::strength::Strength;
 use crate::thread::ThreadName;
 use crate::timestamp::{serde_utc, serde_utc_opt};
 use crate::untrusted;
 
-/// The state format this binary reads and writes.
-pub const STATE_VERSION: u64 = 1;
-/// Strength of an entry: 0 (gone) to this.
-pub const MAX_STRENGTH: u8 = 10;
+/// The state format this binary writes (it reads this one and version 1).
+pub const STATE_VERSION: u64 = 2;
+/// The importance a version 1 entry is read with (it kept none).
+pub const V1_IMPORTANCE: u8 = 5;
+/// `from` keeps at most this many distinct provenances, newest last.
+pub const MAX_FROM: usize = 5;
 /// Novelty pressure of a thread is capped here.
 pub const MAX_PRESSURE: u8 = 10;
 
@@ -85,8 +89,10 @@ impl fmt::Display for Category {
 pub struct Entry {
     pub id: String,
     pub summary: String,
-    #[serde(deserialize_with = "de_strength")]
-    pub strength: u8,
+    pub strength: Strength,
+    /// The highest importance of the findings that added or reinforced it (0..=10).
+    #[serde(default = "v1_importance", deserialize_with = "de_importance")]
+    pub importance: u8,
     #[serde(with = "serde_utc")]
     pub created: DateTime<Utc>,
     #[serde(with = "serde_utc")]
@@ -97,11 +103,76 @@ pub struct Entry {
         with = "serde_utc_opt"
     )]
     pub due: Option<DateTime<Utc>>,
+    /// The ticks that added or reinforced it.
+    #[serde(default = "one")]
+    pub sightings: u32,
+    /// Provenance: `thread/source` (or the thread alone) of the findings that added or
+    /// reinforced it, distinct, newest last, at most [`MAX_FROM`].
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub from: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Made only from text that carried a screen detection (issue 22): never escalated,
+    /// never remembered, shown to the agent as coming from untrusted text. Cleared when
+    /// a thread whose sources were clean sees it again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tainted: bool,
     /// Fields this version does not know; written back unchanged.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl Entry {
+    /// A new entry seen once, at `now`.
+    pub fn new(
+        id: String,
+        summary: String,
+        strength: Strength,
+        importance: u8,
+        now: DateTime<Utc>,
+    ) -> Entry {
+        Entry {
+            id,
+            summary,
+            strength,
+            importance,
+            created: now,
+            last_seen: now,
+            due: None,
+            sightings: 1,
+            from: Vec::new(),
+            source: None,
+            tainted: false,
+            extra: Map::new(),
+        }
+    }
+
+    /// Adds a provenance to `from`: moved to the end when already there, the oldest
+    /// dropped past [`MAX_FROM`].
+    pub fn add_from(&mut self, provenance: &str) {
+        self.from.retain(|f| f != provenance);
+        self.from.push(provenance.to_string());
+        if self.from.len() > MAX_FROM {
+            let excess = self.from.len() - MAX_FROM;
+            self.from.drain(..excess);
+        }
+    }
+
+    /// Whether the entry is pinned at `now`: it has a `due` and `now` is before
+    /// `due + grace` (SPEC §7.1): not charged decay, pruned last.
+    pub fn pinned(&self, now: DateTime<Utc>, grace: chrono::TimeDelta) -> bool {
+        self.due
+            .and_then(|due| due.checked_add_signed(grace))
+            .is_some_and(|until| now < until)
+    }
+}
+
+fn v1_importance() -> u8 {
+    V1_IMPORTANCE
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// What a thread remembers between ticks.
@@ -265,6 +336,10 @@ pub enum Suppression {
     /// It matches a reason the primary model dismissed recently
     /// (`suppressed: dismissed recently`).
     DismissedRecently,
+    /// Its thread's sources carried a screen detection this tick
+    /// (`suppressed: untrusted source`): text that tried to steer a model never reaches
+    /// the primary model as a reason to act.
+    Untrusted,
     /// Any other text after `suppressed: `.
     Other(String),
 }
@@ -293,6 +368,7 @@ impl EscalationOutcome {
             return EscalationOutcome::Suppressed(match why {
                 "duplicate" => Suppression::Duplicate,
                 "dismissed recently" => Suppression::DismissedRecently,
+                "untrusted source" => Suppression::Untrusted,
                 other => Suppression::Other(other.to_string()),
             });
         }
@@ -307,6 +383,11 @@ impl EscalationOutcome {
     /// A duplicate of a recent escalation (the aggregator's cooldown).
     pub fn is_duplicate(&self) -> bool {
         matches!(self, EscalationOutcome::Suppressed(Suppression::Duplicate))
+    }
+
+    /// Suppressed because its thread's sources carried a screen detection.
+    pub fn is_untrusted(&self) -> bool {
+        matches!(self, EscalationOutcome::Suppressed(Suppression::Untrusted))
     }
 }
 
@@ -333,6 +414,7 @@ impl fmt::Display for EscalationOutcome {
                 match why {
                     Suppression::Duplicate => "duplicate",
                     Suppression::DismissedRecently => "dismissed recently",
+                    Suppression::Untrusted => "untrusted source",
                     Suppression::Other(t) => t.as_str(),
                 },
             ),
@@ -399,8 +481,9 @@ pub struct State {
     pub extra: Map<String, Value>,
 }
 
+/// A file without `version` is the original aggregator's: version 1.
 fn default_version() -> u64 {
-    STATE_VERSION
+    1
 }
 
 impl Default for State {
@@ -472,7 +555,28 @@ impl State {
         })?;
         state.validate()?;
         state.clean_text();
+        state.upgrade();
         Ok(state)
+    }
+
+    /// Brings a version 1 state to version 2 in memory (it is written as version 2 by
+    /// the next write): every entry's `importance` and `sightings` were defaulted when
+    /// read (5 and 1), and its `from` becomes its `source` when known.
+    fn upgrade(&mut self) {
+        if self.version >= STATE_VERSION {
+            return;
+        }
+        for cat in Category::ALL {
+            for e in self.entries_mut(cat) {
+                if e.from.is_empty()
+                    && let Some(source) = &e.source
+                    && !source.is_empty()
+                {
+                    e.from = vec![source.clone()];
+                }
+            }
+        }
+        self.version = STATE_VERSION;
     }
 
     /// Cleans every text a model wrote ([`untrusted::clean_line`]), so a file written by
@@ -609,8 +713,8 @@ fn de_bounded<'de, D: Deserializer<'de>>(d: D, max: u8, what: &str) -> Result<u8
     }
 }
 
-fn de_strength<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
-    de_bounded(d, MAX_STRENGTH, "strength")
+fn de_importance<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+    de_bounded(d, 10, "importance")
 }
 
 fn de_pressure<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
@@ -719,14 +823,18 @@ mod tests {
     }"#;
 
     #[test]
-    fn versionless_file_reads_as_version_one_and_keeps_unknown_fields() {
+    fn versionless_file_reads_as_version_one_upgraded_and_keeps_unknown_fields() {
         let s = State::from_json(SEED).unwrap();
-        assert_eq!(s.version, 1);
-        assert_eq!(s.active_threads[0].extra["mood"], "tense");
+        assert_eq!(s.version, 2);
+        let e = &s.active_threads[0];
+        assert_eq!(e.extra["mood"], "tense");
+        assert_eq!((e.importance, e.sightings), (5, 1));
+        assert_eq!(e.strength, Strength::whole(4));
         let back: Value = serde_json::from_str(&s.to_json().unwrap()).unwrap();
         assert_eq!(back["owner"], "ada");
         assert_eq!(back["active_threads"][0]["mood"], "tense");
-        assert_eq!(back["version"], 1);
+        assert_eq!(back["active_threads"][0]["importance"], 5);
+        assert_eq!(back["version"], 2);
         assert_eq!(State::from_json(&s.to_json().unwrap()).unwrap(), s);
     }
 
@@ -776,14 +884,42 @@ mod tests {
         let text = SEED.replace("\"strength\": 4", "\"strength\": 14");
         let err = State::from_json(&text).unwrap_err().to_string();
         assert!(
-            err.contains("strength must be a whole number from 0 to 10"),
+            err.contains("strength must be a number from 0 to 10"),
             "{err}"
         );
     }
 
     #[test]
+    fn a_version_one_file_is_upgraded_with_its_source_as_provenance() {
+        let text = SEED
+            .replace("\"tick_count\": 3", "\"version\": 1, \"tick_count\": 3")
+            .replace("\"strength\": 4,", "\"strength\": 4, \"source\": \"oracle\",");
+        let s = State::from_json(&text).unwrap();
+        assert_eq!(s.version, 2);
+        assert_eq!(s.active_threads[0].from, ["oracle"]);
+        let again = State::from_json(&s.to_json().unwrap()).unwrap();
+        assert_eq!(again, s);
+    }
+
+    #[test]
+    fn a_version_two_entry_keeps_its_decimals_and_provenance() {
+        let text = SEED
+            .replace("\"tick_count\": 3", "\"version\": 2, \"tick_count\": 3")
+            .replace(
+                "\"strength\": 4,",
+                "\"strength\": 3.47, \"importance\": 9, \"sightings\": 4, \"from\": [\"watcher/inbox\"],",
+            );
+        let s = State::from_json(&text).unwrap();
+        let e = &s.active_threads[0];
+        assert_eq!((e.strength.to_string(), e.importance, e.sightings), ("3.47".into(), 9, 4));
+        assert_eq!(e.from, ["watcher/inbox"]);
+        let back: Value = serde_json::from_str(&s.to_json().unwrap()).unwrap();
+        assert_eq!(back["active_threads"][0]["strength"], 3.47);
+    }
+
+    #[test]
     fn future_version_is_refused_with_upgrade_hint() {
-        let err = State::from_json(r#"{"version": 2}"#)
+        let err = State::from_json(r#"{"version": 3}"#)
             .unwrap_err()
             .to_string();
         assert!(

@@ -1,16 +1,21 @@
 //! Property tests of the aggregator's invariants (SPEC §7): strengths stay in 0..=10,
 //! caps and the budget of the memory hold, the bookkeeping stays within its bounds, ids
 //! are unique, output is identical for identical input, no entry vanishes without an
-//! archive line, the report counts what left the memory.
+//! archive line, the report counts what left the memory; decay by time: a pinned entry
+//! is never charged before `due + grace`, twelve ticks in an hour charge what one tick an
+//! hour later does, a long gap charges at most `max_decay_gap`; a screened thread
+//! retires nothing.
 
 use std::collections::HashSet;
 
 use chrono::TimeDelta;
 use proptest::prelude::*;
-use thinker::aggregate::{Caps, Settings, ThreadError, ThreadOutcome, aggregate, prune};
-use thinker::answer::{Answer, Finding};
+use thinker::aggregate::{
+    Caps, Decay, RemovalReason, Settings, ThreadError, ThreadOutcome, aggregate, prune,
+};
+use thinker::answer::{Answer, Finding, Retire, RetireWhy, Seen};
 use thinker::budget::Skip;
-use thinker::state::{Category, Entry, State};
+use thinker::state::{Category, Entry, State, Strength};
 use thinker::thread::ThreadName;
 
 use crate::support::now;
@@ -24,8 +29,35 @@ fn summary() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(WORDS), 1..6).prop_map(|w| w.join(" "))
 }
 
-fn entry() -> impl Strategy<Value = (String, u8, i64, i64)> {
-    (summary(), 0u8..=10, 0i64..10_000, 0i64..10_000)
+/// (summary, strength in hundredths, importance, minutes since seen, age, due in
+/// minutes from now (negative: past), tainted)
+type Gen = (String, i64, u8, i64, i64, Option<i64>, bool);
+
+fn entry() -> impl Strategy<Value = Gen> {
+    (
+        summary(),
+        0i64..=1000,
+        0u8..=10,
+        0i64..10_000,
+        0i64..10_000,
+        prop::option::of(-1000i64..3000),
+        any::<bool>(),
+    )
+}
+
+fn build(cat: Category, n: usize, g: Gen) -> Entry {
+    let (summary, strength, importance, seen, age, due, tainted) = g;
+    let mut e = Entry::new(
+        format!("{}gen-{n}", cat.id_prefix()),
+        summary,
+        Strength::from_hundredths(strength),
+        importance,
+        now() - TimeDelta::minutes(seen + age),
+    );
+    e.last_seen = now() - TimeDelta::minutes(seen);
+    e.due = due.map(|m| now() + TimeDelta::minutes(m));
+    e.tainted = tainted;
+    e
 }
 
 fn state() -> impl Strategy<Value = State> {
@@ -35,26 +67,19 @@ fn state() -> impl Strategy<Value = State> {
         prop::collection::vec(entry(), 0..8),
         prop::collection::vec(entry(), 0..5),
         0u8..=10,
+        prop::option::of(0i64..600),
     )
-        .prop_map(|(a, p, h, i, pressure)| {
+        .prop_map(|(a, p, h, i, pressure, last)| {
             let mut s = State::default();
             for (cat, list) in Category::ALL.into_iter().zip([a, p, h, i]) {
                 *s.entries_mut(cat) = list
                     .into_iter()
                     .enumerate()
-                    .map(|(n, (summary, strength, seen, age))| Entry {
-                        id: format!("{}gen-{n}", cat.id_prefix()),
-                        summary,
-                        strength,
-                        created: now() - TimeDelta::minutes(seen + age),
-                        last_seen: now() - TimeDelta::minutes(seen),
-                        due: None,
-                        source: None,
-                        extra: serde_json::Map::new(),
-                    })
+                    .map(|(n, g)| build(cat, n, g))
                     .collect();
             }
             s.thread_state.watcher.novelty_pressure = pressure;
+            s.last_tick = last.map(|m| now() - TimeDelta::minutes(m));
             s
         })
 }
@@ -68,22 +93,45 @@ fn answer(thread: ThreadName) -> impl Strategy<Value = Answer> {
         ),
         prop::option::of(summary()),
         any::<bool>(),
+        (
+            prop::collection::vec(prop::option::of(-600i64..3000), 10),
+            prop::collection::vec(
+                prop::sample::select(vec!["t-gen-1", "p-gen-0", "h-gen-1", "nope"]),
+                0..3,
+            ),
+            any::<bool>(),
+        ),
     )
-        .prop_map(move |(findings, reinforce, suggest, escalate)| Answer {
-            findings: findings
-                .into_iter()
-                .map(|(summary, importance, k)| Finding {
-                    summary,
-                    importance,
-                    kind: thread.kinds()[k % thread.kinds().len()],
-                    due: None,
-                })
-                .collect(),
-            reinforce: reinforce.into_iter().map(str::to_string).collect(),
-            suggest: suggest.unwrap_or_default(),
-            escalate,
-            escalate_reason: String::new(),
-        })
+        .prop_map(
+            move |(findings, reinforce, suggest, escalate, (dues, retire, screened))| Answer {
+                findings: findings
+                    .into_iter()
+                    .zip(dues)
+                    .map(|((summary, importance, k), due)| Finding {
+                        summary,
+                        importance,
+                        kind: thread.kinds()[k % thread.kinds().len()],
+                        due: due.map(|m| now() + TimeDelta::minutes(m)),
+                        from: (k % 2 == 0).then(|| "inbox".to_string()),
+                    })
+                    .collect(),
+                reinforce: reinforce.into_iter().map(str::to_string).collect(),
+                retire: retire
+                    .into_iter()
+                    .map(|id| Retire {
+                        id: id.to_string(),
+                        why: RetireWhy::Cancelled,
+                    })
+                    .collect(),
+                suggest: suggest.unwrap_or_default(),
+                escalate,
+                escalate_reason: String::new(),
+                seen: Seen {
+                    sources: vec!["inbox".into()],
+                    screened,
+                },
+            },
+        )
 }
 
 fn result(thread: ThreadName) -> impl Strategy<Value = ThreadOutcome> {
@@ -112,8 +160,9 @@ fn settings() -> impl Strategy<Value = Settings> {
         0usize..5,
         150usize..3000,
         0.3f64..1.0,
+        (0.2f64..24.0, 0i64..240, 0i64..24),
     )
-        .prop_map(|(a, p, h, i, budget, threshold)| Settings {
+        .prop_map(|(a, p, h, i, budget, threshold, (hours, gap, grace))| Settings {
             caps: Caps {
                 active_threads: a,
                 patterns: p,
@@ -122,6 +171,9 @@ fn settings() -> impl Strategy<Value = Settings> {
             },
             token_budget: budget,
             match_threshold: threshold,
+            decay: Decay::hours(hours, hours * 6.0, hours * 2.0, hours * 6.0),
+            max_decay_gap: TimeDelta::minutes(gap),
+            due_grace: TimeDelta::hours(grace),
             ..Settings::default()
         })
 }
@@ -144,8 +196,34 @@ proptest! {
         }
 
         for (cat, e) in next.all_entries() {
-            prop_assert!((1..=10).contains(&e.strength), "{} has strength {}", e.id, e.strength);
+            prop_assert!(e.strength > Strength::ZERO && e.strength <= Strength::MAX, "{} has strength {}", e.id, e.strength);
             prop_assert!(e.id.starts_with(cat.id_prefix()));
+            prop_assert!(e.importance <= 10 && e.sightings >= 1 && e.from.len() <= 5);
+        }
+        // A pinned entry is never charged: it keeps at least its strength.
+        for (_, before) in state.all_entries().filter(|(_, e)| e.pinned(now(), settings.due_grace)) {
+            if let Some((_, after)) = next.all_entries().find(|(_, e)| e.id == before.id) {
+                prop_assert!(after.strength >= before.strength, "{} pinned but charged", before.id);
+            }
+        }
+        // A long gap charges at most max_decay_gap's worth.
+        for (cat, before) in state.all_entries() {
+            if let Some((_, after)) = next.all_entries().find(|(_, e)| e.id == before.id) {
+                let most = settings.max_decay_gap.num_seconds() * 100 / settings.decay.of(cat) + 1;
+                prop_assert!(before.strength.hundredths() - after.strength.hundredths() <= most);
+            }
+        }
+        // A screened thread retires nothing.
+        let screened_retires = results.iter().filter_map(ThreadOutcome::answer).any(|a| a.seen.screened && !a.retire.is_empty());
+        if screened_retires {
+            prop_assert!(!report.retire_refused.is_empty());
+        }
+        for a in &report.removed {
+            if let RemovalReason::Retired(_) = a.reason {
+                let by_clean = results.iter().filter_map(ThreadOutcome::answer)
+                    .any(|x| !x.seen.screened && x.retire.iter().any(|r| r.id == a.entry.id));
+                prop_assert!(by_clean, "{} retired by a screened thread", a.entry.id);
+            }
         }
         for cat in Category::ALL {
             prop_assert!(next.entries(cat).len() <= settings.caps.of(cat));
@@ -156,9 +234,9 @@ proptest! {
             "over budget: {} > {}", prune::estimated_tokens(&next), settings.token_budget
         );
         // Nothing is removed for the budget while the memory fits without it.
-        if report.removed.iter().any(|a| a.reason == thinker::aggregate::RemovalReason::Budget) {
+        if report.removed.iter().any(|a| a.reason == RemovalReason::Budget) {
             let mut with_last = next.clone();
-            let last = report.removed.iter().rev().find(|a| a.reason == thinker::aggregate::RemovalReason::Budget).unwrap();
+            let last = report.removed.iter().rev().find(|a| a.reason == RemovalReason::Budget).unwrap();
             with_last.entries_mut(last.category).push(last.entry.clone());
             prop_assert!(prune::estimated_tokens(&with_last) > settings.token_budget, "removed {} for budget needlessly", last.entry.id);
         }
@@ -202,5 +280,32 @@ proptest! {
 
         // What is written reads back identically.
         prop_assert_eq!(State::from_json(&next.to_json().unwrap()).unwrap(), next);
+    }
+
+    /// Decay by time: twelve ticks five minutes apart charge exactly what one tick an
+    /// hour later does, whatever the entries and the decay settings.
+    #[test]
+    fn twelve_ticks_in_an_hour_charge_what_one_tick_does(
+        state in state(),
+        hours in 0.2f64..24.0,
+        offset in 0i64..3600,
+    ) {
+        let settings = Settings {
+            caps: Caps { active_threads: 100, patterns: 100, hunches: 100, insights: 100 },
+            token_budget: 10_000_000,
+            decay: Decay::hours(hours, hours * 3.0, hours / 2.0, hours * 7.0),
+            ..Settings::default()
+        };
+        let quiet = || ThreadName::ALL.map(|_| ThreadOutcome::Answered(Answer::default()));
+        let start = now() + TimeDelta::seconds(offset);
+        let mut first = state.clone();
+        first.last_tick = Some(start);
+        let mut many = first.clone();
+        for k in 1..=12 {
+            many = aggregate(&many, &quiet(), &[], start + TimeDelta::minutes(5 * k), &settings).0;
+        }
+        let (one, _) = aggregate(&first, &quiet(), &[], start + TimeDelta::minutes(60), &settings);
+        let strengths = |s: &State| s.all_entries().map(|(_, e)| (e.id.clone(), e.strength)).collect::<Vec<_>>();
+        prop_assert_eq!(strengths(&many), strengths(&one));
     }
 }

@@ -31,7 +31,7 @@ fn reinforced_strength_one_entry_survives() {
         now(),
         &settings(),
     );
-    assert_eq!(next.active_threads[0].strength, 2);
+    assert_eq!(next.active_threads[0].strength, st(2));
     assert_eq!(next.active_threads[0].last_seen, now());
     assert!(report.removed.is_empty());
 }
@@ -65,7 +65,7 @@ fn decay_table() {
             now(),
             &settings(),
         );
-        let got = next.active_threads.first().map(|e| e.strength);
+        let got = next.active_threads.first().map(|e| e.strength.rounded());
         assert_eq!(got, expected, "strength {from}, reinforced {reinforced}");
         if expected.is_none() {
             assert_eq!(report.removed[0].reason, RemovalReason::Decayed);
@@ -107,7 +107,7 @@ fn an_entry_is_reinforced_at_most_once_per_tick() {
         Kind::Risk,
     )]));
     let (next, report) = aggregate(&state, &results, &[], now(), &settings());
-    assert_eq!(next.active_threads[0].strength, 6);
+    assert_eq!(next.active_threads[0].strength, st(6));
     assert_eq!(report.reinforced.len(), 1);
 }
 
@@ -125,7 +125,7 @@ fn unknown_reinforce_ids_are_reported_and_ignored() {
         now(),
         &settings(),
     );
-    assert_eq!(next.active_threads[0].strength, 4);
+    assert_eq!(next.active_threads[0].strength, st(4));
     assert_eq!(report.unknown_reinforce[0].id, "t-nope");
 }
 
@@ -154,7 +154,7 @@ fn matching_finding_reinforces_instead_of_duplicating() {
         &settings(),
     );
     assert_eq!(ids(&next.active_threads), vec!["t-invoice-acme-overdue"]);
-    assert_eq!(next.active_threads[0].strength, 5);
+    assert_eq!(next.active_threads[0].strength, st(5));
     assert!(report.added.is_empty());
 }
 
@@ -173,7 +173,7 @@ fn low_importance_finding_still_reinforces() {
         now(),
         &settings(),
     );
-    assert_eq!(next.active_threads[0].strength, 5);
+    assert_eq!(next.active_threads[0].strength, st(5));
 }
 
 #[test]
@@ -188,7 +188,7 @@ fn stop_words_and_case_do_not_count() {
         &settings(),
     );
     assert!(report.added.is_empty());
-    assert_eq!(next.active_threads[0].strength, 5);
+    assert_eq!(next.active_threads[0].strength, st(5));
 }
 
 #[test]
@@ -209,7 +209,7 @@ fn below_threshold_is_a_new_entry() {
     );
     assert_eq!(report.added.len(), 1);
     assert_eq!(next.active_threads.len(), 2);
-    assert_eq!(next.active_threads[0].strength, 3);
+    assert_eq!(next.active_threads[0].strength, st(3));
 }
 
 #[test]
@@ -248,11 +248,11 @@ fn best_match_wins_over_first_match() {
         &settings(),
     );
     assert_eq!(
-        next.active_threads[0].strength, 3,
+        next.active_threads[0].strength, st(3),
         "the weaker match decays"
     );
     assert_eq!(
-        next.patterns[0].strength, 5,
+        next.patterns[0].strength, st(5),
         "the exact match is reinforced"
     );
 }
@@ -271,10 +271,10 @@ fn ties_go_to_the_earlier_category_then_the_smaller_id() {
         now(),
         &settings(),
     );
-    assert_eq!(next.active_threads[0].strength, 5);
-    assert_eq!(next.patterns[0].strength, 3);
+    assert_eq!(next.active_threads[0].strength, st(5));
+    assert_eq!(next.patterns[0].strength, st(3));
 
-    let mut state = State::default();
+    let mut state = fresh();
     state.hunches = vec![
         entry("h-b", "rent due monday", 4),
         entry("h-a", "rent due monday", 4),
@@ -289,7 +289,7 @@ fn ties_go_to_the_earlier_category_then_the_smaller_id() {
     );
     let a_entry = next.hunches.iter().find(|e| e.id == "h-a").unwrap();
     let b_entry = next.hunches.iter().find(|e| e.id == "h-b").unwrap();
-    assert_eq!((a_entry.strength, b_entry.strength), (5, 3));
+    assert_eq!((a_entry.strength, b_entry.strength), (st(5), st(3)));
 }
 
 // --- Rule 3: add ---------------------------------------------------------------------
@@ -312,7 +312,7 @@ fn new_entries_need_importance_three() {
         vec!["t-server-certificate-expires"]
     );
     let e = &next.active_threads[0];
-    assert_eq!((e.strength, e.created, e.last_seen), (3, now(), now()));
+    assert_eq!((e.strength, e.created, e.last_seen), (st(3), now(), now()));
     assert_eq!(e.source.as_deref(), Some("watcher"));
     assert_eq!(report.added[0].findings, 1);
 }
@@ -574,7 +574,7 @@ fn new_entries_compete_for_the_cap() {
 
 #[test]
 fn over_budget_the_globally_weakest_go() {
-    let mut state = State::default();
+    let mut state = fresh();
     state.active_threads = vec![entry("t-a", "strong active entry words", 8)];
     state.patterns = vec![entry("p-b", "weak pattern entry words", 2)];
     state.insights = vec![entry("i-c", "medium insight entry words", 5)];
@@ -593,7 +593,7 @@ fn over_budget_the_globally_weakest_go() {
 
 #[test]
 fn the_budget_counts_the_four_categories_only() {
-    let mut state = State::default();
+    let mut state = fresh();
     state.active_threads = vec![entry("t-a", "strong active entry words", 8)];
     state.patterns = vec![entry("p-b", "weak pattern entry words", 2)];
     let results = only(ThreadName::Watcher, Answer::default());
@@ -654,7 +654,7 @@ fn last_findings_are_the_three_most_important_in_answer_order_on_ties() {
 
 #[test]
 fn history_keeps_three_ticks() {
-    let mut state = State::default();
+    let mut state = fresh();
     state.thread_state.oracle.history = vec![vec!["a".into()], vec!["b".into()], vec!["c".into()]];
     let a = answer(vec![finding("d", 1, Kind::Risk)]);
     let (next, _) = aggregate(
@@ -672,7 +672,7 @@ fn history_keeps_three_ticks() {
 
 #[test]
 fn pressure_rises_on_empty_answers_resets_on_findings_and_caps() {
-    let mut state = State::default();
+    let mut state = fresh();
     state.thread_state.watcher.novelty_pressure = 4;
     state.thread_state.librarian.novelty_pressure = 10;
     state.thread_state.oracle.novelty_pressure = 4;
@@ -697,7 +697,7 @@ fn pressure_rises_on_empty_answers_resets_on_findings_and_caps() {
 #[test]
 fn failed_and_skipped_threads_keep_their_state() {
     // Guards against bumping the novelty pressure of a thread that never answered.
-    let mut state = State::default();
+    let mut state = fresh();
     for t in ThreadName::ALL {
         let ts = state.thread_state.get_mut(t);
         ts.novelty_pressure = 3;
@@ -732,7 +732,7 @@ fn focus_hints_come_from_the_other_three_in_thread_order() {
             ..Answer::default()
         })
     };
-    let mut state = State::default();
+    let mut state = fresh();
     state.thread_state.dreamer.focus_hint = "stale hint".into();
     let results = [
         say("look at mail"),
@@ -836,7 +836,7 @@ fn repeated_escalation_within_cooldown_is_suppressed() {
         ),
     ];
     for (thread, minutes, reason, expected) in cases {
-        let mut state = State::default();
+        let mut state = fresh();
         state.escalation_history = vec![record(thread, reason, minutes, OUTCOME_PENDING)];
         let (next, report) = aggregate(
             &state,
@@ -856,7 +856,7 @@ fn repeated_escalation_within_cooldown_is_suppressed() {
 
 #[test]
 fn suppressed_repeats_do_not_pile_up_or_reopen_the_cooldown() {
-    let mut state = State::default();
+    let mut state = fresh();
     state.escalation_history = vec![record("watcher", "disk nas full", 20, OUTCOME_PENDING)];
     for i in 0..12 {
         let at = now() + TimeDelta::minutes(i);
@@ -876,7 +876,7 @@ fn suppressed_repeats_do_not_pile_up_or_reopen_the_cooldown() {
 
 #[test]
 fn history_keeps_the_newest_ten() {
-    let mut state = State::default();
+    let mut state = fresh();
     state.escalation_history = (0..10)
         .map(|i| {
             record(
@@ -919,7 +919,7 @@ fn failed_threads_cannot_escalate_and_missing_reason_falls_back() {
 
 #[test]
 fn tick_metadata_advances() {
-    let mut state = State::default();
+    let mut state = fresh();
     state.tick_count = 41;
     let (next, _) = aggregate(
         &state,

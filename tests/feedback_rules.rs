@@ -56,7 +56,7 @@ fn used_reinforces_once_like_a_thread_would() {
             &settings(),
         );
         assert_eq!(
-            next.active_threads[0].strength, expected,
+            next.active_threads[0].strength, st(expected),
             "thread {also_thread}, twice {twice}"
         );
         assert_eq!(next.active_threads[0].last_seen, now());
@@ -74,7 +74,7 @@ fn used_saves_an_entry_at_strength_one_from_decay() {
         now(),
         &settings(),
     );
-    assert_eq!(next.patterns[0].strength, 2);
+    assert_eq!(next.patterns[0].strength, st(2));
     assert!(report.removed.is_empty());
 }
 
@@ -222,7 +222,7 @@ fn unknown_ids_are_dropped_and_reported() {
         unknown,
         [("t-gone", Judgement::Used), ("p-never", Judgement::Wrong)]
     );
-    assert_eq!(next.active_threads[0].strength, 3);
+    assert_eq!(next.active_threads[0].strength, st(3));
     assert!(remembered(&next).is_empty());
 }
 

@@ -2006,6 +2006,7 @@ fn replayable_lines(n: usize) -> Vec<String> {
                     importance: 5,
                     kind: thread.default_kind(),
                     due: None,
+                    from: None,
                 }],
                 escalate: k % 3 == 1 && thread == ThreadName::Watcher,
                 escalate_reason: "the nas is full".into(),

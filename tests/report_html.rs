@@ -17,7 +17,7 @@ use thinker::clock::Zone;
 use thinker::report::{
     self, Departure, EntrySeries, EscalationMark, Model, TickStats, Usage, Window,
 };
-use thinker::state::{Category, EscalationOutcome};
+use thinker::state::{Category, EscalationOutcome, Strength};
 use thinker::thread::ThreadName;
 
 use crate::support::t;
@@ -185,7 +185,7 @@ fn fixture() -> Model {
                     .or_default() += 1;
                 break;
             }
-            points.push((at(k), strength as u8));
+            points.push((at(k), Strength::whole(strength as u8)));
         }
         entries.push(EntrySeries {
             id: format!("{}-{}", &category.key()[..1], i + 1),
@@ -271,14 +271,14 @@ fn small() -> Model {
                 id: "a-1".into(),
                 category: Category::ActiveThreads,
                 summary: "Dentist Thursday 14:00".into(),
-                points: vec![(t0, 6), (t1, 8), (t2, 7)],
+                points: vec![(t0, Strength::whole(6)), (t1, Strength::whole(8)), (t2, Strength::whole(7))],
                 left: None,
             },
             EntrySeries {
                 id: "h-2".into(),
                 category: Category::Hunches,
                 summary: "Build times doubled".into(),
-                points: vec![(t0, 2), (t1, 1)],
+                points: vec![(t0, Strength::whole(2)), (t1, Strength::whole(1))],
                 left: Some(Departure {
                     time: t2,
                     reason: "decayed".into(),
@@ -488,7 +488,7 @@ fn big(ticks: i64, minutes: i64) -> Model {
                 if rng.next(20) == 0 {
                     s = (s + 2).min(10);
                 }
-                (at(j), s as u8)
+                (at(j), Strength::whole(s as u8))
             })
             .collect();
         stats[k as usize].added += 1;
@@ -555,7 +555,12 @@ fn ten_thousand_ticks_make_a_small_page() {
 }
 
 /// First point, last point, lowest and highest strength.
-type Shape = (Option<(f64, u8)>, Option<(f64, u8)>, u8, u8);
+type Shape = (
+    Option<(f64, Strength)>,
+    Option<(f64, Strength)>,
+    Strength,
+    Strength,
+);
 
 #[test]
 fn long_text_is_cut_and_wraps() {
@@ -591,7 +596,12 @@ proptest! {
         model.entries[0].points = strengths
             .iter()
             .enumerate()
-            .map(|(i, s)| (start + TimeDelta::minutes(i64::try_from(i).unwrap() * 30), *s))
+            .map(|(i, s)| {
+                (
+                    start + TimeDelta::minutes(i64::try_from(i).unwrap() * 30),
+                    Strength::whole(*s),
+                )
+            })
             .collect();
         let html = report::render(&model, zone(0));
         prop_assert!(!html.contains("<script"));
@@ -605,9 +615,9 @@ proptest! {
 
 /// Every entry's strength as a chart reader would see it: the points' strengths at
 /// each x, first and last.
-fn shape(points: &[(f64, u8)]) -> Shape {
-    let min = points.iter().map(|p| p.1).min().unwrap_or(0);
-    let max = points.iter().map(|p| p.1).max().unwrap_or(0);
+fn shape(points: &[(f64, Strength)]) -> Shape {
+    let min = points.iter().map(|p| p.1).min().unwrap_or(Strength::ZERO);
+    let max = points.iter().map(|p| p.1).max().unwrap_or(Strength::ZERO);
     (points.first().copied(), points.last().copied(), min, max)
 }
 
@@ -616,22 +626,22 @@ proptest! {
     /// time order, and at most four points per pixel column.
     #[test]
     fn downsampling_keeps_the_shape(
-        steps in proptest::collection::vec((1i64..600, 0u8..=10), 0..400),
+        steps in proptest::collection::vec((1i64..600, 0i64..=1000), 0..400),
         hours in 1i64..2000,
     ) {
         let start = t("2026-01-01T00:00:00Z");
         let mut at = start;
-        let points: Vec<(DateTime<Utc>, u8)> = steps
+        let points: Vec<(DateTime<Utc>, Strength)> = steps
             .iter()
             .map(|(dt, s)| {
                 at += TimeDelta::minutes(*dt);
-                (at, *s)
+                (at, Strength::from_hundredths(*s))
             })
             .collect();
         let window = Window { from: start, to: start + TimeDelta::hours(hours) };
         let frame = report::Frame::new(window);
         let kept = report::downsample(frame, &points);
-        let all: Vec<(f64, u8)> = points.iter().map(|(t, s)| (frame.x(*t), *s)).collect();
+        let all: Vec<(f64, Strength)> = points.iter().map(|(t, s)| (frame.x(*t), *s)).collect();
         let (first, last, min, max) = shape(&all);
         let (kfirst, klast, kmin, kmax) = shape(&kept);
         prop_assert_eq!(first, kfirst);

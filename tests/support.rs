@@ -10,9 +10,9 @@ pub use rendezvous::{Event, read_model, rendezvous};
 pub use tick::{Outcome, SEED, Sequence, Tick, completion, found, ids, nothing, ok, snapshot};
 
 use chrono::{DateTime, TimeDelta, Utc};
-use thinker::aggregate::{Settings, ThreadOutcome};
+use thinker::aggregate::{Decay, Settings, ThreadOutcome};
 use thinker::answer::{Answer, Finding};
-use thinker::state::{Entry, State};
+use thinker::state::{Entry, State, Strength};
 use thinker::thread::{Kind, ThreadName};
 use thinker::timestamp;
 
@@ -30,17 +30,19 @@ pub fn minutes_ago(m: i64) -> DateTime<Utc> {
     now() - TimeDelta::minutes(m)
 }
 
+/// An entry of importance 5, seen once an hour ago by the Watcher.
 pub fn entry(id: &str, summary: &str, strength: u8) -> Entry {
-    Entry {
-        id: id.into(),
-        summary: summary.into(),
-        strength,
-        created: minutes_ago(600),
-        last_seen: minutes_ago(60),
-        due: None,
-        source: Some("watcher".into()),
-        extra: serde_json::Map::new(),
-    }
+    let mut e = Entry::new(
+        id.into(),
+        summary.into(),
+        Strength::whole(strength),
+        5,
+        minutes_ago(600),
+    );
+    e.last_seen = minutes_ago(60);
+    e.source = Some("watcher".into());
+    e.from = vec!["watcher".into()];
+    e
 }
 
 pub fn finding(summary: &str, importance: u8, kind: Kind) -> Finding {
@@ -49,7 +51,13 @@ pub fn finding(summary: &str, importance: u8, kind: Kind) -> Finding {
         importance,
         kind,
         due: None,
+        from: None,
     }
+}
+
+/// A whole strength.
+pub fn st(points: u8) -> Strength {
+    Strength::whole(points)
 }
 
 pub fn answer(findings: Vec<Finding>) -> Answer {
@@ -66,17 +74,28 @@ pub fn only(thread: ThreadName, a: Answer) -> [ThreadOutcome; 4] {
     results
 }
 
+/// The rules' settings for table tests: every category decays one point an hour, and
+/// [`state_with`]'s previous tick was an hour ago, so a tick charges exactly 1 point
+/// (the rules of decay by time have tests of their own with the defaults).
 pub fn settings() -> Settings {
     Settings {
         token_budget: 100_000,
+        decay: Decay::hours(1.0, 1.0, 1.0, 1.0),
         ..Settings::default()
     }
 }
 
+/// An empty state whose last applied tick was an hour before [`now`].
+pub fn fresh() -> State {
+    state_with(Vec::new(), Vec::new())
+}
+
+/// A state whose last applied tick was an hour before [`now`].
 pub fn state_with(active: Vec<Entry>, patterns: Vec<Entry>) -> State {
     State {
         active_threads: active,
         patterns,
+        last_tick: Some(minutes_ago(60)),
         ..State::default()
     }
 }

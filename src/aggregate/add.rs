@@ -1,6 +1,10 @@
 //! Rule 3 of SPEC §7: findings that matched nothing are grouped with the findings of the
 //! same tick that match each other, and each group worth it becomes one new entry,
-//! routed to its category by thread and kind.
+//! routed to its category by thread and kind, starting at a strength that follows its
+//! importance, with the provenance of every finding of its group. An entry made only of
+//! findings from threads whose sources carried a screen detection is `tainted`; when a
+//! clean finding is in the group, the entry's importance is the clean findings' highest
+//! (hostile text cannot promote a fact that was also seen in clean text).
 
 use std::collections::HashSet;
 
@@ -9,11 +13,15 @@ use chrono::{DateTime, Utc};
 use super::reinforce::Unmatched;
 use super::{Added, Report, Settings, ids};
 use crate::matching::similarity;
-use crate::state::{Category, Entry, State};
+use crate::state::{Category, Entry, State, Strength};
 use crate::thread::{Kind, ThreadName};
 
-/// Strength of a new entry.
-pub const NEW_STRENGTH: u8 = 3;
+/// Strength of a new entry of `importance` (SPEC §7.3): `3 + floor((importance - 3) / 2)`,
+/// so importance 3–4 starts at 3, 5–6 at 4, 7–8 at 5, 9–10 at 6 (and below 3, which is
+/// added only when `min_importance` allows it, at 3).
+pub fn new_strength(importance: u8) -> Strength {
+    Strength::whole(3 + importance.saturating_sub(3) / 2)
+}
 /// Dreamer findings of at least this importance are insights, below it hunches.
 pub const INSIGHT_IMPORTANCE: u8 = 6;
 
@@ -65,23 +73,41 @@ pub fn apply(
         let category = route(lead.thread, lead.finding.kind, lead.finding.importance);
         let id = ids::make_id(category, &lead.finding.summary, &taken);
         taken.insert(id.clone());
-        state.entries_mut(category).push(Entry {
-            id: id.clone(),
-            summary: lead.finding.summary.clone(),
-            strength: NEW_STRENGTH,
-            created: now,
-            last_seen: now,
-            due: lead.finding.due,
-            source: Some(lead.thread.as_str().to_string()),
-            extra: serde_json::Map::new(),
-        });
+        let tainted = group.iter().all(|m| m.screened);
+        let importance = if tainted {
+            lead.finding.importance
+        } else {
+            group
+                .iter()
+                .filter(|m| !m.screened)
+                .map(|m| m.finding.importance)
+                .max()
+                .unwrap_or(lead.finding.importance)
+        };
+        let mut entry = Entry::new(
+            id.clone(),
+            lead.finding.summary.clone(),
+            new_strength(importance),
+            importance,
+            now,
+        );
+        entry.due = lead
+            .finding
+            .due
+            .or_else(|| group.iter().find_map(|m| m.finding.due));
+        entry.source = Some(lead.thread.as_str().to_string());
+        entry.tainted = tainted;
+        for member in &group {
+            entry.add_from(&member.provenance);
+        }
+        state.entries_mut(category).push(entry);
         report.added.push(Added {
             id,
             category,
             summary: lead.finding.summary.clone(),
             thread: lead.thread,
             kind: lead.finding.kind,
-            importance: lead.finding.importance,
+            importance,
             findings: group.len(),
         });
     }

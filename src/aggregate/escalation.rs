@@ -9,6 +9,10 @@
 //! a suppressed repeat replaces the previous suppressed record of the same thread and
 //! reason rather than piling up, so repeats cannot push the original out of the
 //! 10-record history and reopen the cooldown early.
+//!
+//! An escalation of a thread whose sources carried a screen detection this tick is
+//! `suppressed: untrusted source` (issue 22: taint): no call, no cap spent; it starts no
+//! cooldown, so the same reason raised from clean text later is decided normally.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -74,9 +78,11 @@ pub fn record(
         }
         let reason = reason_of(answer);
         let history = &mut state.escalation_history;
-        let repeat = history
-            .iter()
-            .any(|r| !r.outcome.is_duplicate() && is_repeat(r, thread, &reason, now, settings));
+        let repeat = history.iter().any(|r| {
+            !r.outcome.is_duplicate()
+                && !r.outcome.is_untrusted()
+                && is_repeat(r, thread, &reason, now, settings)
+        });
         let previous_repeat = history.iter().rposition(|r| {
             r.outcome.is_duplicate() && is_repeat(r, thread, &reason, now, settings)
         });
@@ -86,7 +92,9 @@ pub fn record(
         let dismissed = history
             .iter()
             .any(|r| was_dismissed_recently(r, &reason, now, settings));
-        let outcome = if repeat {
+        let outcome = if answer.seen.screened {
+            EscalationOutcome::Suppressed(Suppression::Untrusted)
+        } else if repeat {
             EscalationOutcome::Suppressed(Suppression::Duplicate)
         } else if dismissed {
             EscalationOutcome::Suppressed(Suppression::DismissedRecently)

@@ -4,18 +4,20 @@
 //!
 //! Pure and deterministic: no I/O, no clock, no randomness, no model call. Same input,
 //! same output. Each rule lives in its own file:
-//! [`reinforce`] (matching, decay and reinforcement), [`add`] (same-tick grouping and
-//! routing), [`ids`], [`prune`] (caps and the token budget of the memory), [`threads`]
+//! [`reinforce`] (matching, decay by time and reinforcement, importance, provenance,
+//! moved dues), [`retire`] (rule 10), [`add`] (same-tick grouping and routing), [`ids`],
+//! [`prune`] (caps and the token budget of the memory, pinned entries last), [`threads`]
 //! (thread state), [`escalation`] (records, cooldown, the envelope), [`feedback`] (the
 //! agent's verdicts, rule 9); [`bounds`] keeps the bookkeeping (thread state, escalation
 //! history) within its own limits.
 //!
 //! Order of application (recorded in ARCHITECTURE.md): caps on the loaded state (so a
 //! state far over them is cut before anything is matched against it), the agent's
-//! verdicts (`wrong` removed, `used` marked seen), decay+reinforce, findings matching a
-//! rejected summary dropped, add, thread state, escalation, bounds on the bookkeeping, tick metadata, then caps and
-//! the budget of the memory last. The report counts how much of the memory the tick
-//! archived ([`MemoryChange`]) and carries the warning when it was more than half.
+//! verdicts (`wrong` removed, `used` marked seen), decay+reinforce, retire, findings
+//! matching a rejected summary dropped, add, thread state, escalation, bounds on the
+//! bookkeeping, tick metadata, then caps and the budget of the memory last. The report
+//! counts how much of the memory the tick archived ([`MemoryChange`]): ordinary
+//! bookkeeping, journaled, never a warning (SPEC §7.5).
 
 pub mod add;
 pub mod bounds;
@@ -25,16 +27,24 @@ pub mod ids;
 pub mod outcome;
 pub mod prune;
 pub mod reinforce;
+pub mod retire;
 pub mod threads;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 
-use crate::state::{Category, Entry, EscalationRecord, State};
+use crate::answer::RetireWhy;
+use crate::state::{Category, Entry, EscalationRecord, State, Strength};
 use crate::thread::{Kind, ThreadName};
 use crate::timestamp;
 
 pub use outcome::{Status, ThreadError, ThreadOutcome};
+
+/// The version of the memory rules (SPEC §7) this aggregator implements: journaled with
+/// every tick, so a replay never compares states made under other rules. Version 1 was
+/// decay per tick, caps 5/5/5/3; version 2 is SPEC's state version 2 (decay by time,
+/// importance, pinned dues, retire, provenance).
+pub const RULES: u32 = 2;
 
 /// Per-category entry caps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -59,11 +69,51 @@ impl Caps {
 impl Default for Caps {
     fn default() -> Self {
         Caps {
-            active_threads: 5,
-            patterns: 5,
-            hunches: 5,
-            insights: 3,
+            active_threads: 12,
+            patterns: 8,
+            hunches: 6,
+            insights: 4,
         }
+    }
+}
+
+/// How fast each category decays: seconds for one point of strength (SPEC §7.1,
+/// `memory.decay_hours`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Decay {
+    pub active_threads: i64,
+    pub patterns: i64,
+    pub hunches: i64,
+    pub insights: i64,
+}
+
+impl Decay {
+    /// Seconds per point of `cat` (at least 1).
+    pub fn of(&self, cat: Category) -> i64 {
+        match cat {
+            Category::ActiveThreads => self.active_threads,
+            Category::Patterns => self.patterns,
+            Category::Hunches => self.hunches,
+            Category::Insights => self.insights,
+        }
+        .max(1)
+    }
+
+    /// From hours per point.
+    pub fn hours(active_threads: f64, patterns: f64, hunches: f64, insights: f64) -> Decay {
+        let secs = |h: f64| ((h * 3600.0).round() as i64).max(1);
+        Decay {
+            active_threads: secs(active_threads),
+            patterns: secs(patterns),
+            hunches: secs(hunches),
+            insights: secs(insights),
+        }
+    }
+}
+
+impl Default for Decay {
+    fn default() -> Self {
+        Decay::hours(2.0, 12.0, 4.0, 12.0)
     }
 }
 
@@ -73,6 +123,13 @@ pub struct Settings {
     /// Jaccard similarity at or above which two summaries match.
     pub match_threshold: f64,
     pub caps: Caps,
+    /// Hours per point of strength, per category (decay is charged by time).
+    pub decay: Decay,
+    /// At most this much time is charged between two applied ticks: time in which
+    /// thinker was not thinking does not erode the memory.
+    pub max_decay_gap: TimeDelta,
+    /// An entry with a `due` is pinned (not charged, pruned last) until this long after it.
+    pub due_grace: TimeDelta,
     /// The state file's budget in estimated tokens (bytes / 4).
     pub token_budget: usize,
     /// A thread's repeated escalation within this window is suppressed.
@@ -94,7 +151,10 @@ impl Default for Settings {
         Settings {
             match_threshold: 0.6,
             caps: Caps::default(),
-            token_budget: 2000,
+            decay: Decay::default(),
+            max_decay_gap: TimeDelta::minutes(60),
+            due_grace: TimeDelta::hours(6),
+            token_budget: 4000,
             escalation_cooldown: TimeDelta::minutes(60),
             escalation_history: 10,
             dismiss_memory: TimeDelta::hours(24),
@@ -104,15 +164,36 @@ impl Default for Settings {
     }
 }
 
-/// Why an entry left the subconscious.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// Why an entry left the subconscious, written as SPEC §2 spells it in `archive.jsonl`:
+/// `decayed`, `pruned`, `budget`, `rejected`, `retired: <why>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RemovalReason {
     Decayed,
     Pruned,
     Budget,
     /// The agent said it was wrong (`thinker feedback ID wrong`).
     Rejected,
+    /// A thread said it is no longer true (rule 10).
+    Retired(RetireWhy),
+}
+
+impl RemovalReason {
+    /// The word of the archive and the journal.
+    pub fn word(self) -> std::borrow::Cow<'static, str> {
+        match self {
+            RemovalReason::Decayed => "decayed".into(),
+            RemovalReason::Pruned => "pruned".into(),
+            RemovalReason::Budget => "budget".into(),
+            RemovalReason::Rejected => "rejected".into(),
+            RemovalReason::Retired(why) => format!("retired: {}", why.as_str()).into(),
+        }
+    }
+}
+
+impl Serialize for RemovalReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.word())
+    }
 }
 
 /// An entry that was removed, exactly as it is appended to `archive.jsonl`.
@@ -144,8 +225,29 @@ pub struct Added {
 pub struct StrengthChange {
     pub id: String,
     pub category: Category,
-    pub from: u8,
-    pub to: u8,
+    pub from: Strength,
+    pub to: Strength,
+}
+
+/// An entry's `due` moved by a matching finding that carried another (SPEC §7.1).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DueMove {
+    pub id: String,
+    pub thread: ThreadName,
+    #[serde(with = "timestamp::serde_utc_opt")]
+    pub from: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::serde_utc")]
+    pub to: DateTime<Utc>,
+}
+
+/// A `retire` the aggregator did not carry out (SPEC §7.10).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RetireRefused {
+    pub thread: ThreadName,
+    pub id: String,
+    /// `unknown` (no such entry) or `screened` (the thread's sources carried a screen
+    /// detection this tick: hostile text must not erase memory).
+    pub why: &'static str,
 }
 
 /// What happened to one thread's state.
@@ -201,6 +303,12 @@ pub struct Report {
     pub removed: Vec<Archived>,
     pub threads: Vec<ThreadChange>,
     pub unknown_reinforce: Vec<UnknownId>,
+    /// Dues moved by a matching finding.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<DueMove>,
+    /// Retires not carried out (unknown ids, screened threads).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retire_refused: Vec<RetireRefused>,
     /// Records added to the escalation history this tick (pending or suppressed).
     pub escalations: Vec<EscalationRecord>,
     /// `{"ESCALATE": true, "reason", "context", "subconscious"}` when an escalation is due.
@@ -230,9 +338,13 @@ pub struct MemoryChange {
     pub pruned: usize,
     pub budget: usize,
     /// Entries the agent rejected: not counted in `archived` (its own decision, not
-    /// memory lost to the rules), so they never raise the warning.
+    /// memory lost to the rules).
     #[serde(skip_serializing_if = "is_zero")]
     pub rejected: usize,
+    /// Entries a thread retired: not counted in `archived` either (a decision about the
+    /// world, not memory lost to the rules).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub retired: usize,
 }
 
 #[expect(
@@ -241,30 +353,6 @@ pub struct MemoryChange {
 )]
 fn is_zero(n: &usize) -> bool {
     *n == 0
-}
-
-impl MemoryChange {
-    /// The warning when the tick archived more than half of the memory: at least 2
-    /// entries were in it and more than half of them were archived.
-    pub fn warning(&self) -> Option<String> {
-        if self.before < 2 || self.archived * 2 <= self.before {
-            return None;
-        }
-        let reasons = [
-            ("decayed", self.decayed),
-            ("pruned over a cap", self.pruned),
-            ("over the token budget", self.budget),
-        ]
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(why, n)| format!("{why} {n}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-        Some(format!(
-            "this tick archived {} of the {} entries in memory ({reasons}); they are in archive.jsonl. If the memory should keep more, raise [memory] token_budget or caps in the config",
-            self.archived, self.before
-        ))
-    }
 }
 
 impl Report {
@@ -325,6 +413,7 @@ pub fn aggregate(
     prune::caps(&mut next, now, settings, &mut report);
     let agent = feedback::apply(&mut next, verdicts, now, settings, &mut report);
     let unmatched = reinforce::apply(&mut next, results, &agent.used, now, settings, &mut report);
+    retire::apply(&mut next, results, now, &mut report);
     let unmatched = feedback::screen(unmatched, &agent.rejected, settings, &mut report);
     add::apply(&mut next, unmatched, now, settings, &mut report);
     threads::apply(&mut next, results, &mut report);
@@ -364,6 +453,10 @@ fn memory_change(
                 change.rejected += 1;
                 continue;
             }
+            RemovalReason::Retired(_) => {
+                change.retired += 1;
+                continue;
+            }
             RemovalReason::Decayed => change.decayed += 1,
             RemovalReason::Pruned => change.pruned += 1,
             RemovalReason::Budget => change.budget += 1,
@@ -373,38 +466,3 @@ fn memory_change(
     change
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn warns_when_more_than_half_of_at_least_two_entries_left() {
-        let change = |before, archived| MemoryChange {
-            before,
-            after: before - archived,
-            archived,
-            budget: archived,
-            ..MemoryChange::default()
-        };
-        for (before, archived, warns) in [
-            (0, 0, false),
-            (1, 1, false),
-            (2, 1, false),
-            (2, 2, true),
-            (3, 2, true),
-            (4, 2, false),
-            (18, 10, true),
-        ] {
-            assert_eq!(
-                change(before, archived).warning().is_some(),
-                warns,
-                "{archived} of {before}"
-            );
-        }
-        let text = change(3, 2).warning().unwrap_or_default();
-        assert!(
-            text.contains("2 of the 3 entries") && text.contains("over the token budget 2"),
-            "{text}"
-        );
-    }
-}

@@ -1,7 +1,8 @@
 //! Rule 5 of SPEC §7: category caps, then the token budget of the memory.
 //!
-//! Weakest first: lowest strength, then older `last_seen`, then older `created`, then
-//! the larger id. The budget measures the memory — the four categories, serialized
+//! Weakest first: unpinned entries before pinned ones (a `due` not yet `due_grace` past),
+//! then lowest strength, then lower importance, then older `last_seen`, then older
+//! `created`, then the larger id. The budget measures the memory — the four categories, serialized
 //! exactly as `State::to_json` lays them out (bytes / 4) — and nothing else: thread
 //! state, escalation history and unknown top-level fields are bounded on their own
 //! ([`super::bounds`]) and can never push an entry out. The size is computed once and
@@ -13,7 +14,7 @@
 
 use std::cmp::{Ordering, Reverse};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 
 use super::{Archived, RemovalReason, Report, Settings};
@@ -22,14 +23,21 @@ use crate::state::{Category, Entry, State};
 /// Bytes per estimated token.
 pub const BYTES_PER_TOKEN: usize = 4;
 
-/// Orders entries weakest first.
-pub fn weakness(a: &Entry, b: &Entry) -> Ordering {
-    (a.strength, a.last_seen, a.created, Reverse(&a.id)).cmp(&(
-        b.strength,
-        b.last_seen,
-        b.created,
-        Reverse(&b.id),
-    ))
+/// Orders entries weakest first at `now`: unpinned before pinned, then strength,
+/// importance, `last_seen`, `created`, the larger id first.
+pub fn weakness(a: &Entry, b: &Entry, now: DateTime<Utc>, grace: TimeDelta) -> Ordering {
+    let key = |e: &Entry| {
+        (
+            e.pinned(now, grace),
+            e.strength,
+            e.importance,
+            e.last_seen,
+            e.created,
+        )
+    };
+    key(a)
+        .cmp(&key(b))
+        .then_with(|| Reverse(&a.id).cmp(&Reverse(&b.id)))
 }
 
 /// Counts the bytes written, and the newlines among them.
@@ -189,7 +197,7 @@ pub fn caps(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: 
         }
         let mut order: Vec<usize> = (0..entries.len()).collect();
         // Stable: of equals (only possible with duplicate ids), the first goes first.
-        order.sort_by(|&a, &b| weakness(&entries[a], &entries[b]));
+        order.sort_by(|&a, &b| weakness(&entries[a], &entries[b], now, settings.due_grace));
         order.truncate(excess);
         remove_all(state, cat, &order, RemovalReason::Pruned, now, report);
     }
@@ -209,7 +217,7 @@ pub fn budget(state: &mut State, now: DateTime<Utc>, settings: &Settings, report
         .flat_map(|(ci, cat)| (0..state.entries(cat).len()).map(move |i| (ci, i)))
         .collect();
     let entry = |(ci, i): (usize, usize)| &state.entries(Category::ALL[ci])[i];
-    order.sort_by(|&a, &b| weakness(entry(a), entry(b)));
+    order.sort_by(|&a, &b| weakness(entry(a), entry(b), now, settings.due_grace));
     let mut doomed = Vec::new();
     for at in order {
         if sized.tokens() <= settings.token_budget {
@@ -253,16 +261,17 @@ mod tests {
 
     fn entry(id: &str, strength: u8) -> Entry {
         let t = timestamp::parse("2026-11-22T10:00:00Z").unwrap();
-        Entry {
-            id: id.into(),
-            summary: format!("summary of {id} with \"quotes\" and ünïcode"),
-            strength,
-            created: t,
-            last_seen: t,
-            due: None,
-            source: Some("watcher".into()),
-            extra: serde_json::Map::new(),
-        }
+        let mut e = Entry::new(
+            id.into(),
+            format!("summary of {id} with \"quotes\" and ünïcode"),
+            crate::state::Strength::whole(strength),
+            5,
+            t,
+        );
+        e.source = Some("watcher".into());
+        e.from = vec!["watcher/inbox".into()];
+        e.strength = crate::state::Strength::from_hundredths(i64::from(strength) * 100 - 37);
+        e
     }
 
     fn written_memory(state: &State) -> usize {

@@ -1,21 +1,31 @@
 //! Rules 1 and 2 of SPEC §7: match findings and `reinforce` ids to existing entries, then
-//! decay every entry and reinforce the ones seen again, in one step.
+//! decay every entry by the time since the last applied tick and reinforce the ones seen
+//! again, in one step.
 //!
-//! Decay and reinforcement are applied together (`strength - 1 + 2`), never one after the
-//! other, so a reinforced entry at strength 1 survives. Matching is done against the
-//! entries as they were loaded (cut to the caps), before anything decays.
+//! Decay is charged by time ([`charge`]): `elapsed / decay_hours(category)`, `elapsed`
+//! capped at `max_decay_gap`, nothing for a pinned entry (a `due` not yet `grace` past),
+//! in whole hundredths counted on the absolute time line, so that twelve ticks in an
+//! hour charge exactly what one tick an hour later does. Decay and reinforcement are
+//! applied together (`strength - charge + 2`), never one after the other, so a reinforced
+//! entry near 0 survives. Matching is done against the entries as they were loaded (cut
+//! to the caps), before anything decays. A matching finding also raises the entry's
+//! importance, adds its provenance to `from` and may move its `due`; a finding of a
+//! thread whose sources carried a screen detection reinforces but changes neither
+//! importance nor `due` (hostile text must not re-date or promote a real memory), and
+//! only a clean sighting clears an entry's taint.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
 use super::{
-    Archived, RemovalReason, Report, Settings, Sighting, SightingBy, StrengthChange, ThreadOutcome,
-    UnknownId,
+    Archived, DueMove, RemovalReason, Report, Settings, Sighting, SightingBy, StrengthChange,
+    ThreadOutcome, UnknownId,
 };
 use crate::answer::Finding;
 use crate::matching::{Similarity, TokenSet, similarity};
-use crate::state::{Category, MAX_STRENGTH, State};
+use crate::state::{Category, Entry, State, Strength};
+use crate::strength::SCALE;
 use crate::thread::ThreadName;
 
 /// A finding that matched no existing entry: a candidate for a new one.
@@ -24,6 +34,10 @@ pub struct Unmatched {
     pub thread: ThreadName,
     pub finding: Finding,
     pub tokens: TokenSet,
+    /// `thread/source` or the thread ([`crate::answer::Seen::provenance`]).
+    pub provenance: String,
+    /// The thread's sources carried a screen detection this tick.
+    pub screened: bool,
 }
 
 /// The index in `existing` of the entry a finding with `tokens` matches best, if any:
@@ -54,6 +68,55 @@ pub fn best_match(
     best.map(|(i, _)| i)
 }
 
+/// The strength (in hundredths) an entry of `cat` is charged at `now`, the previous
+/// applied tick having been at `last_tick` (SPEC §7.1). Counted on the absolute time
+/// line — `floor(t · 100 / period)` at both ends — so that the charges of ticks in
+/// between add up to exactly the charge of one tick over the whole stretch.
+pub fn charge(
+    entry: &Entry,
+    cat: Category,
+    last_tick: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> i64 {
+    let Some(last) = last_tick else {
+        return 0;
+    };
+    let mut from = now
+        .checked_sub_signed(settings.max_decay_gap)
+        .map_or(last, |earliest| last.max(earliest));
+    if let Some(until) = entry
+        .due
+        .and_then(|due| due.checked_add_signed(settings.due_grace))
+    {
+        if now < until {
+            return 0;
+        }
+        from = from.max(until);
+    }
+    if from >= now {
+        return 0;
+    }
+    let period = i128::from(settings.decay.of(cat));
+    let at = |t: DateTime<Utc>| (i128::from(t.timestamp()) * i128::from(SCALE)).div_euclid(period);
+    i64::try_from(at(now) - at(from)).unwrap_or(i64::MAX)
+}
+
+/// What the tick saw of one existing entry.
+#[derive(Clone, Debug, Default)]
+struct Seen {
+    reinforced: bool,
+    /// Seen by a thread whose sources carried no detection.
+    clean: bool,
+    /// The highest importance of the clean findings that matched it.
+    importance: u8,
+    /// Provenance of the findings that matched it, in thread and answer order.
+    from: Vec<String>,
+    /// The `due` of the most important clean matching finding that carried one (ties:
+    /// the earliest), with its importance and thread.
+    due: Option<(u8, DateTime<Utc>, ThreadName)>,
+}
+
 /// Marks what was seen again (by a thread, or `used` by the agent: rule 9), decays and
 /// reinforces every entry, removes entries that reach 0 (archived as `decayed`), and
 /// returns the findings that matched nothing.
@@ -74,11 +137,11 @@ pub fn apply(
         .enumerate()
         .map(|(i, (_, id, _))| (*id, i))
         .collect();
-    let mut seen = vec![false; existing.len()];
+    let mut seen = vec![Seen::default(); existing.len()];
     let mut unmatched = Vec::new();
     for id in used {
         if let Some(&i) = by_id.get(id.as_str()) {
-            seen[i] = true;
+            seen[i].reinforced = true;
             report.sightings.push(Sighting {
                 id: id.clone(),
                 by: SightingBy::Agent,
@@ -90,10 +153,12 @@ pub fn apply(
         let Some(answer) = results[thread.index()].answer() else {
             continue;
         };
+        let screened = answer.seen.screened;
         for id in &answer.reinforce {
             match by_id.get(id.as_str()) {
                 Some(&i) => {
-                    seen[i] = true;
+                    seen[i].reinforced = true;
+                    seen[i].clean |= !screened;
                     report.sightings.push(Sighting {
                         id: id.clone(),
                         by: SightingBy::Listed { thread },
@@ -107,9 +172,23 @@ pub fn apply(
         }
         for finding in &answer.findings {
             let tokens = TokenSet::new(&finding.summary);
+            let provenance = answer.seen.provenance(thread, finding.from.as_deref());
             match best_match(&tokens, &existing, settings.match_threshold) {
                 Some(i) => {
-                    seen[i] = true;
+                    let s = &mut seen[i];
+                    s.reinforced = true;
+                    if !s.from.contains(&provenance) {
+                        s.from.push(provenance);
+                    }
+                    if !screened {
+                        s.clean = true;
+                        s.importance = s.importance.max(finding.importance);
+                        if let Some(due) = finding.due
+                            && s.due.is_none_or(|(imp, _, _)| finding.importance > imp)
+                        {
+                            s.due = Some((finding.importance, due, thread));
+                        }
+                    }
                     report.sightings.push(Sighting {
                         id: existing[i].1.to_string(),
                         by: SightingBy::Matched {
@@ -123,6 +202,8 @@ pub fn apply(
                     thread,
                     finding: finding.clone(),
                     tokens,
+                    provenance,
+                    screened,
                 }),
             }
         }
@@ -130,16 +211,17 @@ pub fn apply(
 
     drop(by_id);
     drop(existing);
+    let last_tick = state.last_tick;
     let mut index = 0;
     for cat in Category::ALL {
         let entries = std::mem::take(state.entries_mut(cat));
         let mut kept = Vec::with_capacity(entries.len());
         for mut entry in entries {
-            let reinforced = seen[index];
+            let s = std::mem::take(&mut seen[index]);
             index += 1;
             let from = entry.strength;
-            let to =
-                (i16::from(from) - 1 + if reinforced { 2 } else { 0 }).min(i16::from(MAX_STRENGTH));
+            let charged = charge(&entry, cat, last_tick, now, settings);
+            let to = from.hundredths() - charged + if s.reinforced { 2 * SCALE } else { 0 };
             if to <= 0 {
                 report.removed.push(Archived {
                     entry,
@@ -149,17 +231,17 @@ pub fn apply(
                 });
                 continue;
             }
-            entry.strength = to as u8;
+            entry.strength = Strength::from_hundredths(to);
             let change = StrengthChange {
                 id: entry.id.clone(),
                 category: cat,
                 from,
                 to: entry.strength,
             };
-            if reinforced {
-                entry.last_seen = now;
+            if s.reinforced {
+                see_again(&mut entry, s, now, report);
                 report.reinforced.push(change);
-            } else {
+            } else if change.from != change.to {
                 report.weakened.push(change);
             }
             kept.push(entry);
@@ -167,4 +249,29 @@ pub fn apply(
         *state.entries_mut(cat) = kept;
     }
     unmatched
+}
+
+/// What a sighting does besides strength: `last_seen`, `sightings`, importance, `from`,
+/// a moved `due`, the taint cleared by a clean sighting.
+fn see_again(entry: &mut Entry, seen: Seen, now: DateTime<Utc>, report: &mut Report) {
+    entry.last_seen = now;
+    entry.sightings = entry.sightings.saturating_add(1);
+    entry.importance = entry.importance.max(seen.importance);
+    for provenance in &seen.from {
+        entry.add_from(provenance);
+    }
+    if seen.clean {
+        entry.tainted = false;
+    }
+    if let Some((_, due, thread)) = seen.due
+        && entry.due != Some(due)
+    {
+        report.moved.push(DueMove {
+            id: entry.id.clone(),
+            thread,
+            from: entry.due,
+            to: due,
+        });
+        entry.due = Some(due);
+    }
 }

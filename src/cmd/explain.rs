@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use crate::state::Strength;
 use crate::cli::ExplainArgs;
 use crate::clock::Clock;
 use crate::cmd::Context;
@@ -100,13 +101,14 @@ fn render(s: &mut String, life: &Life, clock: &Clock) {
             };
             let _ = writeln!(
                 s,
-                "  added    {}  run {}: the {}'s {} finding, importance {}{merged} → {} at strength 3",
+                "  added    {}  run {}: the {}'s {} finding, importance {}{merged} → {} at strength {}",
                 clock.wall(o.time),
                 o.run,
                 o.thread,
                 format!("{:?}", o.kind).to_lowercase(),
                 o.importance,
-                o.category.key()
+                o.category.key(),
+                crate::aggregate::add::new_strength(o.importance)
             );
         }
         None => {
@@ -114,8 +116,8 @@ fn render(s: &mut String, life: &Life, clock: &Clock) {
         }
     }
     // Strength, compressed: one line per tick it was seen, runs of unseen ticks folded.
-    let mut quiet: Vec<u8> = Vec::new();
-    let flush = |s: &mut String, quiet: &mut Vec<u8>| {
+    let mut quiet: Vec<Strength> = Vec::new();
+    let flush = |s: &mut String, quiet: &mut Vec<Strength>| {
         match quiet.as_slice() {
             [] => {}
             [only] => {
@@ -138,7 +140,7 @@ fn render(s: &mut String, life: &Life, clock: &Clock) {
             continue;
         }
         if step.seen.is_empty() {
-            if step.strength > 0 {
+            if step.strength > Strength::ZERO {
                 quiet.push(step.strength);
             }
             continue;
@@ -178,7 +180,7 @@ fn reasons(seen: &[Seen]) -> String {
 
 fn departure(s: &mut String, life: &Life, clock: &Clock) {
     let Some(d) = &life.departure else {
-        let last = life.steps.last().map_or(0, |st| st.strength);
+        let last = life.steps.last().map_or(Strength::ZERO, |st| st.strength);
         let _ = writeln!(s, "  still in memory at strength {last}");
         return;
     };
@@ -203,6 +205,15 @@ fn departure(s: &mut String, life: &Life, clock: &Clock) {
                     ),
                     None => "rejected by the agent".to_string(),
                 },
+                crate::aggregate::RemovalReason::Retired(why) => format!(
+                    "retired at strength {}: a thread said it is {}",
+                    d.strength,
+                    match why {
+                        crate::answer::RetireWhy::Cancelled => "cancelled",
+                        crate::answer::RetireWhy::Done => "done",
+                        crate::answer::RetireWhy::Wrong => "wrong (no longer true)",
+                    }
+                ),
             };
             let seen_then = life
                 .steps

@@ -118,7 +118,7 @@ pub fn model(
                     (frame.time, archived.entry.strength),
                 )
             });
-            s.points.push((frame.time, 0));
+            s.points.push((frame.time, crate::state::Strength::ZERO));
             s.left = Some(Departure {
                 time: frame.time,
                 reason: format!("{:?}", archived.reason).to_lowercase(),
@@ -180,7 +180,12 @@ pub fn model(
     }
 }
 
-fn series(id: &str, category: Category, summary: &str, first: (DateTime<Utc>, u8)) -> EntrySeries {
+fn series(
+    id: &str,
+    category: Category,
+    summary: &str,
+    first: (DateTime<Utc>, crate::state::Strength),
+) -> EntrySeries {
     EntrySeries {
         id: id.to_string(),
         category,

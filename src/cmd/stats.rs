@@ -22,7 +22,7 @@ use crate::cmd::Context;
 use crate::cmd::log::{dollars, millis, warn_skipped};
 use crate::error::{EXIT_OK, Error, to_json_pretty};
 use crate::history::{self, Archived, Attempt, Span, ThreadLine, Tick};
-use crate::state::{Category, MAX_STRENGTH};
+use crate::state::{Category, Strength};
 use crate::storage::StateDir;
 use crate::timestamp;
 use crate::untrusted;
@@ -135,7 +135,7 @@ pub fn run(ctx: &mut Context<'_>, args: &StatsArgs) -> Result<u8, Error> {
         Ok(state) => Category::ALL
             .into_iter()
             .flat_map(|c| state.entries(c))
-            .filter(|e| e.strength >= MAX_STRENGTH)
+            .filter(|e| e.strength >= Strength::MAX)
             .count() as u64,
         Err(e) => {
             if !ctx.global.quiet {
@@ -251,7 +251,7 @@ fn archive_stats(memory: &mut MemoryStats, archived: &[Archived]) {
         if let Some(created) = a.created.filter(|c| *c <= a.removed_at) {
             lifetimes.push((a.removed_at - created).num_seconds() as f64 / 3600.0);
         }
-        memory.strength_10_archived += u64::from(a.strength >= MAX_STRENGTH);
+        memory.strength_10_archived += u64::from(a.strength >= 10.0);
     }
     if !lifetimes.is_empty() {
         memory.average_lifetime_hours =

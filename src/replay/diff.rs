@@ -154,7 +154,7 @@ pub struct Day {
 pub struct Row {
     pub category: Category,
     pub id: String,
-    pub strength: u8,
+    pub strength: crate::state::Strength,
     pub summary: String,
 }
 
@@ -235,6 +235,7 @@ fn reason_word(reason: RemovalReason) -> &'static str {
         RemovalReason::Pruned => "pruned",
         RemovalReason::Budget => "budget",
         RemovalReason::Rejected => "rejected",
+        RemovalReason::Retired(_) => "retired",
     }
 }
 

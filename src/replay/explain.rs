@@ -51,7 +51,7 @@ pub struct Step {
     pub time: DateTime<Utc>,
     pub run: u64,
     /// Its strength after the tick (on the tick it left: its strength when it left).
-    pub strength: u8,
+    pub strength: crate::state::Strength,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub seen: Vec<Seen>,
 }
@@ -63,7 +63,7 @@ pub struct Departure {
     pub time: DateTime<Utc>,
     pub run: u64,
     pub reason: RemovalReason,
-    pub strength: u8,
+    pub strength: crate::state::Strength,
     /// The agent's note, when it was rejected with one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -127,7 +127,7 @@ pub fn explain(id: &str, run: &Run, journal: &Journal) -> Vec<Life> {
                 .points
                 .iter()
                 .find(|p| p.id == id)
-                .map_or(0, |p| p.strength);
+                .map_or(crate::state::Strength::ZERO, |p| p.strength);
             life.steps.push(step(frame, id, strength));
         }
     }
@@ -160,7 +160,7 @@ fn origin(frame: &Frame, id: &str) -> Option<Origin> {
     })
 }
 
-fn step(frame: &Frame, id: &str, strength: u8) -> Step {
+fn step(frame: &Frame, id: &str, strength: crate::state::Strength) -> Step {
     let seen = frame
         .report
         .sightings

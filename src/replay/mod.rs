@@ -33,7 +33,7 @@ pub use read::{Journal, Recorded, Stop};
 pub struct Point {
     pub id: String,
     pub category: Category,
-    pub strength: u8,
+    pub strength: crate::state::Strength,
 }
 
 /// What a replayed tick did.
@@ -213,11 +213,21 @@ pub fn run(
                 Some(_) => {}
             }
         }
-        if !tick.has_answers() {
+        let other_rules = line.rules != aggregate::RULES;
+        if other_rules || !tick.has_answers() {
             if !gap_noted {
-                out.notes.push(format!(
-                    "{when} has no recorded answers (a journal written before thinker recorded them): not replayed until a tick that records its starting state"
-                ));
+                out.notes.push(if other_rules {
+                    format!(
+                        "{when} was recorded under version {} of the memory rules (this thinker applies version {}): not replayed until a tick of version {} that records its starting state",
+                        line.rules,
+                        aggregate::RULES,
+                        aggregate::RULES
+                    )
+                } else {
+                    format!(
+                        "{when} has no recorded answers (a journal written before thinker recorded them): not replayed until a tick that records its starting state"
+                    )
+                });
                 gap_noted = true;
             }
             out.check.not_replayed += 1;

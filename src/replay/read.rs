@@ -53,6 +53,9 @@ pub struct Spent {
 pub struct TickLine {
     #[serde(with = "timestamp::serde_utc")]
     pub time: DateTime<Utc>,
+    /// The memory rules the tick applied (absent: version 1, before state version 2).
+    #[serde(default = "rules_v1")]
+    pub rules: u32,
     #[serde(default)]
     pub run: u64,
     #[serde(default)]
@@ -66,6 +69,10 @@ pub struct TickLine {
     /// The state the tick started from, when it was not the one thinker last wrote.
     #[serde(default)]
     pub base: Option<serde_json::Value>,
+}
+
+fn rules_v1() -> u32 {
+    1
 }
 
 /// The escalation work of a recorded tick, as a replay needs it.

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::state::Strength;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::clock::Zone;
@@ -90,7 +91,7 @@ pub struct EntrySeries {
     pub category: Category,
     pub summary: String,
     /// (tick time, strength 0–10 after it), in time order.
-    pub points: Vec<(DateTime<Utc>, u8)>,
+    pub points: Vec<(DateTime<Utc>, Strength)>,
     /// When and why it left memory; `None` while it is still there.
     pub left: Option<Departure>,
 }

@@ -16,7 +16,7 @@ use chrono::{DateTime, Datelike, Days, NaiveDate, NaiveTime, TimeDelta, Utc};
 use super::model::{DayStats, EntrySeries, EscalationMark, Model, Window};
 use super::text::{esc, esc_cut, num, outcome_class, usd, when};
 use crate::clock::Zone;
-use crate::state::MAX_STRENGTH;
+use crate::state::Strength;
 
 /// The drawing's width in SVG units (it scales to the page).
 const WIDTH: f64 = 1000.0;
@@ -77,13 +77,13 @@ impl Frame {
 }
 
 /// The y of a strength.
-fn y(strength: u8) -> f64 {
-    TOP + STEP * f64::from(MAX_STRENGTH.saturating_sub(strength.min(MAX_STRENGTH)))
+fn y(strength: Strength) -> f64 {
+    TOP + STEP * (10.0 - strength.as_f64())
 }
 
 /// The bottom of the strength plot (strength 0).
 fn plot_bottom() -> f64 {
-    y(0)
+    y(Strength::ZERO)
 }
 
 /// The instant local midnight begins `day` in `zone` (within the hour on a day whose
@@ -164,10 +164,10 @@ fn time_grid(out: &mut String, frame: Frame, zone: Zone, top: f64, bottom: f64, 
 /// The points of one line after downsampling to at most four per pixel column (first,
 /// lowest, highest, last) and dropping the inner points of flat runs: the drawn shape
 /// is unchanged at the plot's resolution. Input in any order; output in time order.
-pub fn downsample(frame: Frame, points: &[(DateTime<Utc>, u8)]) -> Vec<(f64, u8)> {
-    let mut sorted: Vec<(DateTime<Utc>, u8)> = points.to_vec();
+pub fn downsample(frame: Frame, points: &[(DateTime<Utc>, Strength)]) -> Vec<(f64, Strength)> {
+    let mut sorted: Vec<(DateTime<Utc>, Strength)> = points.to_vec();
     sorted.sort_by_key(|&(t, _)| t);
-    let mut kept: Vec<(f64, u8)> = Vec::new();
+    let mut kept: Vec<(f64, Strength)> = Vec::new();
     let mut i = 0;
     while i < sorted.len() {
         let column = frame.column(sorted[i].0);
@@ -195,7 +195,7 @@ pub fn downsample(frame: Frame, points: &[(DateTime<Utc>, u8)]) -> Vec<(f64, u8)
         i = j + 1;
     }
     // Flat runs: only their ends matter.
-    let mut out: Vec<(f64, u8)> = Vec::with_capacity(kept.len());
+    let mut out: Vec<(f64, Strength)> = Vec::with_capacity(kept.len());
     for (k, p) in kept.iter().enumerate() {
         let flat_before = k > 0 && kept[k - 1].1 == p.1;
         let flat_after = k + 1 < kept.len() && kept[k + 1].1 == p.1;
@@ -236,8 +236,8 @@ pub fn strength(out: &mut String, model: &Model, zone: Zone) {
         out,
         r#"<svg class="chart strength" viewBox="0 0 {WIDTH:.0} {height:.0}" role="img" aria-label="strength of each entry over time, escalations under it"><title>Strength of each entry over time</title>"#
     );
-    for s in (0..=MAX_STRENGTH).step_by(2) {
-        let yy = y(s);
+    for s in (0..=10u8).step_by(2) {
+        let yy = y(Strength::whole(s));
         let _ = writeln!(
             out,
             r#"<line class="grid" x1="{LEFT:.0}" y1="{yy:.0}" x2="{:.0}" y2="{yy:.0}"/><text class="axis" x="{:.0}" y="{:.0}" text-anchor="end">{s}</text>"#,
@@ -279,7 +279,12 @@ pub fn strength(out: &mut String, model: &Model, zone: Zone) {
 /// One entry's `<g>`: its hover text, its line, and a cross where it left.
 fn entry_line(out: &mut String, frame: Frame, zone: Zone, entry: &EntrySeries) {
     let category = entry.category.key();
-    let peak = entry.points.iter().map(|p| p.1).max().unwrap_or(0);
+    let peak = entry
+        .points
+        .iter()
+        .map(|p| p.1)
+        .max()
+        .unwrap_or(Strength::ZERO);
     let first = entry.points.iter().map(|p| p.0).min();
     let mut hover = format!("{} · {category} · {}", entry.id, entry.summary);
     if let Some(first) = first {
@@ -295,7 +300,11 @@ fn entry_line(out: &mut String, frame: Frame, zone: Zone, entry: &EntrySeries) {
         polyline_points(frame, entry)
     );
     if let Some(left) = &entry.left {
-        let last = entry.points.iter().max_by_key(|p| p.0).map_or(0, |p| p.1);
+        let last = entry
+            .points
+            .iter()
+            .max_by_key(|p| p.0)
+            .map_or(Strength::ZERO, |p| p.1);
         let (x, yy) = (frame.x(left.time), y(last));
         let _ = write!(
             out,

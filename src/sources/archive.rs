@@ -225,16 +225,13 @@ mod tests {
 
     fn entry(id: &str, summary: &str) -> Entry {
         let t = timestamp::parse("2026-11-01T00:00:00Z").unwrap();
-        Entry {
-            id: id.into(),
-            summary: summary.into(),
-            strength: 3,
-            created: t,
-            last_seen: t,
-            due: None,
-            source: None,
-            extra: serde_json::Map::new(),
-        }
+        Entry::new(
+            id.into(),
+            summary.into(),
+            crate::state::Strength::whole(3),
+            5,
+            t,
+        )
     }
 
     fn archived(id: &str, summary: &str, removed: &str, reason: &str) -> String {

@@ -334,11 +334,11 @@ async fn run_threads(
     })
 }
 
-/// Phase 3: the new state and what the aggregator did, with its warnings (already logged).
+/// Phase 3: the new state and what the aggregator did (its removals are bookkeeping,
+/// journaled, never a warning: SPEC §7.5).
 struct Aggregated {
     next: State,
     report: Report,
-    warnings: Vec<String>,
     /// The digest of the state the tick started from, and of the one it leaves.
     loaded: String,
     digest: String,
@@ -354,10 +354,6 @@ impl Aggregated {
         let verdicts = &opened.feedback.verdicts;
         let (next, report) =
             aggregate::aggregate(&opened.state, outcomes, verdicts, clock.now, &config.memory);
-        let warnings: Vec<String> = report.memory.warning().into_iter().collect();
-        for warning in &warnings {
-            tracing::warn!("{warning}");
-        }
         let loaded = opened.state.digest();
         let digest = if report.applied {
             next.digest()
@@ -367,7 +363,6 @@ impl Aggregated {
         Aggregated {
             next,
             report,
-            warnings,
             loaded,
             digest,
         }
@@ -399,7 +394,7 @@ fn journal_line(
         threads: records,
         aggregate: AggregateRecord::from(report),
         escalations: report.escalations.clone(),
-        warnings: aggregated.warnings.clone(),
+        rules: aggregate::RULES,
         verdicts: opened.feedback.verdicts.clone(),
         state: aggregated.digest.clone(),
         // Not the state thinker last wrote: journaled whole, where a replay can start.
@@ -557,6 +552,18 @@ impl ThreadJob<'_> {
                 if !trace.guard.is_empty() {
                     tracing::info!(thread = %thread, "the screen found {} suspicious span(s) in the answer", trace.guard.len());
                 }
+                // What the aggregator needs to know of this thread's tick (provenance,
+                // taint, retire and due moves refused on screened text): journaled with
+                // the answer, so a replay decides the same.
+                answer.seen = answer::Seen {
+                    sources: trace
+                        .sources
+                        .iter()
+                        .filter(|s| s.error.is_none())
+                        .map(|s| s.name.clone())
+                        .collect(),
+                    screened: trace.sources.iter().any(|s| !s.detections.is_empty()),
+                };
                 ThreadOutcome::Answered(answer)
             }
             Err(e @ CallError::OverBudget { .. }) if outcome.attempts.iter().all(|a| a.skipped) => {

@@ -143,6 +143,7 @@ mod tests {
             importance,
             kind: Kind::Observation,
             due: None,
+            from: None,
         }
     }
 
@@ -158,6 +159,7 @@ mod tests {
             suggest: HOSTILE.into(),
             escalate: true,
             escalate_reason: HOSTILE.into(),
+            ..Answer::default()
         };
         let mut a = answer_with();
         let found = answer(&mut a, now(), OnAnswer::Downgrade);
