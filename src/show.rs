@@ -57,8 +57,19 @@ fn entry_lines(out: &mut String, p: Painter, e: &Entry, clock: &Clock) {
         clean(&e.summary)
     );
     let mut meta = vec![clean(&e.id)];
-    if let Some(src) = &e.source {
-        meta.push(clean(src));
+    if e.from.is_empty() {
+        if let Some(src) = &e.source {
+            meta.push(clean(src));
+        }
+    } else {
+        meta.push(clean(&e.from.join(", ")));
+    }
+    meta.push(format!("importance {}", e.importance));
+    if e.sightings > 1 {
+        meta.push(format!("seen in {} ticks", e.sightings));
+    }
+    if e.tainted {
+        meta.push("from untrusted text".to_string());
     }
     meta.push(format!("seen {}", age(e.last_seen, now)));
     meta.push(format!("added {}", age(e.created, now)));

@@ -245,6 +245,10 @@ pub struct EscalationRecord {
     /// Where the effect of the decision (a notification, a proposal, a note) stands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery: Option<Delivery>,
+    /// Raised by a thread whose sources carried a screen detection that tick (issue 22):
+    /// decided last when calls are short, never remembered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tainted: bool,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -265,6 +269,7 @@ impl EscalationRecord {
             attempts: 0,
             decision: None,
             delivery: None,
+            tainted: false,
             extra: Map::new(),
         }
     }
@@ -336,10 +341,7 @@ pub enum Suppression {
     /// It matches a reason the primary model dismissed recently
     /// (`suppressed: dismissed recently`).
     DismissedRecently,
-    /// Its thread's sources carried a screen detection this tick
-    /// (`suppressed: untrusted source`): text that tried to steer a model never reaches
-    /// the primary model as a reason to act.
-    Untrusted,
+
     /// Any other text after `suppressed: `.
     Other(String),
 }
@@ -368,7 +370,6 @@ impl EscalationOutcome {
             return EscalationOutcome::Suppressed(match why {
                 "duplicate" => Suppression::Duplicate,
                 "dismissed recently" => Suppression::DismissedRecently,
-                "untrusted source" => Suppression::Untrusted,
                 other => Suppression::Other(other.to_string()),
             });
         }
@@ -385,10 +386,6 @@ impl EscalationOutcome {
         matches!(self, EscalationOutcome::Suppressed(Suppression::Duplicate))
     }
 
-    /// Suppressed because its thread's sources carried a screen detection.
-    pub fn is_untrusted(&self) -> bool {
-        matches!(self, EscalationOutcome::Suppressed(Suppression::Untrusted))
-    }
 }
 
 impl Default for EscalationOutcome {
@@ -414,7 +411,6 @@ impl fmt::Display for EscalationOutcome {
                 match why {
                     Suppression::Duplicate => "duplicate",
                     Suppression::DismissedRecently => "dismissed recently",
-                    Suppression::Untrusted => "untrusted source",
                     Suppression::Other(t) => t.as_str(),
                 },
             ),

@@ -556,14 +556,16 @@ fn new_entries_compete_for_the_cap() {
         9,
         Kind::Anomaly,
     )]);
-    let (next, report) = aggregate(
-        &state,
-        &only(ThreadName::Watcher, a),
-        &[],
-        now(),
-        &settings(),
-    );
+    let five = thinker::aggregate::Settings {
+        caps: thinker::aggregate::Caps {
+            active_threads: 5,
+            ..thinker::aggregate::Caps::default()
+        },
+        ..settings()
+    };
+    let (next, report) = aggregate(&state, &only(ThreadName::Watcher, a), &[], now(), &five);
     assert_eq!(next.active_threads.len(), 5);
+    // Importance 9 starts at strength 6: it bounces a weaker incumbent, not itself.
     assert!(
         next.active_threads
             .iter()

@@ -167,7 +167,7 @@ fn a_wrong_config_key_is_a_usage_error_naming_the_key() {
 
 #[test]
 fn tick_on_a_broken_state_file_exits_1_and_leaves_it_byte_for_byte() {
-    let broken = SEED.replace("\"strength\": 7", "\"strength\": 7.5");
+    let broken = SEED.replace("\"strength\": 7", "\"strength\": 10.5");
     let mut tick = Tick::new()
         .state(&broken)
         .bare()

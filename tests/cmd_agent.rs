@@ -319,10 +319,10 @@ fn feedback_then_a_tick_applies_it() {
     let state = tick.run().expect_exit(0).state();
     assert_eq!(ids(&state, "active_threads"), ["t-dentist-tuesday"]);
     let backup = &state["patterns"][0];
-    assert_eq!(
-        (backup["id"].as_str(), backup["strength"].as_u64()),
-        (Some("p-backup-fails-mondays"), Some(5))
-    );
+    // Used: reinforced (+2) after five minutes of decay by time (patterns: 12 h a point).
+    assert_eq!(backup["id"].as_str(), Some("p-backup-fails-mondays"));
+    let strength = backup["strength"].as_f64().unwrap();
+    assert!((5.98..=6.0).contains(&strength), "{strength}");
     let dir = tick.dir().to_path_buf();
     let archive: Vec<Value> = fs::read_to_string(dir.join("archive.jsonl"))
         .unwrap()

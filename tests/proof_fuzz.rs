@@ -2020,7 +2020,7 @@ fn replayable_lines(n: usize) -> Vec<String> {
             .map(|(th, r)| serde_json::json!({"thread": th, "status": "answered", "answer": r.answer()}))
             .collect();
         let mut line = serde_json::json!({
-            "time": thinker::timestamp::format(now), "run": k + 1, "tick_count": next.tick_count,
+            "time": thinker::timestamp::format(now), "rules": thinker::aggregate::RULES, "run": k + 1, "tick_count": next.tick_count,
             "threads": threads, "state": next.digest(),
         });
         if k == 0 {

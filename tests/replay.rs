@@ -149,6 +149,11 @@ fn record(ticks: usize) -> Fixture {
         )
         .replace("api_key_env = \"PRIMARY_KEY\"\n", "");
     tick = tick.config_extra(&lines);
+    // Fast decay and small caps, so that in 200 ticks entries come, go and come back,
+    // and the knobs have something to move.
+    tick = tick.config_extra(
+        "[memory]\ndecay_hours = { active_threads = 0.5, patterns = 1, hunches = 0.5, insights = 1 }\ncaps = { active_threads = 5, patterns = 5, hunches = 5, insights = 3 }\ntoken_budget = 2000\n",
+    );
     for thread in ThreadName::ALL {
         tick = tick.respond(thread, Scripted(thread, AtomicUsize::new(0)));
     }

@@ -100,6 +100,7 @@ pub fn apply(
         for member in &group {
             entry.add_from(&member.provenance);
         }
+        let from = entry.from.clone();
         state.entries_mut(category).push(entry);
         report.added.push(Added {
             id,
@@ -109,6 +110,7 @@ pub fn apply(
             kind: lead.finding.kind,
             importance,
             findings: group.len(),
+            from,
         });
     }
 }

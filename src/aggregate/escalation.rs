@@ -11,8 +11,9 @@
 //! 10-record history and reopen the cooldown early.
 //!
 //! An escalation of a thread whose sources carried a screen detection this tick is
-//! `suppressed: untrusted source` (issue 22: taint): no call, no cap spent; it starts no
-//! cooldown, so the same reason raised from clean text later is decided normally.
+//! marked `tainted` (issue 22): the escalation phase decides it last when calls are
+//! short and never remembers it. It is not suppressed: one hostile mail in an inbox
+//! must not silence every real alarm raised from that inbox.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -78,11 +79,9 @@ pub fn record(
         }
         let reason = reason_of(answer);
         let history = &mut state.escalation_history;
-        let repeat = history.iter().any(|r| {
-            !r.outcome.is_duplicate()
-                && !r.outcome.is_untrusted()
-                && is_repeat(r, thread, &reason, now, settings)
-        });
+        let repeat = history
+            .iter()
+            .any(|r| !r.outcome.is_duplicate() && is_repeat(r, thread, &reason, now, settings));
         let previous_repeat = history.iter().rposition(|r| {
             r.outcome.is_duplicate() && is_repeat(r, thread, &reason, now, settings)
         });
@@ -92,16 +91,15 @@ pub fn record(
         let dismissed = history
             .iter()
             .any(|r| was_dismissed_recently(r, &reason, now, settings));
-        let outcome = if answer.seen.screened {
-            EscalationOutcome::Suppressed(Suppression::Untrusted)
-        } else if repeat {
+        let outcome = if repeat {
             EscalationOutcome::Suppressed(Suppression::Duplicate)
         } else if dismissed {
             EscalationOutcome::Suppressed(Suppression::DismissedRecently)
         } else {
             EscalationOutcome::Pending
         };
-        let record = EscalationRecord::raised(now, thread.as_str(), reason, outcome);
+        let mut record = EscalationRecord::raised(now, thread.as_str(), reason, outcome);
+        record.tainted = answer.seen.screened;
         history.push(record.clone());
         report.escalations.push(record);
     }

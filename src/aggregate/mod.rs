@@ -218,6 +218,8 @@ pub struct Added {
     pub importance: u8,
     /// How many findings of this tick were merged into it.
     pub findings: usize,
+    /// Its provenance (`thread/source`), as the entry records it.
+    pub from: Vec<String>,
 }
 
 /// A change of strength of an entry that stays.
@@ -274,11 +276,12 @@ pub enum SightingBy {
     Agent,
     /// A thread listed its id in `reinforce`.
     Listed { thread: ThreadName },
-    /// A thread's finding matched it, with this similarity.
+    /// A thread's finding matched it, with this similarity and provenance.
     Matched {
         thread: ThreadName,
         summary: String,
         similarity: f64,
+        from: String,
     },
 }
 

@@ -178,7 +178,7 @@ pub fn apply(
                     let s = &mut seen[i];
                     s.reinforced = true;
                     if !s.from.contains(&provenance) {
-                        s.from.push(provenance);
+                        s.from.push(provenance.clone());
                     }
                     if !screened {
                         s.clean = true;
@@ -195,6 +195,7 @@ pub fn apply(
                             thread,
                             summary: finding.summary.clone(),
                             similarity: similarity(&tokens, &existing[i].2).value(),
+                            from: provenance,
                         },
                     });
                 }

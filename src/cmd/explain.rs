@@ -101,11 +101,16 @@ fn render(s: &mut String, life: &Life, clock: &Clock) {
             };
             let _ = writeln!(
                 s,
-                "  added    {}  run {}: the {}'s {} finding, importance {}{merged} → {} at strength {}",
+                "  added    {}  run {}: the {}'s {} finding{}, importance {}{merged} → {} at strength {}",
                 clock.wall(o.time),
                 o.run,
                 o.thread,
                 format!("{:?}", o.kind).to_lowercase(),
+                if o.from.len() == 1 && o.from[0] == o.thread.as_str() {
+                    String::new()
+                } else {
+                    from_text(&o.from)
+                },
                 o.importance,
                 o.category.key(),
                 crate::aggregate::add::new_strength(o.importance)
@@ -148,15 +153,27 @@ fn render(s: &mut String, life: &Life, clock: &Clock) {
         flush(s, &mut quiet);
         let _ = writeln!(
             s,
-            "  seen     {}  run {}: strength {} — {}",
+            "  seen     {}  run {}: strength {} — {}{}",
             clock.wall(step.time),
             step.run,
             step.strength,
-            reasons(&step.seen)
+            reasons(&step.seen),
+            step.due_moved_to
+                .map(|to| format!("; due moved to {}", clock.wall(to)))
+                .unwrap_or_default()
         );
     }
     flush(s, &mut quiet);
     departure(s, life, clock);
+}
+
+/// Provenance for people: ` from watcher/inbox, oracle` (nothing when unknown).
+fn from_text(from: &[String]) -> String {
+    if from.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = from.iter().map(|f| untrusted::clean_line(f)).collect();
+    format!(" from {}", list.join(", "))
 }
 
 /// Why it was seen, for people.
@@ -169,8 +186,13 @@ fn reasons(seen: &[Seen]) -> String {
                 thread,
                 summary,
                 similarity,
+                from,
             } => format!(
-                "the {thread}'s finding \"{}\" matched ({similarity:.2})",
+                "the {thread}'s finding{} \"{}\" matched ({similarity:.2})",
+                from.strip_prefix(thread.as_str())
+                    .and_then(|f| f.strip_prefix('/'))
+                    .map(|source| format!(" in {}", untrusted::clean_line(source)))
+                    .unwrap_or_default(),
                 untrusted::excerpt(summary, 60)
             ),
         })
@@ -181,7 +203,30 @@ fn reasons(seen: &[Seen]) -> String {
 fn departure(s: &mut String, life: &Life, clock: &Clock) {
     let Some(d) = &life.departure else {
         let last = life.steps.last().map_or(Strength::ZERO, |st| st.strength);
-        let _ = writeln!(s, "  still in memory at strength {last}");
+        match &life.now {
+            Some(now) => {
+                let _ = writeln!(
+                    s,
+                    "  still in memory at strength {} (importance {}, seen in {} tick{}{}{}{})",
+                    now.strength,
+                    now.importance,
+                    now.sightings,
+                    if now.sightings == 1 { "" } else { "s" },
+                    from_text(&now.from),
+                    now.due
+                        .map(|due| format!(", due {}", clock.wall(due)))
+                        .unwrap_or_default(),
+                    if now.tainted {
+                        ", from untrusted text"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            None => {
+                let _ = writeln!(s, "  still in memory at strength {last}");
+            }
+        }
         return;
     };
     {

@@ -26,6 +26,8 @@ pub struct Origin {
     pub importance: u8,
     /// Findings of that tick merged into it (1: only its own).
     pub findings: usize,
+    /// Provenance: `thread/source` of those findings.
+    pub from: Vec<String>,
 }
 
 /// Why an entry was seen again.
@@ -41,6 +43,8 @@ pub enum Seen {
         thread: ThreadName,
         summary: String,
         similarity: f64,
+        /// `thread/source` or the thread.
+        from: String,
     },
 }
 
@@ -54,6 +58,30 @@ pub struct Step {
     pub strength: crate::state::Strength,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub seen: Vec<Seen>,
+    /// Its `due` moved this tick (SPEC §7.1), to this.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "timestamp::serde_utc_opt"
+    )]
+    pub due_moved_to: Option<DateTime<Utc>>,
+}
+
+/// What the entry is now, when it is still in memory at the end of the replay.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Now {
+    pub strength: crate::state::Strength,
+    pub importance: u8,
+    pub sightings: u32,
+    pub from: Vec<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "timestamp::serde_utc_opt"
+    )]
+    pub due: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tainted: bool,
 }
 
 /// How it left.
@@ -78,6 +106,9 @@ pub struct Life {
     pub origin: Option<Origin>,
     pub steps: Vec<Step>,
     pub departure: Option<Departure>,
+    /// Still in memory at the end: what it is now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now: Option<Now>,
 }
 
 /// The lives of `id` in `run` (empty: the journal never had it).
@@ -92,6 +123,7 @@ pub fn explain(id: &str, run: &Run, journal: &Journal) -> Vec<Life> {
                 origin: None,
                 steps: Vec::new(),
                 departure: None,
+                now: None,
             })
     });
     for frame in &run.frames {
@@ -102,6 +134,7 @@ pub fn explain(id: &str, run: &Run, journal: &Journal) -> Vec<Life> {
                 origin: origin(frame, id),
                 steps: Vec::new(),
                 departure: None,
+                now: None,
             });
             life.steps.push(step(frame, id, archived.entry.strength));
             life.departure = Some(Departure {
@@ -131,7 +164,19 @@ pub fn explain(id: &str, run: &Run, journal: &Journal) -> Vec<Life> {
             life.steps.push(step(frame, id, strength));
         }
     }
-    lives.extend(open);
+    if let Some(mut life) = open {
+        life.now = run.end.as_ref().and_then(|s| {
+            s.all_entries().find(|(_, e)| e.id == id).map(|(_, e)| Now {
+                strength: e.strength,
+                importance: e.importance,
+                sightings: e.sightings,
+                from: e.from.clone(),
+                due: e.due,
+                tainted: e.tainted,
+            })
+        });
+        lives.push(life);
+    }
     lives
 }
 
@@ -143,6 +188,7 @@ fn new_life(frame: &Frame, id: &str) -> Option<Life> {
         origin: origin(frame, id),
         steps: Vec::new(),
         departure: None,
+        now: None,
     })
 }
 
@@ -157,6 +203,7 @@ fn origin(frame: &Frame, id: &str) -> Option<Origin> {
         summary: added.summary.clone(),
         importance: added.importance,
         findings: added.findings,
+        from: added.from.clone(),
     })
 }
 
@@ -173,10 +220,12 @@ fn step(frame: &Frame, id: &str, strength: crate::state::Strength) -> Step {
                 thread,
                 summary,
                 similarity,
+                from,
             } => Seen::Finding {
                 thread: *thread,
                 summary: summary.clone(),
                 similarity: (similarity * 100.0).round() / 100.0,
+                from: from.clone(),
             },
         })
         .collect();
@@ -185,6 +234,12 @@ fn step(frame: &Frame, id: &str, strength: crate::state::Strength) -> Step {
         run: frame.run,
         strength,
         seen,
+        due_moved_to: frame
+            .report
+            .moved
+            .iter()
+            .find(|m| m.id == id)
+            .map(|m| m.to),
     }
 }
 
