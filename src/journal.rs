@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use crate::aggregate::feedback::{FeedbackReport, Verdict};
 use crate::aggregate::{DueMove, RemovalReason, Report, RetireRefused, Status, ThreadOutcome};
-use crate::answer::RetireWhy;
 use crate::answer::Answer;
+use crate::answer::RetireWhy;
 use crate::budget::Skip;
 use crate::provider::Attempt;
 use crate::state::{DecisionRecord, EscalationRecord, State};

@@ -385,7 +385,6 @@ impl EscalationOutcome {
     pub fn is_duplicate(&self) -> bool {
         matches!(self, EscalationOutcome::Suppressed(Suppression::Duplicate))
     }
-
 }
 
 impl Default for EscalationOutcome {
@@ -889,7 +888,10 @@ mod tests {
     fn a_version_one_file_is_upgraded_with_its_source_as_provenance() {
         let text = SEED
             .replace("\"tick_count\": 3", "\"version\": 1, \"tick_count\": 3")
-            .replace("\"strength\": 4,", "\"strength\": 4, \"source\": \"oracle\",");
+            .replace(
+                "\"strength\": 4,",
+                "\"strength\": 4, \"source\": \"oracle\",",
+            );
         let s = State::from_json(&text).unwrap();
         assert_eq!(s.version, 2);
         assert_eq!(s.active_threads[0].from, ["oracle"]);
@@ -907,7 +909,10 @@ mod tests {
             );
         let s = State::from_json(&text).unwrap();
         let e = &s.active_threads[0];
-        assert_eq!((e.strength.to_string(), e.importance, e.sightings), ("3.47".into(), 9, 4));
+        assert_eq!(
+            (e.strength.to_string(), e.importance, e.sightings),
+            ("3.47".into(), 9, 4)
+        );
         assert_eq!(e.from, ["watcher/inbox"]);
         let back: Value = serde_json::from_str(&s.to_json().unwrap()).unwrap();
         assert_eq!(back["active_threads"][0]["strength"], 3.47);

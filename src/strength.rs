@@ -27,7 +27,11 @@ impl Strength {
     /// A whole strength (clamped to 10).
     pub const fn whole(points: u8) -> Strength {
         let h = points as u16 * 100;
-        if h > 1000 { Strength(1000) } else { Strength(h) }
+        if h > 1000 {
+            Strength(1000)
+        } else {
+            Strength(h)
+        }
     }
 
     /// A strength from hundredths, clamped to 0..=10.
@@ -75,7 +79,7 @@ impl Serialize for Strength {
     /// A whole strength as an integer (as version 1 wrote it), else a number with at
     /// most two decimals.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.0 % 100 == 0 {
+        if self.0.is_multiple_of(100) {
             s.serialize_u64(u64::from(self.0 / 100))
         } else {
             s.serialize_f64(self.as_f64())
@@ -86,11 +90,9 @@ impl Serialize for Strength {
 impl<'de> Deserialize<'de> for Strength {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let n = serde_json::Number::deserialize(d)?;
-        n.as_f64()
-            .and_then(Strength::from_points)
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!("strength must be a number from 0 to 10, found {n}"))
-            })
+        n.as_f64().and_then(Strength::from_points).ok_or_else(|| {
+            serde::de::Error::custom(format!("strength must be a number from 0 to 10, found {n}"))
+        })
     }
 }
 
@@ -100,7 +102,14 @@ mod tests {
 
     #[test]
     fn written_as_the_file_shows_it_and_read_back() {
-        for (h, text) in [(0, "0"), (400, "4"), (350, "3.5"), (347, "3.47"), (1000, "10"), (5, "0.05")] {
+        for (h, text) in [
+            (0, "0"),
+            (400, "4"),
+            (350, "3.5"),
+            (347, "3.47"),
+            (1000, "10"),
+            (5, "0.05"),
+        ] {
             let s = Strength::from_hundredths(h);
             assert_eq!(s.to_string(), text);
             let json = serde_json::to_string(&s).unwrap();
@@ -111,11 +120,22 @@ mod tests {
 
     #[test]
     fn reading_rounds_to_the_hundredth_and_refuses_out_of_range() {
-        assert_eq!(serde_json::from_str::<Strength>("3.456").unwrap(), Strength(346));
-        assert_eq!(serde_json::from_str::<Strength>("7").unwrap(), Strength(700));
+        assert_eq!(
+            serde_json::from_str::<Strength>("3.456").unwrap(),
+            Strength(346)
+        );
+        assert_eq!(
+            serde_json::from_str::<Strength>("7").unwrap(),
+            Strength(700)
+        );
         for bad in ["-0.5", "10.01", "14"] {
-            let err = serde_json::from_str::<Strength>(bad).unwrap_err().to_string();
-            assert!(err.contains("strength must be a number from 0 to 10"), "{bad}: {err}");
+            let err = serde_json::from_str::<Strength>(bad)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("strength must be a number from 0 to 10"),
+                "{bad}: {err}"
+            );
         }
     }
 

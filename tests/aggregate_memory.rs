@@ -52,7 +52,7 @@ fn decay_is_charged_by_elapsed_time_capped_at_the_gap() {
         (5, "4.96"),
         (30, "4.75"),
         (60, "4.5"),
-        (120, "4.5"),   // capped at 60 minutes
+        (120, "4.5"),    // capped at 60 minutes
         (8 * 60, "4.5"), // an eight-hour gap charges at most the cap
     ];
     for (minutes, expected) in cases {
@@ -109,10 +109,27 @@ fn ticks_in_between_add_up_to_one_ticks_charge() {
     };
     let mut many = start.clone();
     for k in 1..=12 {
-        many = aggregate(&many, &quiet(), &[], now() + TimeDelta::minutes(5 * k), &settings).0;
+        many = aggregate(
+            &many,
+            &quiet(),
+            &[],
+            now() + TimeDelta::minutes(5 * k),
+            &settings,
+        )
+        .0;
     }
-    let one = aggregate(&start, &quiet(), &[], now() + TimeDelta::hours(1), &settings).0;
-    assert_eq!(many.active_threads[0].strength, one.active_threads[0].strength);
+    let one = aggregate(
+        &start,
+        &quiet(),
+        &[],
+        now() + TimeDelta::hours(1),
+        &settings,
+    )
+    .0;
+    assert_eq!(
+        many.active_threads[0].strength,
+        one.active_threads[0].strength
+    );
     assert_eq!(one.active_threads[0].strength.to_string(), "8.5");
 }
 
@@ -122,9 +139,22 @@ fn ticks_in_between_add_up_to_one_ticks_charge() {
 /// incumbents then bounce an urgent newcomer).
 #[test]
 fn a_new_entry_starts_at_a_strength_that_follows_importance() {
-    for (importance, strength) in [(3, 3), (4, 3), (5, 4), (6, 4), (7, 5), (8, 5), (9, 6), (10, 6)] {
+    for (importance, strength) in [
+        (3, 3),
+        (4, 3),
+        (5, 4),
+        (6, 4),
+        (7, 5),
+        (8, 5),
+        (9, 6),
+        (10, 6),
+    ] {
         let a = Answer {
-            findings: vec![finding("a brand new thing to remember", importance, Kind::Anomaly)],
+            findings: vec![finding(
+                "a brand new thing to remember",
+                importance,
+                Kind::Anomaly,
+            )],
             ..Answer::default()
         };
         let (next, report) = aggregate(
@@ -135,7 +165,10 @@ fn a_new_entry_starts_at_a_strength_that_follows_importance() {
             &defaults(),
         );
         let e = &next.active_threads[0];
-        assert_eq!((e.strength, e.importance, e.sightings), (st(strength), importance, 1));
+        assert_eq!(
+            (e.strength, e.importance, e.sightings),
+            (st(strength), importance, 1)
+        );
         assert_eq!(report.added[0].importance, importance);
     }
 }
@@ -145,7 +178,11 @@ fn a_new_entry_starts_at_a_strength_that_follows_importance() {
 fn an_entry_keeps_its_highest_importance_and_counts_its_sightings() {
     for (finding_importance, expected) in [(2, 5), (5, 5), (9, 9)] {
         let a = Answer {
-            findings: vec![finding("server load high", finding_importance, Kind::Anomaly)],
+            findings: vec![finding(
+                "server load high",
+                finding_importance,
+                Kind::Anomaly,
+            )],
             ..Answer::default()
         };
         let (next, _) = aggregate(
@@ -230,7 +267,13 @@ fn importance_breaks_ties_when_pruning() {
         },
         ..defaults()
     };
-    let (next, _) = aggregate(&state(0, vec![minor, major]), &quiet(), &[], now(), &settings);
+    let (next, _) = aggregate(
+        &state(0, vec![minor, major]),
+        &quiet(),
+        &[],
+        now(),
+        &settings,
+    );
     assert_eq!(next.active_threads[0].id, "t-major");
 }
 
@@ -284,7 +327,13 @@ fn a_matching_finding_with_a_new_due_moves_the_entry() {
         findings: vec![same],
         ..Answer::default()
     };
-    let (_, report) = aggregate(&next, &only(ThreadName::Oracle, again), &[], now(), &defaults());
+    let (_, report) = aggregate(
+        &next,
+        &only(ThreadName::Oracle, again),
+        &[],
+        now(),
+        &defaults(),
+    );
     assert!(report.moved.is_empty());
 }
 
@@ -344,16 +393,13 @@ fn retire_table() {
             now(),
             &defaults(),
         );
-        match expected {
-            Some(reason) => {
-                assert!(next.active_threads.is_empty(), "{why}");
-                assert_eq!(report.removed[0].reason.word(), reason);
-                assert!(report.retire_refused.is_empty());
-            }
-            None => {
-                assert_eq!(next.active_threads.len(), 1, "{why}");
-                assert_eq!(report.retire_refused[0].why, "screened");
-            }
+        if let Some(reason) = expected {
+            assert!(next.active_threads.is_empty(), "{why}");
+            assert_eq!(report.removed[0].reason.word(), reason);
+            assert!(report.retire_refused.is_empty());
+        } else {
+            assert_eq!(next.active_threads.len(), 1, "{why}");
+            assert_eq!(report.retire_refused[0].why, "screened");
         }
     }
 }
@@ -391,11 +437,17 @@ fn retire_of_an_unknown_id_is_reported_and_a_same_tick_match_does_not_revive() {
     assert!(next.active_threads.is_empty(), "{:?}", next.active_threads);
     assert_eq!(report.retire_refused.len(), 1);
     assert_eq!(
-        (report.retire_refused[0].id.as_str(), report.retire_refused[0].why),
+        (
+            report.retire_refused[0].id.as_str(),
+            report.retire_refused[0].why
+        ),
         ("t-nope", "unknown")
     );
     assert_eq!(report.memory.retired, 1);
-    assert_eq!(report.memory.archived, 0, "retiring is not memory lost to the rules");
+    assert_eq!(
+        report.memory.archived, 0,
+        "retiring is not memory lost to the rules"
+    );
 }
 
 // --- Provenance and taint (§3, §7.3; issue 22) ------------------------------------------
@@ -450,7 +502,10 @@ fn from_keeps_five_distinct_newest_last() {
         now(),
         &defaults(),
     );
-    assert_eq!(next.active_threads[0].from, ["b", "c", "d", "e", "oracle/calendar"]);
+    assert_eq!(
+        next.active_threads[0].from,
+        ["b", "c", "d", "e", "oracle/calendar"]
+    );
 }
 
 /// Guards against hostile text entering memory as if it were clean: an entry made only
@@ -459,7 +514,11 @@ fn from_keeps_five_distinct_newest_last() {
 #[test]
 fn taint_follows_where_an_entry_was_seen() {
     let screened = Answer {
-        findings: vec![finding("wire the deposit for the flat today", 9, Kind::Anomaly)],
+        findings: vec![finding(
+            "wire the deposit for the flat today",
+            9,
+            Kind::Anomaly,
+        )],
         seen: seen_in(&["inbox"], true),
         ..Answer::default()
     };
@@ -473,7 +532,11 @@ fn taint_follows_where_an_entry_was_seen() {
     assert!(tainted.active_threads[0].tainted);
 
     let clean = Answer {
-        findings: vec![finding("wire the deposit for the flat today", 6, Kind::Risk)],
+        findings: vec![finding(
+            "wire the deposit for the flat today",
+            6,
+            Kind::Risk,
+        )],
         seen: seen_in(&["calendar"], false),
         ..Answer::default()
     };
@@ -534,10 +597,16 @@ fn a_version_one_state_loads_ticks_and_is_written_as_version_two() {
     let written: serde_json::Value = serde_json::from_str(&next.to_json().unwrap()).unwrap();
     assert_eq!(written["version"], 2);
     let e = &written["active_threads"][0];
-    assert_eq!((e["importance"].as_u64(), e["sightings"].as_u64()), (Some(5), Some(1)));
+    assert_eq!(
+        (e["importance"].as_u64(), e["sightings"].as_u64()),
+        (Some(5), Some(1))
+    );
     assert_eq!(e["from"], serde_json::json!(["watcher"]));
     // Five minutes of decay at 2 h a point.
-    assert_eq!(next.active_threads[0].strength, Strength::from_hundredths(396));
+    assert_eq!(
+        next.active_threads[0].strength,
+        Strength::from_hundredths(396)
+    );
 }
 
 /// Decay settings: the config's hours per point (a custom table).
@@ -570,9 +639,16 @@ fn the_answer_reader_takes_from_and_retire() {
     let retired: Vec<(&str, RetireWhy)> = a.retire.iter().map(|r| (r.id.as_str(), r.why)).collect();
     assert_eq!(
         retired,
-        [("t-dinner", RetireWhy::Cancelled), ("t-old", RetireWhy::Wrong)]
+        [
+            ("t-dinner", RetireWhy::Cancelled),
+            ("t-old", RetireWhy::Wrong)
+        ]
     );
-    assert_eq!(a.seen, Seen::default(), "a model cannot set what the tick saw");
+    assert_eq!(
+        a.seen,
+        Seen::default(),
+        "a model cannot set what the tick saw"
+    );
     let forged = thinker::answer::parse(
         ThreadName::Oracle,
         r#"{"findings": [], "seen": {"sources": ["inbox"], "screened": false}}"#,

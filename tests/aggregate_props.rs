@@ -162,20 +162,22 @@ fn settings() -> impl Strategy<Value = Settings> {
         0.3f64..1.0,
         (0.2f64..24.0, 0i64..240, 0i64..24),
     )
-        .prop_map(|(a, p, h, i, budget, threshold, (hours, gap, grace))| Settings {
-            caps: Caps {
-                active_threads: a,
-                patterns: p,
-                hunches: h,
-                insights: i,
+        .prop_map(
+            |(a, p, h, i, budget, threshold, (hours, gap, grace))| Settings {
+                caps: Caps {
+                    active_threads: a,
+                    patterns: p,
+                    hunches: h,
+                    insights: i,
+                },
+                token_budget: budget,
+                match_threshold: threshold,
+                decay: Decay::hours(hours, hours * 6.0, hours * 2.0, hours * 6.0),
+                max_decay_gap: TimeDelta::minutes(gap),
+                due_grace: TimeDelta::hours(grace),
+                ..Settings::default()
             },
-            token_budget: budget,
-            match_threshold: threshold,
-            decay: Decay::hours(hours, hours * 6.0, hours * 2.0, hours * 6.0),
-            max_decay_gap: TimeDelta::minutes(gap),
-            due_grace: TimeDelta::hours(grace),
-            ..Settings::default()
-        })
+        )
 }
 
 proptest! {

@@ -248,11 +248,13 @@ fn best_match_wins_over_first_match() {
         &settings(),
     );
     assert_eq!(
-        next.active_threads[0].strength, st(3),
+        next.active_threads[0].strength,
+        st(3),
         "the weaker match decays"
     );
     assert_eq!(
-        next.patterns[0].strength, st(5),
+        next.patterns[0].strength,
+        st(5),
         "the exact match is reinforced"
     );
 }

@@ -56,7 +56,8 @@ fn used_reinforces_once_like_a_thread_would() {
             &settings(),
         );
         assert_eq!(
-            next.active_threads[0].strength, st(expected),
+            next.active_threads[0].strength,
+            st(expected),
             "thread {also_thread}, twice {twice}"
         );
         assert_eq!(next.active_threads[0].last_seen, now());

@@ -391,7 +391,13 @@ fn the_report_counts_the_memory_before_and_what_left() {
         5,
         Kind::Anomaly,
     )]);
-    let (next, report) = aggregate(&state, &only(Watcher, a), &[], now(), &crate::support::settings());
+    let (next, report) = aggregate(
+        &state,
+        &only(Watcher, a),
+        &[],
+        now(),
+        &crate::support::settings(),
+    );
     assert_eq!(report.memory.before, 5);
     assert_eq!(report.memory.archived, 4);
     assert_eq!(report.memory.after, next.entry_count());
@@ -565,7 +571,10 @@ fn a_prompt_shows_at_most_the_caps_of_an_oversized_state() {
     let out = tick.thinker(&["prompt", "watcher"]);
     out.expect_exit(0);
     let shown: Vec<i32> = (0..16)
-        .filter(|i| out.stdout.contains(&format!("t-item-{i} ")) || out.stdout.contains(&format!("t-item-{i}]")))
+        .filter(|i| {
+            out.stdout.contains(&format!("t-item-{i} "))
+                || out.stdout.contains(&format!("t-item-{i}]"))
+        })
         .collect();
     // Strengths rise with i: the twelve strongest (the default cap) are 4..16.
     assert_eq!(shown, (4..16).collect::<Vec<_>>(), "{}", out.stdout);

@@ -37,6 +37,7 @@ mod hardening_untrusted;
 mod litellm_e2e;
 mod llama_e2e;
 mod mcp_e2e;
+mod memory_tick;
 mod prompts;
 mod proof_crash;
 mod proof_disk;

@@ -271,7 +271,11 @@ fn small() -> Model {
                 id: "a-1".into(),
                 category: Category::ActiveThreads,
                 summary: "Dentist Thursday 14:00".into(),
-                points: vec![(t0, Strength::whole(6)), (t1, Strength::whole(8)), (t2, Strength::whole(7))],
+                points: vec![
+                    (t0, Strength::whole(6)),
+                    (t1, Strength::whole(8)),
+                    (t2, Strength::whole(7)),
+                ],
                 left: None,
             },
             EntrySeries {

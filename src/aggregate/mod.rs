@@ -468,4 +468,3 @@ fn memory_change(
     }
     change
 }
-

@@ -138,6 +138,26 @@ pub fn apply(
         .map(|(i, (_, id, _))| (*id, i))
         .collect();
     let mut seen = vec![Seen::default(); existing.len()];
+    let unmatched = mark(
+        &mut seen, &existing, &by_id, results, used, settings, report,
+    );
+    drop(by_id);
+    drop(existing);
+    settle(state, &mut seen, now, settings, report);
+    unmatched
+}
+
+/// Marks every entry the agent used or a thread saw again (by id or by a matching
+/// finding) and returns the findings that matched nothing.
+fn mark(
+    seen: &mut [Seen],
+    existing: &[(Category, &str, TokenSet)],
+    by_id: &HashMap<&str, usize>,
+    results: &[ThreadOutcome; 4],
+    used: &[String],
+    settings: &Settings,
+    report: &mut Report,
+) -> Vec<Unmatched> {
     let mut unmatched = Vec::new();
     for id in used {
         if let Some(&i) = by_id.get(id.as_str()) {
@@ -173,7 +193,7 @@ pub fn apply(
         for finding in &answer.findings {
             let tokens = TokenSet::new(&finding.summary);
             let provenance = answer.seen.provenance(thread, finding.from.as_deref());
-            match best_match(&tokens, &existing, settings.match_threshold) {
+            match best_match(&tokens, existing, settings.match_threshold) {
                 Some(i) => {
                     let s = &mut seen[i];
                     s.reinforced = true;
@@ -210,8 +230,17 @@ pub fn apply(
         }
     }
 
-    drop(by_id);
-    drop(existing);
+    unmatched
+}
+
+/// Decays every entry by time and reinforces the ones seen, removing those at 0.
+fn settle(
+    state: &mut State,
+    seen: &mut [Seen],
+    now: DateTime<Utc>,
+    settings: &Settings,
+    report: &mut Report,
+) {
     let last_tick = state.last_tick;
     let mut index = 0;
     for cat in Category::ALL {
@@ -240,7 +269,7 @@ pub fn apply(
                 to: entry.strength,
             };
             if s.reinforced {
-                see_again(&mut entry, s, now, report);
+                see_again(&mut entry, &s, now, report);
                 report.reinforced.push(change);
             } else if change.from != change.to {
                 report.weakened.push(change);
@@ -249,12 +278,11 @@ pub fn apply(
         }
         *state.entries_mut(cat) = kept;
     }
-    unmatched
 }
 
 /// What a sighting does besides strength: `last_seen`, `sightings`, importance, `from`,
 /// a moved `due`, the taint cleared by a clean sighting.
-fn see_again(entry: &mut Entry, seen: Seen, now: DateTime<Utc>, report: &mut Report) {
+fn see_again(entry: &mut Entry, seen: &Seen, now: DateTime<Utc>, report: &mut Report) {
     entry.last_seen = now;
     entry.sightings = entry.sightings.saturating_add(1);
     entry.importance = entry.importance.max(seen.importance);

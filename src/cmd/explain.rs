@@ -7,7 +7,6 @@
 
 use std::fmt::Write as _;
 
-use crate::state::Strength;
 use crate::cli::ExplainArgs;
 use crate::clock::Clock;
 use crate::cmd::Context;
@@ -15,6 +14,7 @@ use crate::cmd::replay::{replay_dir, settings};
 use crate::error::{EXIT_FAILED, EXIT_OK, Error, to_json_pretty};
 use crate::replay::explain::{self, Life, Seen};
 use crate::replay::{Frame, Replay};
+use crate::state::Strength;
 use crate::untrusted;
 
 pub fn run(ctx: &mut Context<'_>, args: &ExplainArgs) -> Result<u8, Error> {

@@ -153,7 +153,7 @@ pub fn explain(id: &str, run: &Run, journal: &Journal) -> Vec<Life> {
             continue;
         }
         if open.is_none() {
-            open = new_life(frame, id);
+            open = new_life(frame, id).or_else(|| already_there(frame, id, journal));
         }
         if let Some(life) = open.as_mut() {
             let strength = frame
@@ -186,6 +186,22 @@ fn new_life(frame: &Frame, id: &str) -> Option<Life> {
         id: id.to_string(),
         summary: added.summary.clone(),
         origin: origin(frame, id),
+        steps: Vec::new(),
+        departure: None,
+        now: None,
+    })
+}
+
+/// A life that began before the replay's first tick: the entry is in the state the
+/// journal recorded as this tick's start (its `base`).
+fn already_there(frame: &Frame, id: &str, journal: &Journal) -> Option<Life> {
+    frame.points.iter().find(|p| p.id == id)?;
+    let base = journal.ticks.get(frame.tick)?.base.as_ref()?;
+    let (_, e) = base.all_entries().find(|(_, e)| e.id == id)?;
+    Some(Life {
+        id: id.to_string(),
+        summary: e.summary.clone(),
+        origin: None,
         steps: Vec::new(),
         departure: None,
         now: None,
@@ -234,12 +250,7 @@ fn step(frame: &Frame, id: &str, strength: crate::state::Strength) -> Step {
         run: frame.run,
         strength,
         seen,
-        due_moved_to: frame
-            .report
-            .moved
-            .iter()
-            .find(|m| m.id == id)
-            .map(|m| m.to),
+        due_moved_to: frame.report.moved.iter().find(|m| m.id == id).map(|m| m.to),
     }
 }
 

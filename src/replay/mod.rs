@@ -213,21 +213,9 @@ pub fn run(
                 Some(_) => {}
             }
         }
-        let other_rules = line.rules != aggregate::RULES;
-        if other_rules || !tick.has_answers() {
+        if let Some(why) = unreplayable(tick, &when) {
             if !gap_noted {
-                out.notes.push(if other_rules {
-                    format!(
-                        "{when} was recorded under version {} of the memory rules (this thinker applies version {}): not replayed until a tick of version {} that records its starting state",
-                        line.rules,
-                        aggregate::RULES,
-                        aggregate::RULES
-                    )
-                } else {
-                    format!(
-                        "{when} has no recorded answers (a journal written before thinker recorded them): not replayed until a tick that records its starting state"
-                    )
-                });
+                out.notes.push(why);
                 gap_noted = true;
             }
             out.check.not_replayed += 1;
@@ -288,6 +276,22 @@ pub fn run(
     }
     out.end = current;
     out
+}
+
+/// Why a recorded tick cannot be replayed, if it cannot: it was recorded under other
+/// memory rules, or before answers were recorded.
+fn unreplayable(tick: &Recorded, when: &str) -> Option<String> {
+    let rules = tick.line.rules;
+    if rules != aggregate::RULES {
+        return Some(format!(
+            "{when} was recorded under version {rules} of the memory rules (this thinker applies version {}): not replayed until a tick of version {} that records its starting state",
+            aggregate::RULES,
+            aggregate::RULES
+        ));
+    }
+    (!tick.has_answers()).then(|| format!(
+        "{when} has no recorded answers (a journal written before thinker recorded them): not replayed until a tick that records its starting state"
+    ))
 }
 
 fn verify(
