@@ -178,7 +178,7 @@ def week_section(p, week, before):
     p("")
     p("<details><summary>Per fact (this binary)</summary>")
     p("")
-    p("| fact | split | kind | minutes to memory | window share | at due | recall | archived |")
+    p("| fact | split | what | minutes to memory | window share | at due | recall | archived |")
     p("|---|---|---|---|---|---|---|---|")
     for r in week["facts_detail"]:
         notes = [r["category"]]

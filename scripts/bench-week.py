@@ -1994,7 +1994,8 @@ def archive_stats(state, world, tsets):
             reasons[reason] = reasons.get(reason, 0) + 1
             for f in world.facts:
                 if any(jaccard(et, s) >= 0.6 for s in tsets[f.id]):
-                    per_fact[f.id] = per_fact.get(f.id, 0) + 1
+                    counts = per_fact.setdefault(f.id, {})
+                    counts[reason] = counts.get(reason, 0) + 1
                     break
     return lines, per_fact, reasons
 
@@ -2038,7 +2039,8 @@ def figures(world, res, args, binary):
             "in_memory_at_due": p["at_due"],
             "due_right": p["due_ok"],
             "recall": p["recall"],
-            "archived": archived.get(f.id, 0),
+            "archived": sum(archived.get(f.id, {}).values()),
+            "archived_by_reason": archived.get(f.id, {}),
         }
         if f.cancelled_at:
             row["gone_min_after_cancel"] = minutes(f.cancelled_at, p["gone_after_cancel"])
@@ -2117,7 +2119,8 @@ def figures(world, res, args, binary):
                   "escalation_calls": calls.get("escalation", [0])[0],
                   "by_thread": threads},
         "threads_skipped": skipped, "threads_failed": failed,
-        "archive": {"lines": lines, "fact_lines": sum(archived.values()), "reasons": reasons},
+        "archive": {"lines": lines, "fact_lines": sum(sum(c.values()) for c in archived.values()),
+                    "reasons": reasons},
         "exit_codes": {str(k): v for k, v in sorted(res["exits"].items())},
         "stderr_lines_healthy_ticks": res["stderr_healthy"],
         "stderr_examples": res["stderr_examples"],

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/bench.sh — regenerates BENCHMARKS.md, entirely, from one run on this machine.
 #
-#   scripts/bench.sh            # the full run: about 10 minutes on 2 cores (warm builds)
+#   scripts/bench.sh            # the full run: about 15 minutes on 2 cores (warm builds)
 #   scripts/bench.sh --quick    # a smoke run (about 2 minutes): few samples, small grids
 #   scripts/bench.sh --out F    # write F instead of BENCHMARKS.md
 #   scripts/bench.sh --keep DIR # keep the JSON results (bench-report.py --results DIR)
@@ -111,10 +111,11 @@ python3 scripts/bench-scale.py --binary "$binary" --json "$results/scale-ticks.j
     "${scale_args[@]}" >&2
 
 step "scripts/bench-week.py"
-python3 scripts/bench-week.py --binary "$binary" --json "$results/week.json" "${week_args[@]}" >&2
+python3 scripts/bench-week.py --binary "$binary" --json "$results/week.json" --progress \
+    "${week_args[@]}" >&2
 if [ -n "$week_before" ]; then
     step "scripts/bench-week.py --binary $week_before"
-    python3 scripts/bench-week.py --binary "$week_before" --json "$results/week-before.json" \
+    python3 scripts/bench-week.py --binary "$week_before" --json "$results/week-before.json" --progress \
         "${week_args[@]}" >&2
 fi
 
