@@ -2,7 +2,7 @@
 """bench-report.py — writes BENCHMARKS.md from the results of one `scripts/bench.sh` run.
 
 Reads the JSON files the bench scripts wrote into --results (tick.json, hook.json,
-idle.json, scale-ticks.json, scale.json) and criterion's own estimates under --criterion
+idle.json, scale-ticks.json, scale.json, week.json and week-before.json) and criterion's own estimates under --criterion
 (`*/new/benchmark.json` and `estimates.json`), and prints the whole file on stdout. A
 missing result becomes a row saying so, never a figure from elsewhere: the file quotes
 only what that run measured.
@@ -98,6 +98,111 @@ def duration_ns(ns):
 
 def size(n):
     return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n // 1024} KiB"
+
+
+def week_section(p, week, before):
+    """The synthetic week (scripts/bench-week.py): this binary, and an earlier one beside it."""
+    p("## Remembering until it matters: a synthetic week (`python3 scripts/bench-week.py`)")
+    p("")
+    if not week:
+        p("Not measured in this run.")
+        p("")
+        return
+    w = week["world"]
+    p(f"One person's seeded week (seed {week['seed']}, {week['days']} days, a tick every "
+      f"{week['step_minutes']} minutes: {week['ticks']:,} ticks of the real binary): a "
+      f"Maildir where {w['mails']} mails arrive, are read, trashed and deleted; a vdir "
+      "calendar with recurring, moved and cancelled events; notes that change. "
+      f"{w['facts']} planted facts ({w['urgent']} urgent, {w['moved']} moved, "
+      f"{w['cancelled']} cancelled, {w['detail_after_first_paragraph']} with their key "
+      f"detail past a mail's first paragraph; {w['held_out']} held out from tuning) among "
+      f"{w['distractors']} distractors. Threads, cadences and escalation as in "
+      "`config/default.toml`, memory settings the binary's own defaults"
+      + (f", with `--set {' '.join(week['settings'])}`" if week["settings"] else "")
+      + ". The model stand-in answers perfectly from what each prompt shows (a fact "
+      "counts as seen only when its identifying text, detail included, is in the prompt's "
+      "sources), so every loss is thinker's. A fact is in memory when an entry's summary "
+      "is its own; its window runs from its first appearance to its due time (or its "
+      "cancellation); recall asks `show --format prompt --for` each of its natural "
+      "questions at its due time.")
+    p("")
+
+    def rows(f):
+        s, u, k = f["summary"], f["urgent"], f["calls"]
+        return [
+            ("facts in memory at their due time", f"{s['in_memory_at_due']} of {s['live_checked']}",
+             "≥ 90 %"),
+            ("mean share of the relevance window in memory", f"{s['mean_window_share']}", "≥ 0.85"),
+            ("… tuning facts / held-out facts: at due; window share",
+             "; ".join(f"{t['in_memory_at_due']}/{t['live_checked']}, {t['mean_window_share']}"
+                       for t in f["splits"].values()), ""),
+            ("median minutes from appearance to memory", f"{s['median_to_memory_min']}", ""),
+            ("facts never seen by a thread / never in memory",
+             f"{s['never_seen']} / {s['never_in_memory']}", ""),
+            ("`show --for` questions that found their fact at due time",
+             f"{s['recall_found']} of {s['recall_questions']}", ""),
+            ("urgent facts notified exactly once",
+             f"{u['notified_exactly_once']} of {u['facts']} ({u['missed']} missed, "
+             f"{u['repeated']} repeated)", "all"),
+            ("false alarms (notifications about no urgent fact)", f"{u['false_alarms']}", "0"),
+            ("cancelled facts gone by their original time",
+             f"{f['cancelled']['gone_by_original_due']} of {f['cancelled']['facts']}", ""),
+            ("moved facts carrying the new time at due",
+             f"{f['moved']['right_due_at_due']} of {f['moved']['facts']}", ""),
+            ("thread calls a day", f"{k['thread_calls_per_day']:,}", "≤ 1.2× before"),
+            ("input tokens a day (threads)", f"{k['thread_tokens_in_per_day']:,}", ""),
+            ("escalation calls in the week", f"{k['escalation_calls']}", ""),
+            ("archive lines (of them, planted facts)",
+             f"{f['archive']['lines']:,} ({f['archive']['fact_lines']})", ""),
+            ("stderr lines on healthy ticks (exit 0)", f"{f['stderr_lines_healthy_ticks']}", "0"),
+            ("wall time of the run", f"{f['wall_s']:.0f} s", ""),
+        ]
+
+    now = rows(week)
+    if before:
+        then = rows(before)
+        p(f"| measure | this binary | before (`{before['version']}`, "
+          f"{Path(before['binary']).name}) | target |")
+        p("|---|---|---|---|")
+        for (name, value, target), (_, old, _) in zip(now, then):
+            p(f"| {name} | {value} | {old} | {target} |")
+    else:
+        p("| measure | this binary | target |")
+        p("|---|---|---|")
+        for name, value, target in now:
+            p(f"| {name} | {value} | {target} |")
+    if week["stderr_examples"]:
+        p("")
+        p("What healthy ticks printed, e.g.: " + "; ".join(
+            f"`{e[:120]}`" for e in week["stderr_examples"][:3]))
+    p("")
+    p("<details><summary>Per fact (this binary)</summary>")
+    p("")
+    p("| fact | split | what | minutes to memory | window share | at due | recall | archived |")
+    p("|---|---|---|---|---|---|---|---|")
+    for r in week["facts_detail"]:
+        notes = [r["category"]]
+        if r["urgent"]:
+            notes.append(f"urgent, notified {r['notified']}×")
+        if r["moved"]:
+            notes.append("moved")
+        if r["cancelled"]:
+            notes.append("cancelled")
+        if (r.get("detail_paragraph") or 1) > 1:
+            notes.append(f"detail in paragraph {r['detail_paragraph']}")
+        at_due = "—" if r["in_memory_at_due"] is None else ("yes" if r["in_memory_at_due"] else "no")
+        share = "—" if r["window_share"] is None else f"{r['window_share']:.2f}"
+        recall = f"{sum(r['recall'])}/{len(r['recall'])}" if r["recall"] else "—"
+        to_mem = "never" if r["to_memory_min"] is None else r["to_memory_min"]
+        p(f"| {r['id']} | {r['split']} | {', '.join(notes)} | {to_mem} | {share} | {at_due} | "
+          f"{recall} | {r['archived']} |")
+    p("")
+    p("</details>")
+    p("")
+    p("Rerun alone: `python3 scripts/bench-week.py [--binary B] [--set KEY=VALUE]… "
+      "[--seed N] [--json F]`; `scripts/bench.sh --week-before B` puts an earlier binary "
+      "beside this one.")
+    p("")
 
 
 def main():
@@ -392,6 +497,8 @@ def main():
     else:
         p("Not measured in this run.")
     p("")
+
+    week_section(p, load(results, "week.json"), load(results, "week-before.json"))
 
     # --- surfacing --------------------------------------------------------------------------
     surf = ticks.get("surfacing")

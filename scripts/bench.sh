@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # scripts/bench.sh — regenerates BENCHMARKS.md, entirely, from one run on this machine.
 #
-#   scripts/bench.sh            # the full run: about 10 minutes on 2 cores (warm builds)
+#   scripts/bench.sh            # the full run: about 15 minutes on 2 cores (warm builds)
 #   scripts/bench.sh --quick    # a smoke run (about 2 minutes): few samples, small grids
 #   scripts/bench.sh --out F    # write F instead of BENCHMARKS.md
 #   scripts/bench.sh --keep DIR # keep the JSON results (bench-report.py --results DIR)
+#   scripts/bench.sh --week-before BIN  # also run the week with an earlier binary, side by side
 #
 # Builds the release binary (cargo build --release --locked), runs the criterion benches
 # (benches/aggregate.rs, benches/screen.rs), the scale bench (benches/scale.rs) and the
@@ -12,22 +13,25 @@
 # the whole-process scripts against stubs on loopback: scripts/bench-tick.py (http,
 # https, 1 s threads, the Python reference scripts/reference_tick.py side by side),
 # scripts/bench-rss.py (what the peak is made of), scripts/bench-hook.py,
-# scripts/bench-idle.py and scripts/bench-scale.py, each writing
+# scripts/bench-idle.py, scripts/bench-scale.py and scripts/bench-week.py (a synthetic
+# week: what is remembered until it matters; about 4 minutes), each writing
 # JSON into a temp directory; scripts/bench-report.py turns those into the Markdown.
 # Needs: cargo, python3 >= 3.11 (standard library only), openssl (the https row), Linux.
 # No network, no API key. Not part of CI's tests (too slow, machine-dependent).
 set -euo pipefail
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 
 quick=0
 out=BENCHMARKS.md
 keep=
+week_before=
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --out) out="$2"; shift ;;
         --keep) keep="$2"; shift ;;
+        --week-before) week_before="$2"; shift ;;
         -h | --help) usage; exit 0 ;;
         *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -67,6 +71,7 @@ if [ "$quick" = 1 ]; then
     hook_args=(--runs 30)
     idle_args=(--ticks 48)
     scale_args=(--quick --replay-ticks 300)
+    week_args=(--quick)
 else
     criterion=(--warm-up-time 1 --measurement-time 4)
     scale_ticks=()
@@ -75,6 +80,7 @@ else
     hook_args=(--runs 200)
     idle_args=()
     scale_args=()
+    week_args=()
 fi
 
 # Criterion keeps its last results under target/criterion; the report reads them, so
@@ -103,6 +109,15 @@ python3 scripts/bench-idle.py --binary "$binary" --json "$results/idle.json" "${
 step "scripts/bench-scale.py"
 python3 scripts/bench-scale.py --binary "$binary" --json "$results/scale-ticks.json" \
     "${scale_args[@]}" >&2
+
+step "scripts/bench-week.py"
+python3 scripts/bench-week.py --binary "$binary" --json "$results/week.json" --progress \
+    "${week_args[@]}" >&2
+if [ -n "$week_before" ]; then
+    step "scripts/bench-week.py --binary $week_before"
+    python3 scripts/bench-week.py --binary "$week_before" --json "$results/week-before.json" --progress \
+        "${week_args[@]}" >&2
+fi
 
 step "writing $out"
 report=(--results "$results" --criterion "$target/criterion" --binary "$binary"
