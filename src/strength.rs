@@ -64,14 +64,15 @@ impl Strength {
 }
 
 impl fmt::Display for Strength {
-    /// `4`, `3.5`, `3.47`.
+    /// `4`, `3.5`, `3.47`; a width and alignment (`{:>4}`) pad it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (whole, frac) = (self.0 / 100, self.0 % 100);
-        match frac {
-            0 => write!(f, "{whole}"),
-            n if n % 10 == 0 => write!(f, "{whole}.{}", n / 10),
-            n => write!(f, "{whole}.{n:02}"),
-        }
+        let text = match frac {
+            0 => format!("{whole}"),
+            n if n % 10 == 0 => format!("{whole}.{}", n / 10),
+            n => format!("{whole}.{n:02}"),
+        };
+        f.pad(&text)
     }
 }
 

@@ -120,10 +120,12 @@ pub(crate) fn watcher_request() -> CallRequest {
         prompt,
         schema,
         schema_name: "watcher_answer".into(),
-        // The threads' default. Under the grammar SmolLM2 fills every bound of the schema
-        // (5 findings, every optional field, strings to maxLength, pretty-printed): 566 to
-        // 649 tokens were seen. At 300 every answer was cut (finish_reason "length").
-        max_tokens: 1024,
+        // Under the grammar SmolLM2 fills every bound of the schema (5 findings, every
+        // optional field, 10 reinforce ids, 5 retires, strings to maxLength, pretty-printed):
+        // 566 to 649 tokens were seen before `from` and `retire`, 866 after, and through
+        // LiteLLM (which does not pass the temperature on) 1024 was once cut. At 300 every
+        // answer was cut (finish_reason "length"). A real model writes a fraction of this.
+        max_tokens: 1536,
         // Greedy, so the answer (and the test) is the same every run.
         temperature: 0.0,
         sequence: 1,

@@ -396,7 +396,7 @@ fn finals(s: &mut String, current: &[Row], overridden: Option<&[Row]>) {
         r.map_or_else(String::new, |r| {
             format!(
                 "{:>2} {:<18} {}",
-                r.strength,
+                r.strength.rounded(),
                 cut(&r.id, 18),
                 cut(&r.summary, 30)
             )
