@@ -18,6 +18,11 @@ answer with `usage`.
   (reference) with --reference: the same phases run by scripts/reference_tick.py, the
       minimal Python orchestrator users would otherwise write, on the same config and
       stub, in the same run (what it does not do: its docstring).
+  (default) with --reference: the threads' default sources (no `sources` key: the
+      Watcher the system, the Librarian the archive, the Dreamer a sample of them), the
+      thinker tick and the reference taking turns (A B A B …, after a warm-up of each),
+      --runs pairs; the ratio thinker / reference pair by pair, its median against the
+      target <= 0.15 (the reference gathers no source: it is the same floor).
   (https) with --https: the instant phase against the same stub behind TLS (python
       `ssl`, a self-signed certificate made by `openssl req -x509`, trusted through the
       provider's `ca_file`); a binary without the `ca_file` key is reported "n/a".
@@ -59,6 +64,7 @@ ANSWER = {
 TARGET_MEDIAN_MS = 25.0
 TARGET_RSS_MB = 20.0
 TARGET_RATIO = 1.10
+TARGET_VS_REFERENCE = 0.15
 
 
 class Stub(http.server.ThreadingHTTPServer):
@@ -95,7 +101,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def config_text(base_url: str) -> str:
+def config_text(base_url: str, sources=False) -> str:
     lines = [
         # The quiet tick off: every tick calls the four threads (on, a world that never
         # changes would skip them all after the first tick).
@@ -108,9 +114,11 @@ def config_text(base_url: str) -> str:
         "concurrency = 4", "",
     ]
     # `sources = []`: a thread without the key gets its default sources (the Watcher the
-    # system, which runs `df`; the Dreamer a sample of the others'), not the tick itself.
+    # system, the Librarian the archive, the Dreamer a sample of the others'): the
+    # `default` phase (sources=True).
     for t in THREADS:
-        lines += [f"[threads.{t}]", f'model = "stub/{t}"', "sources = []", ""]
+        lines += [f"[threads.{t}]", f'model = "stub/{t}"'] + ([] if sources else ["sources = []"])
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -212,6 +220,25 @@ def phase(argv_for, base, name, runs, warmup, trace=False, fail_ok=False):
     return results
 
 
+def paired(a_for, b_for, base, name, runs, warmup=2):
+    """A and B ticks taking turns, each on its own state directory: their walls (s) and
+    the ratios A/B pair by pair."""
+    states = (base / f"state-{name}-a", base / f"state-{name}-b")
+    walls_a, walls_b = [], []
+    for i in range(warmup + runs):
+        pair = []
+        for argv_for, state in zip((a_for, b_for), states):
+            wall, _, _, code, stderr = run_tick(argv_for(state), base)
+            if code != 0:
+                print(f"{name}: tick {i + 1} exited {code}:\n{stderr}", file=sys.stderr)
+                sys.exit(2)
+            pair.append(wall)
+        if i >= warmup:
+            walls_a.append(pair[0])
+            walls_b.append(pair[1])
+    return walls_a, walls_b, [a / b for a, b in zip(walls_a, walls_b)]
+
+
 def self_signed(base: Path):
     """A self-signed certificate for 127.0.0.1 (openssl req -x509): (cert, key) or None."""
     cert, key = base / "stub-cert.pem", base / "stub-key.pem"
@@ -290,6 +317,20 @@ def main():
             ref_fast = phase(reference, base, "ref-instant", args.runs, warmup=2)
             ref_memory = phase(reference, base, "ref-memory", args.rss_runs, warmup=0,
                                trace=True)
+        if args.reference:
+            default_config = base / "thinker-default.toml"
+            default_config.write_text(config_text(base_url, sources=True))
+            a, b, ratios = paired(thinker_argv(binary, default_config),
+                                  reference_argv(default_config), base, "default", args.runs)
+            ms = [x * 1000 for x in a]
+            results["default_sources"] = {
+                "runs": len(ratios),
+                "wall_ms_median": statistics.median(ms),
+                "wall_ms_p90": percentile(ms, 90),
+                "reference_wall_ms_median": statistics.median(x * 1000 for x in b),
+                "ratio_median": statistics.median(ratios),
+                "ratio_max": max(ratios),
+            }
         server.delay = args.delay
         slow = phase(thinker, base, "slow", args.slow_runs, warmup=0)
         if args.reference:
@@ -340,6 +381,16 @@ def main():
              f"{r['rss_mb_median'] or 0:.1f} / {r['rss_mb_max'] or 0:.1f} MB", "", ""),
             (f"reference (Python): (b) wall / {args.delay:g} s, median",
              f"{r['ratio_median']:.3f}", "", ""),
+        ]
+        d = results["default_sources"]
+        rows += [
+            ("default sources: wall median / p90",
+             f"{d['wall_ms_median']:.1f} / {d['wall_ms_p90']:.1f} ms", "", ""),
+            ("default sources: reference (Python) wall, median",
+             f"{d['reference_wall_ms_median']:.1f} ms", "", ""),
+            ("default sources: thinker / reference, median (max) of pairs",
+             f"{d['ratio_median']:.3f} ({d['ratio_max']:.3f})",
+             f"<= {TARGET_VS_REFERENCE:.2f}", verdict(d["ratio_median"] <= TARGET_VS_REFERENCE)),
         ]
     if args.https:
         h = results["https"]

@@ -7,12 +7,14 @@
 #   scripts/bench.sh --keep DIR # keep the JSON results (bench-report.py --results DIR)
 #   scripts/bench.sh --week-before BIN  # also run the week with an earlier binary, side by side
 #
-# Builds the release binary (cargo build --release --locked), runs the criterion benches
+# Builds the release binary (cargo build --release --locked) and, for the memory table, the
+# same code linked -no-pie (cargo rustc -- -C link-arg=-no-pie: one more link, and one to
+# put the default build back), runs the criterion benches
 # (benches/aggregate.rs, benches/screen.rs), the scale bench (benches/scale.rs) and the
 # replay engine's (benches/replay.rs), then
 # the whole-process scripts against stubs on loopback: scripts/bench-tick.py (http,
 # https, 1 s threads, the Python reference scripts/reference_tick.py side by side),
-# scripts/bench-rss.py (what the peak is made of), scripts/bench-hook.py,
+# scripts/bench-rss.py (private memory, PIE and -no-pie in turn), scripts/bench-hook.py,
 # scripts/bench-idle.py, scripts/bench-scale.py and scripts/bench-week.py (a synthetic
 # week: what is remembered until it matters; about 4 minutes), each writing
 # JSON into a temp directory; scripts/bench-report.py turns those into the Markdown.
@@ -20,7 +22,7 @@
 # No network, no API key. Not part of CI's tests (too slow, machine-dependent).
 set -euo pipefail
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 
 quick=0
 out=BENCHMARKS.md
@@ -54,12 +56,14 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date +%s)
 step() { echo "== $* ($(($(date +%s) - started)) s)" >&2; }
 
+step "linking the release binary -no-pie (the memory table's comparison)"
+cargo rustc --release --locked --quiet --bin thinker -- -C link-arg=-no-pie
+cp "$binary" "$results/thinker-no-pie"
 step "building the release binary"
 cargo build --release --locked --quiet
 # `cargo bench` below builds the binary again into the same place with the bench
-# profile (symbols, line tables): another build, whose symbol hashes differ from the
-# release one that link/hot.ld was made from. The whole-process figures are the
-# release binary's, so it is measured from a copy.
+# profile (symbols, line tables). The whole-process figures are the release binary's,
+# so it is measured from a copy.
 cp "$binary" "$results/thinker"
 binary="$results/thinker"
 
@@ -100,7 +104,8 @@ step "scripts/bench-tick.py"
 python3 scripts/bench-tick.py --binary "$binary" --reference --https \
     --json "$results/tick.json" "${tick_args[@]}" >&2
 step "scripts/bench-rss.py"
-python3 scripts/bench-rss.py --binary "$binary" --json "$results/rss.json" \
+python3 scripts/bench-rss.py --binary pie="$binary" --binary no-pie="$results/thinker-no-pie" \
+    --json "$results/rss.json" \
     --runs "$([ "$quick" = 1 ] && echo 3 || echo 10)" >&2
 step "scripts/bench-hook.py"
 python3 scripts/bench-hook.py --binary "$binary" --json "$results/hook.json" "${hook_args[@]}" >&2

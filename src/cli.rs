@@ -21,8 +21,14 @@ pub struct Global {
     /// Config file [default: $THINKER_CONFIG, else $XDG_CONFIG_HOME/thinker/config.toml]
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
-    /// State directory (overrides the config's [state] dir)
-    #[arg(long, global = true, value_name = "DIR")]
+    /// State directory (overrides the config's `[state]` dir). The help text is given
+    /// as is: brackets in a doc comment would be read as a link.
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        help = "State directory (overrides the config's [state] dir)"
+    )]
     pub state: Option<PathBuf>,
     /// More diagnostics on stderr (-v progress, -vv debug)
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]

@@ -1,5 +1,5 @@
-//! The benchmark scripts (issue 14) stay runnable: every `scripts/bench*.py`,
-//! `scripts/reference_tick.py` and `scripts/hot-code.py` parses (Python's own parser,
+//! The benchmark scripts (issue 14) stay runnable: every `scripts/bench*.py` and
+//! `scripts/reference_tick.py` parses (Python's own parser,
 //! nothing written), `bench.sh` parses (`bash -n`), and the Python reference
 //! orchestrator does its tick against a loopback wiremock server: four parallel calls,
 //! findings merged into `reference.json` (a repeated summary counted, not appended).
@@ -39,9 +39,7 @@ fn scripts() -> Vec<PathBuf> {
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
             p.extension().is_some_and(|e| e == "py")
-                && (name.starts_with("bench-")
-                    || name == "reference_tick.py"
-                    || name == "hot-code.py")
+                && (name.starts_with("bench-") || name == "reference_tick.py")
         })
         .collect();
     found.sort();

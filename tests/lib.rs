@@ -55,3 +55,4 @@ mod sources_maildir;
 mod support;
 mod tick;
 mod tick_phases;
+mod tick_spawns;

@@ -1,6 +1,7 @@
 //! The `command` source's process group (issue 10): a command that forks and hangs, one
-//! that prints megabytes, and one dropped mid-run (by the test, and by a thread timeout
-//! in a real tick) leave no process behind; and the command examples `thinker init`
+//! that prints megabytes, one that exits with a child still running in the background,
+//! and one dropped mid-run (by the test, and by a thread timeout in a real tick) leave no
+//! process behind; and the command examples `thinker init`
 //! writes are valid sources once uncommented.
 //!
 //! Each command is `sh -c` writing its own pid and its background child's to a pid file
@@ -134,6 +135,19 @@ async fn megabytes_of_output_are_capped_and_the_group_killed() {
     assert_eq!(text.text, "x".repeat(1000));
     // Cut at the cap, not at the timeout: the background sleep dies with the group.
     assert_gone("past the cap", written(&pid_file));
+}
+
+#[tokio::test]
+async fn a_command_that_exits_takes_its_background_child_with_it() {
+    // `sh -c 'sleep 300 & …; echo done'`: the shell exits at once, its `sleep` (holding
+    // stdout open) is killed with the group before the shell is reaped.
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pids");
+    let source = source("echo done", &pid_file, &[("timeout_seconds", 600.into())]);
+    let gathered = gather_one(&source).await;
+    assert!(gathered.failures.is_empty(), "{gathered:?}");
+    assert_eq!(gathered.texts[0].text.trim(), "done");
+    assert_gone("after the shell exited", written(&pid_file));
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 //! reader of that answer ([`parse_decision`], [`from_value`]).
 //!
 //! Owns: finding the decision object in prose or a code fence (the thread reader's linear
-//! span scan, [`crate::answer::spans`]), reading the action (an action it does not know —
+//! span scan, `answer::spans`), reading the action (an action it does not know —
 //! `run`, `execute`, `shell`, … — becomes [`Action::Propose`], with the asked action's
 //! name kept in front of the text), cleaning `text` (multi-line) and `why` (one line) with
 //! [`crate::untrusted`] and cutting them to [`MAX_TEXT_CHARS`] / [`MAX_WHY_CHARS`].

@@ -10,11 +10,12 @@
 //! blocks on a full pipe); once it has exited, its pipes are read for [`PIPE_GRACE`] more
 //! and then let go (something it left running may keep them open).
 //!
-//! **Killing the group** is [`crate::process`]'s: `kill -s KILL -- -PGID`, run while the
-//! notifier is still unreaped so the group id cannot have been reused. The direct child
-//! is also killed through tokio, so it dies even when no `kill` program can be run (the
-//! error then says its children may live on). If the caller drops the future mid-run (a
-//! tick deadline), the group is killed the same way.
+//! **Killing the group** is [`crate::process`]'s: `kill(-PGID, SIGKILL)` in-process, sent
+//! while the notifier is still unreaped so the group id cannot have been reused. The
+//! direct child is also killed through tokio (if the group cannot be signalled, the error
+//! says its children may live on). If the caller drops the future mid-run (a tick
+//! deadline), the group is killed the same way. A notifier that exits normally takes
+//! what it left running in its group with it (`process::GroupChild::wait`).
 //!
 //! Errors name the program (`argv[0]`) only, never the arguments: a notifier's arguments
 //! may hold a token (a Telegram bot URL, an ntfy topic). For the same reason a quoted

@@ -9,11 +9,11 @@
 //! the caller drops the source mid-run (a thread timeout, the tick deadline), the group
 //! is killed too. Program not found → failure naming it. Non-zero exit: with output, the
 //! output is used; with none (blank), a failure with the exit code or signal and the
-//! first line of stderr. Exit 0 with no output is an empty text. Once the command has
-//! exited (and been reaped), its group is left alone (its id may be reused) and its
-//! pipes are read for 200 ms more and then let go, so a background process it started
-//! that keeps them open cannot hold the source until the timeout; such a process lives
-//! on (`sh -c 'sleep 300 & echo hi'`).
+//! first line of stderr. Exit 0 with no output is an empty text. When the command exits,
+//! what it left running in its group is killed before it is reaped
+//! (`sh -c 'sleep 300 & echo hi'`'s `sleep`: [`GroupChild::wait`]); its pipes are read
+//! for 200 ms more and then let go, so a process that left the group (`setsid`) and
+//! keeps them open cannot hold the source until the timeout.
 //!
 //! Owns [`CommandSettings`], its defaults and checks (an empty `command`, a timeout that
 //! is not a positive number of seconds up to a day, `max_bytes` out of range are config
@@ -187,7 +187,8 @@ pub(super) async fn run_command(
             tokio::select! {
                 r = &mut read => r,
                 s = leader.wait() => {
-                    // Exited, but something it started may hold stdout open.
+                    // Exited (its group killed): something that left the group may
+                    // still hold stdout open.
                     exited = Some(s);
                     tokio::time::timeout(PIPE_GRACE, &mut read).await.unwrap_or(Ok(()))
                 }

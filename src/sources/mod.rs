@@ -11,7 +11,7 @@
 //! [`sample`].
 //! This module owns what they share: [`Source`] (a name and a [`SourceKind`]), reading a
 //! source's table ([`Source::from_table`]), [`gather`], the names, and the result types;
-//! [`text`] holds cleaning and caps, [`read`] the file reading, [`settings`] the shared
+//! `text` holds cleaning and caps, `read` the file reading, [`settings`] the shared
 //! checks. **A new kind** is one new file (its `XSettings::from_table`, its `text`) and
 //! one arm in [`SourceKind`], [`SourceKind::NAMES`], [`Source::from_table`] and
 //! `gather_one`.

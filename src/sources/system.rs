@@ -2,27 +2,28 @@
 //!
 //! `load L1 L5 L15 (N cpus)`, `memory X available of Y`, `swap X used of Y` (when there
 //! is swap), `up 3 days 4 h`, one `disk MOUNT P% used (X free)` line per distinct mount of
-//! `/` and `$HOME` (from `df -Pk`, 3 s timeout). Missing pieces are skipped; a failure
-//! only when nothing at all is available. Small by construction: no cap.
+//! `/` and `$HOME` (`statvfs` of each, its mount point the longest of
+//! `/proc/self/mountinfo` that holds it; used % rounded up as `df` does; on the blocking
+//! pool, 3 s timeout: a hung network mount cannot hold the tick). No process is started.
+//! Missing pieces are skipped; a failure only when nothing at all is available. Small by
+//! construction: no cap.
 //!
 //! Owns [`SystemSettings`] (no keys besides `kind` and `name`); must not read anything
-//! but `/proc` and `df`.
+//! but `/proc` and `statvfs`, or start a process.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
 
 use super::Text;
-use super::command::run_command;
 use super::settings::{self, SettingsError};
 use super::text::clean;
 
-/// Timeout of `df` for the system source.
-const DF_TIMEOUT: Duration = Duration::from_secs(3);
-/// Cap of `df` output.
-const DF_MAX_BYTES: usize = 16 * 1024;
+/// Time limit of reading the disks' usage (a hung network mount under `$HOME`).
+const DISK_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The keys a `system` source takes besides `kind` and `name`: none.
 pub(super) const KEYS: &[&str] = &[];
@@ -62,15 +63,18 @@ pub(super) async fn text(_: &SystemSettings) -> Result<Text, String> {
     {
         lines.push(l);
     }
-    let mut df = vec!["df".to_string(), "-Pk".to_string(), "/".to_string()];
+    let mut paths = vec![PathBuf::from("/")];
     if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
-        df.push(home.to_string_lossy().into_owned());
+        paths.push(PathBuf::from(home));
     }
-    if let Ok(out) = run_command(&df, DF_TIMEOUT, DF_MAX_BYTES).await {
-        lines.extend(disk_lines(&String::from_utf8_lossy(&out.bytes)));
+    let disks = tokio::task::spawn_blocking(move || disk_lines(&paths));
+    if let Ok(Ok(disks)) = tokio::time::timeout(DISK_TIMEOUT, disks).await {
+        lines.extend(disks);
     }
     if lines.is_empty() {
-        return Err("no system information: /proc is not readable and `df` failed".into());
+        return Err(
+            "no system information: /proc is not readable and no disk could be measured".into(),
+        );
     }
     let mut text = lines.join("\n");
     text.push('\n');
@@ -138,33 +142,107 @@ fn uptime_line(uptime: &str) -> Option<String> {
     })
 }
 
-/// `disk / 61% used (80 GiB free)`, one line per distinct mount point, from `df -Pk`.
-fn disk_lines(df: &str) -> Vec<String> {
+/// `disk / 61% used (80 GiB free)`, one line per distinct mount point of `paths` (a path
+/// that cannot be resolved or measured is left out). Blocking.
+fn disk_lines(paths: &[PathBuf]) -> Vec<String> {
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo")
+        .map(|m| mount_points(&m))
+        .unwrap_or_default();
     let mut seen = HashSet::new();
     let mut lines = Vec::new();
-    for line in df.lines().skip(1) {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        // Filesystem names may hold spaces: find `blocks used available NN%` anywhere.
-        let Some(i) = (1..f.len().saturating_sub(4)).find(|&i| {
-            f[i..i + 3].iter().all(|x| x.parse::<u64>().is_ok())
-                && f[i + 3]
-                    .strip_suffix('%')
-                    .is_some_and(|p| p.parse::<u64>().is_ok())
-        }) else {
+    for path in paths {
+        let Ok(real) = std::fs::canonicalize(path) else {
             continue;
         };
-        let mount = f[i + 4..].join(" ");
+        let Ok(vfs) = rustix::fs::statvfs(&real) else {
+            continue;
+        };
+        // Without a mount table the path itself names the disk (as `df` names the mount).
+        let mount = mount_of(&real, &mounts).unwrap_or_else(|| real.display().to_string());
         if !seen.insert(mount.clone()) {
             continue;
         }
-        let available: u64 = f[i + 2].parse().unwrap_or(0);
-        lines.push(format!(
-            "disk {mount} {} used ({} free)",
-            f[i + 3],
-            human(available * 1024)
-        ));
+        let usage = Usage {
+            block: vfs.f_frsize,
+            blocks: vfs.f_blocks,
+            free: vfs.f_bfree,
+            available: vfs.f_bavail,
+        };
+        lines.extend(disk_line(&mount, &usage));
     }
     lines
+}
+
+/// A file system's size as `statvfs` gives it, in blocks of `block` bytes.
+#[derive(Debug, Clone, Copy)]
+struct Usage {
+    block: u64,
+    blocks: u64,
+    /// Free blocks, the reserved ones included.
+    free: u64,
+    /// Free blocks an unprivileged user may take.
+    available: u64,
+}
+
+/// `disk MOUNT P% used (X free)`, `df -P`'s figures: used is `blocks - free`, the share
+/// is of `used + available` (the reserved blocks left out), rounded up; free is what an
+/// unprivileged user may take. `None` for a file system of no size (`/proc`, `sysfs`).
+fn disk_line(mount: &str, u: &Usage) -> Option<String> {
+    let used = u.blocks.saturating_sub(u.free);
+    let total = used.saturating_add(u.available);
+    if total == 0 {
+        return None;
+    }
+    let percent = (u128::from(used) * 100).div_ceil(u128::from(total));
+    let free = u.available.saturating_mul(u.block);
+    Some(format!(
+        "disk {mount} {percent}% used ({} free)",
+        human(free)
+    ))
+}
+
+/// The mount points of `/proc/self/mountinfo` (the fifth field, its `\NNN` octal escapes
+/// of space, tab, newline and backslash undone).
+fn mount_points(mountinfo: &str) -> Vec<String> {
+    mountinfo
+        .lines()
+        .filter_map(|l| l.split(' ').nth(4))
+        .map(unescape_octal)
+        .collect()
+}
+
+/// `\040` → ` `: the kernel's escaping of a mount point.
+fn unescape_octal(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let code = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match (bytes[i], code) {
+            (b'\\', Some(d)) => {
+                let value = d.iter().fold(0u32, |n, c| n * 8 + u32::from(c - b'0'));
+                out.push(u8::try_from(value).unwrap_or(b'?'));
+                i += 4;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The longest of `mounts` that holds `path` (component by component: `/home` does not
+/// hold `/homework`).
+fn mount_of(path: &Path, mounts: &[String]) -> Option<String> {
+    mounts
+        .iter()
+        .filter(|m| path.starts_with(m.as_str()))
+        .max_by_key(|m| Path::new(m.as_str()).components().count())
+        .cloned()
 }
 
 /// Bytes for people: `512 MiB`, `3.1 GiB`, `80 GiB` (one decimal below 100), `1.8 TiB`.
@@ -298,17 +376,64 @@ mod tests {
         );
         assert_eq!(uptime_line("273600.5 100.0").unwrap(), "up 3 days 4 h");
         assert_eq!(uptime_line("4000 1").unwrap(), "up 1 h 6 min");
-        let df = "Filesystem     1024-blocks     Used Available Capacity Mounted on\n\
-                  /dev/vda         264212084 18208844  77077044      20% /\n\
-                  /dev/vda         264212084 18208844  77077044      20% /\n\
-                  my disk 100 50 50 50% /mnt/my disk\n";
-        assert_eq!(
-            disk_lines(df),
-            [
-                "disk / 20% used (73.5 GiB free)",
-                "disk /mnt/my disk 50% used (0 MiB free)"
-            ]
-        );
+    }
+
+    #[test]
+    fn disk_lines_give_dfs_figures() {
+        // (blocks, free, available) in 1 KiB blocks, and what `df -P` says of them.
+        let table = [
+            // `df -Pk /` on this machine's root: 18208844 used, 77077044 available.
+            (
+                (264_212_084, 246_003_240, 77_077_044),
+                "20% used (73.5 GiB free)",
+            ),
+            // Reserved blocks (free but not available) count as neither used nor free.
+            ((100, 50, 45), "53% used (0 MiB free)"),
+            // Rounded up: one block used of 1000 is 1 %.
+            ((1000, 999, 999), "1% used (1 MiB free)"),
+            ((1000, 0, 0), "100% used (0 MiB free)"),
+            // More reserved than free (a root-filled disk): nothing available.
+            ((1000, 10, 0), "100% used (0 MiB free)"),
+        ];
+        for ((blocks, free, available), expected) in table {
+            let usage = Usage {
+                block: 1024,
+                blocks,
+                free,
+                available,
+            };
+            assert_eq!(
+                disk_line("/", &usage).unwrap(),
+                format!("disk / {expected}"),
+                "{blocks} {free} {available}"
+            );
+        }
+        let empty = Usage {
+            block: 4096,
+            blocks: 0,
+            free: 0,
+            available: 0,
+        };
+        assert_eq!(disk_line("/proc", &empty), None);
+    }
+
+    #[test]
+    fn mount_points_are_read_from_mountinfo() {
+        let mountinfo = "22 1 253:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n\
+                         30 22 0:26 / /home rw shared:2 - ext4 /dev/vdb rw\n\
+                         31 22 0:27 / /mnt/my\\040disk rw - ext4 /dev/vdc rw\n\
+                         32 22 0:28 / /odd\\134name\\011x rw - tmpfs tmpfs rw\n";
+        let mounts = mount_points(mountinfo);
+        assert_eq!(mounts, ["/", "/home", "/mnt/my disk", "/odd\\name\tx"]);
+        let of = |p: &str| mount_of(Path::new(p), &mounts);
+        assert_eq!(of("/home/ann").as_deref(), Some("/home"));
+        assert_eq!(of("/home").as_deref(), Some("/home"));
+        assert_eq!(of("/homework").as_deref(), Some("/"));
+        assert_eq!(of("/mnt/my disk/x").as_deref(), Some("/mnt/my disk"));
+        assert_eq!(of("/").as_deref(), Some("/"));
+        assert_eq!(mount_of(Path::new("/x"), &[]), None);
+        // A backslash not followed by three octal digits is kept.
+        assert_eq!(unescape_octal("a\\9b\\04"), "a\\9b\\04");
     }
 
     #[tokio::test]
