@@ -20,6 +20,7 @@ mod cmd_ops;
 mod cmd_snapshots;
 mod escalation_actions;
 mod escalation_decision;
+mod escalation_defence;
 mod escalation_tick;
 mod feedback_rules;
 mod guard_screen;

@@ -72,6 +72,7 @@ fn gather_at(lines: &str, last_tick: Option<DateTime<Utc>>, zone: Zone) -> Gathe
         last_tick,
         now: t("2026-11-22T10:05:00Z"),
         zone,
+        max_bytes: usize::MAX,
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

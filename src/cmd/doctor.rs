@@ -444,6 +444,7 @@ async fn check_sources(
         last_tick: state.last_tick,
         now: clock.now,
         zone: clock.zone,
+        max_bytes: usize::MAX,
     };
     for thread in ThreadName::ALL {
         let Some(tc) = config.thread(thread).filter(|t| t.enabled) else {

@@ -95,7 +95,7 @@ pub(super) async fn text(
     ctx: &GatherContext<'_>,
 ) -> Result<Text, String> {
     let patterns = settings.patterns.clone();
-    let max = settings.max_bytes;
+    let max = settings.max_bytes.min(ctx.max_bytes);
     let last_tick = ctx.last_tick;
     blocking(move || files_text(&patterns, max, last_tick)).await
 }

@@ -204,7 +204,8 @@ impl IcsSettings {
 
 /// Reads the calendars, on the blocking pool.
 pub(super) async fn text(settings: &IcsSettings, ctx: &GatherContext<'_>) -> Result<Text, String> {
-    let settings = settings.clone();
+    let mut settings = settings.clone();
+    settings.max_bytes = settings.max_bytes.min(ctx.max_bytes);
     let now = ctx.now;
     let zone = ctx.zone;
     blocking(move || calendar_text(&settings, now, zone)).await

@@ -166,7 +166,7 @@ pub(super) async fn text(
     let path = settings.path.clone();
     let view = View {
         max_messages: settings.max_messages,
-        max_bytes: settings.max_bytes,
+        max_bytes: settings.max_bytes.min(ctx.max_bytes),
         last_tick: ctx.last_tick,
         now: ctx.now,
         zone: ctx.zone,
