@@ -9,7 +9,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use thinker::thread::ThreadName::{Oracle, Watcher};
+use thinker::thread::ThreadName::{Librarian, Oracle, Watcher};
 
 use crate::escalation_tick::{Primary, appending, decision, deliveries, escalating, history};
 use crate::support::{Sequence, Tick, nothing, ok};
@@ -228,4 +228,57 @@ fn an_urgent_escalation_is_never_capped_because_injections_came_first() {
     );
     assert_eq!(primary.requests().len(), 4);
     assert_eq!(deliveries(&out).len(), 1);
+}
+
+/// Issue 22: a `remember` note written into `memory_dir` was read back by the Librarian
+/// (its `files` source pointed there, as `init`'s example suggests) and escalated again.
+#[test]
+fn a_remembered_note_is_not_read_back_as_a_new_fact() {
+    let note = "Anna's train now arrives at 18:20 on platform 4";
+    let primary = Primary::anthropic(&[decision("remember", note, "worth keeping")]);
+    let mut tick = Tick::new()
+        .env("PRIMARY_KEY", "sk-ant-test-0123456789")
+        .respond(
+            Librarian,
+            Sequence::new(vec![
+                ok(Librarian, &escalating("Anna's arrival changed")),
+                ok(Librarian, &nothing()),
+            ]),
+        );
+    let (script, _out) = appending(tick.home());
+    let memory = tick.home().join("memory");
+    fs::create_dir_all(&memory).unwrap();
+    fs::write(memory.join("MEMORY.md"), "- Anna visits this week\n").unwrap();
+    tick = tick
+        .thread(
+            Librarian,
+            &format!(
+                "[[threads.librarian.sources]]\nkind = \"files\"\npaths = [\"{}/*.md\"]",
+                memory.display()
+            ),
+        )
+        .config_extra(&primary.config(&script, &format!("memory_dir = \"{}\"", memory.display())));
+    tick.run().expect_exit(0);
+    let written = fs::read_to_string(memory.join("2026-11-22.md")).unwrap();
+    assert!(written.contains(note), "{written}");
+    tick.set_now("2026-11-22T10:10:00Z");
+    tick.run().expect_exit(0);
+    let asked = tick.requests(Librarian);
+    assert_eq!(asked.len(), 2);
+    // The thread still learns what became of its escalation (SPEC §8: recent outcomes),
+    // but its sources do not bring the note back as something new.
+    let body: Value = serde_json::from_slice(&asked[1].body).unwrap();
+    let prompt = body["messages"][0]["content"].as_str().unwrap();
+    let sources = &prompt[prompt.find("## Your sources").unwrap()..];
+    assert!(
+        sources.contains("Anna visits this week"),
+        "the user's file is read"
+    );
+    assert!(
+        !sources.contains("platform 4"),
+        "the note is not read back: {sources}"
+    );
+    let shown = tick.thinker(&["prompt", "librarian"]).stdout;
+    let sources = &shown[shown.find("## Your sources").unwrap()..];
+    assert!(!sources.contains("platform 4"), "{sources}");
 }
