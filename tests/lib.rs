@@ -27,6 +27,7 @@ mod guard_screen;
 mod guard_tick;
 mod hardening_config;
 mod hardening_init;
+mod hardening_input;
 mod hardening_memory;
 mod hardening_providers;
 mod hardening_servers;

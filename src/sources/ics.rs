@@ -421,8 +421,12 @@ fn file_occurrences(
         Ok(text) => text,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
-    let (events, mut warnings) = parse_calendar(&text)?;
+    // The file's text goes once unfolded (and its long lines cut): the parser works on
+    // the smaller copy.
+    let unfolded = unfold_capped(&text);
     drop(text);
+    let (events, mut warnings) = parse_unfolded(&unfolded)?;
+    drop(unfolded);
     let found = expand_all(&events, window, zone, max_events, budget, &mut warnings);
     Ok((found, warnings))
 }
@@ -460,16 +464,51 @@ struct Event {
 
 /// The events of a calendar file, and warnings about events that cannot be read.
 fn parse_calendar(text: &str) -> Result<(Vec<Event>, Vec<String>), String> {
+    parse_unfolded(&unfold_capped(text))
+}
+
+/// The longest logical line (a property with its folded continuations) kept when a
+/// calendar is unfolded: the rest of a longer one is dropped before parsing, so a 15 MB
+/// `SUMMARY` costs the parser nothing (issue 22).
+const MAX_LINE_BYTES: usize = 64 << 10;
+
+/// `text` unfolded (RFC 5545 §3.1: a line break followed by a space or a tab joins the
+/// lines; `\r\n` or `\n`), each logical line cut to [`MAX_LINE_BYTES`] on a char
+/// boundary, lines ending in `\n`; a leading BOM dropped.
+fn unfold_capped(text: &str) -> String {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let unfolded = icalendar::parser::unfold(text);
-    check_nesting(&unfolded)?;
+    let mut out = String::with_capacity(text.len().min(1 << 20));
+    let mut line_start = 0;
+    for (i, physical) in text.split('\n').enumerate() {
+        let physical = physical.strip_suffix('\r').unwrap_or(physical);
+        let part = match physical.strip_prefix([' ', '\t']) {
+            Some(rest) if i > 0 => rest,
+            _ => {
+                if i > 0 {
+                    out.push('\n');
+                }
+                line_start = out.len();
+                physical
+            }
+        };
+        let room = MAX_LINE_BYTES.saturating_sub(out.len() - line_start);
+        if room > 0 {
+            out.push_str(&part[..part.floor_char_boundary(room.min(part.len()))]);
+        }
+    }
+    out
+}
+
+/// The events of an unfolded calendar ([`unfold_capped`]).
+fn parse_unfolded(unfolded: &str) -> Result<(Vec<Event>, Vec<String>), String> {
+    check_nesting(unfolded)?;
     if !unfolded
         .lines()
         .any(|l| l.trim_end().eq_ignore_ascii_case("BEGIN:VCALENDAR"))
     {
         return Err("not an iCalendar file (no BEGIN:VCALENDAR)".into());
     }
-    let calendar = icalendar::parser::read_calendar(&unfolded).map_err(|e| {
+    let calendar = icalendar::parser::read_calendar(unfolded).map_err(|e| {
         // nom's report ("0: at line 4, in Satisfy: …") quotes the file: only its line.
         let line = e
             .split("at line ")
@@ -1618,6 +1657,38 @@ mod tests {
             ]
         );
         assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn unfolding_joins_continuations_and_caps_long_lines() {
+        assert_eq!(
+            unfold_capped("\u{feff}A:1\r\nB:hello \r\n world\r\n\tagain\nC:3"),
+            "A:1\nB:hello worldagain\nC:3"
+        );
+        assert_eq!(
+            unfold_capped(" x\n"),
+            " x\n",
+            "a first line is not a continuation"
+        );
+        let long = format!("S:{}\n c\nE:1", "é".repeat(MAX_LINE_BYTES));
+        let out = unfold_capped(&long);
+        let first = out.lines().next().unwrap();
+        assert!(
+            first.len() <= MAX_LINE_BYTES && first.starts_with("S:é"),
+            "{}",
+            first.len()
+        );
+        assert!(out.ends_with("\nE:1"));
+        // The same as the parser's own unfolding where no line is long.
+        for text in [
+            "1 hello world\r\n2 hello \r\n   world\r\n3 hello \r\n world\r\n4 hello world",
+            "a\n b\n\tc\nd",
+        ] {
+            assert_eq!(
+                unfold_capped(text),
+                icalendar::parser::unfold(text).replace("\r\n", "\n")
+            );
+        }
     }
 
     /// Regression (issue 22's probe): an hourly event with a huge SUMMARY kept a full
