@@ -282,3 +282,55 @@ fn a_remembered_note_is_not_read_back_as_a_new_fact() {
     let sources = &shown[shown.find("## Your sources").unwrap()..];
     assert!(!sources.contains("platform 4"), "{sources}");
 }
+
+/// Regression (issue 22's probe): with `daily_cap = 2` used up, two ticks an hour apart
+/// under other `TZ` values made 4 calls and 4 deliveries. The day is counted in the zone
+/// the ledger recorded, whatever zone the process runs in.
+#[test]
+fn the_daily_cap_does_not_move_with_tz() {
+    let primary = Primary::anthropic(&[decision("notify", "The NAS is full.", "urgent")]);
+    let reasons = [
+        "NAS disk almost full",
+        "router rebooted three times",
+        "printer toner empty again",
+        "certificate expires tomorrow",
+    ];
+    let mut tick = Tick::new()
+        .env("PRIMARY_KEY", "sk-ant-test-0123456789")
+        .respond(
+            Watcher,
+            Sequence::new(
+                reasons
+                    .iter()
+                    .map(|r| ok(Watcher, &escalating(r)))
+                    .collect(),
+            ),
+        );
+    let (script, out) = appending(tick.home());
+    tick = tick.config_extra(&primary.config(&script, "daily_cap = 2\nreserve = 0"));
+    for (now, tz) in [
+        ("2026-11-22T21:30:00Z", "UTC"),
+        ("2026-11-22T22:35:00Z", "UTC"),
+        ("2026-11-22T23:40:00Z", "Asia/Tokyo"),
+        ("2026-11-22T23:50:00Z", "Pacific/Kiritimati"),
+    ] {
+        tick.set_now(now);
+        tick = tick.env("TZ", tz);
+        tick.run().expect_exit(0);
+    }
+    let ledger: Value =
+        serde_json::from_str(&fs::read_to_string(tick.dir().join("ledger.json")).unwrap()).unwrap();
+    assert_eq!(ledger["zone"], "UTC", "{ledger}");
+    assert_eq!(primary.requests().len(), 2, "the cap held");
+    assert_eq!(deliveries(&out).len(), 2);
+    let state: Value =
+        serde_json::from_slice(&fs::read(tick.dir().join("subconscious.json")).unwrap()).unwrap();
+    let h = history(&state);
+    assert!(
+        h[2..].iter().all(|r| r["outcome"]
+            .as_str()
+            .unwrap()
+            .starts_with("capped: 2 escalation calls today")),
+        "{h:?}"
+    );
+}

@@ -622,7 +622,7 @@ fn check_ledger(dir: &StateDir, config: &Config, clock: Clock, report: &mut Repo
         return;
     }
     let ledger = match dir.load_ledger() {
-        Ok(l) => l.for_day(clock.today()),
+        Ok(l) => l.today(config.timezone, &clock),
         Err(e) => {
             report.push("ledger", Level::Fail, e.to_string());
             return;

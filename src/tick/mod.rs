@@ -214,9 +214,9 @@ impl Opened {
             (dir, Some(lock))
         };
         let state = dir.load()?;
-        let ledger = dir
-            .load_ledger()?
-            .for_day(budget::local_day(&options.clock));
+        // The day is counted in the zone the ledger recorded (or `[budget] timezone`),
+        // not in whatever zone this process runs in (issue 22).
+        let ledger = dir.load_ledger()?.today(config.timezone, &options.clock);
         let run = ledger.next_run();
         let feedback = match &lock {
             Some(lock) => dir.take_feedback(lock, run),
