@@ -214,6 +214,18 @@ impl Opened {
             (dir, Some(lock))
         };
         let state = dir.load()?;
+        if lock.is_some() {
+            // What the tick will write: the state's temp file, its journal line (which
+            // may carry the state whole), the archive's lines.
+            let state_bytes =
+                std::fs::metadata(dir.file(crate::storage::STATE_FILE)).map_or(0, |m| m.len());
+            dir.preflight(
+                state_bytes
+                    .saturating_mul(2)
+                    .saturating_add(16 << 10)
+                    .min(16 << 20),
+            )?;
+        }
         // The day is counted in the zone the ledger recorded (or `[budget] timezone`),
         // not in whatever zone this process runs in (issue 22).
         let ledger = dir.load_ledger()?.today(config.timezone, &options.clock);
