@@ -11,7 +11,8 @@
 # replay engine's (benches/replay.rs), then
 # the whole-process scripts against stubs on loopback: scripts/bench-tick.py (http,
 # https, 1 s threads, the Python reference scripts/reference_tick.py side by side),
-# scripts/bench-rss.py (what the peak is made of), scripts/bench-hook.py,
+# scripts/bench-rss.py (what the peak is made of), scripts/bench-input.py (hostile
+# sources), scripts/bench-hook.py,
 # scripts/bench-idle.py and scripts/bench-scale.py, each writing
 # JSON into a temp directory; scripts/bench-report.py turns those into the Markdown.
 # Needs: cargo, python3 >= 3.11 (standard library only), openssl (the https row), Linux.
@@ -96,6 +97,9 @@ python3 scripts/bench-tick.py --binary "$binary" --reference --https \
 step "scripts/bench-rss.py"
 python3 scripts/bench-rss.py --binary "$binary" --json "$results/rss.json" \
     --runs "$([ "$quick" = 1 ] && echo 3 || echo 10)" >&2
+step "scripts/bench-input.py"
+python3 scripts/bench-input.py --binary "$binary" --json "$results/input.json" \
+    $([ "$quick" = 1 ] && echo "--quick --runs 1" || echo "--runs 3") >&2
 step "scripts/bench-hook.py"
 python3 scripts/bench-hook.py --binary "$binary" --json "$results/hook.json" "${hook_args[@]}" >&2
 step "scripts/bench-idle.py"
