@@ -2,7 +2,7 @@
 """bench-report.py — writes BENCHMARKS.md from the results of one `scripts/bench.sh` run.
 
 Reads the JSON files the bench scripts wrote into --results (tick.json, rss.json,
-hook.json, idle.json, scale-ticks.json, scale.json, week.json and week-before.json) and criterion's own estimates under --criterion
+hook.json, input.json, idle.json, scale-ticks.json, scale.json, week.json and week-before.json) and criterion's own estimates under --criterion
 (`*/new/benchmark.json` and `estimates.json`), and prints the whole file on stdout. A
 missing result becomes a row saying so, never a figure from elsewhere: the file quotes
 only what that run measured.
@@ -571,6 +571,24 @@ def main():
           "typically 1–5 s; the threads wait together, see the ratio above). The "
           f"cadence is nearly all of it: thinker's own part (the tick and the read) is "
           f"{tick_ms + surf['show_ms_median']:.0f} ms.")
+    else:
+        p("Not measured in this run.")
+    p("")
+
+    # --- hostile input ----------------------------------------------------------------------
+    inp = load(results, "input.json")
+    p("## Hostile input (`scripts/bench-input.py`)")
+    p("")
+    p("Issue 22: whatever its sources hold, a tick stays under 100 MB and within its "
+      "deadline (20 s here). One watcher, an instant stub model, the input budget and "
+      "the sources' caps at their defaults but `max_bytes = 10000000` on each source; "
+      "peak is the child's own VmHWM, sampled while it runs.")
+    p("")
+    if inp:
+        p("| sources | tick (median) | peak RSS (max) | runs |")
+        p("|---|---|---|---|")
+        for row in inp["rows"]:
+            p(f"| {row['what']} | {ms(row['wall_ms_median'])} | {mb(row['rss_mb_max'])} | {row['runs']} |")
     else:
         p("Not measured in this run.")
     p("")

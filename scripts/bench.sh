@@ -14,7 +14,8 @@
 # replay engine's (benches/replay.rs), then
 # the whole-process scripts against stubs on loopback: scripts/bench-tick.py (http,
 # https, 1 s threads, the Python reference scripts/reference_tick.py side by side),
-# scripts/bench-rss.py (private memory, PIE and -no-pie in turn), scripts/bench-hook.py,
+# scripts/bench-rss.py (private memory, PIE and -no-pie in turn), scripts/bench-input.py
+# (hostile sources), scripts/bench-hook.py,
 # scripts/bench-idle.py, scripts/bench-scale.py and scripts/bench-week.py (a synthetic
 # week: what is remembered until it matters; about 4 minutes), each writing
 # JSON into a temp directory; scripts/bench-report.py turns those into the Markdown.
@@ -22,7 +23,7 @@
 # No network, no API key. Not part of CI's tests (too slow, machine-dependent).
 set -euo pipefail
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 
 quick=0
 out=BENCHMARKS.md
@@ -107,6 +108,9 @@ step "scripts/bench-rss.py"
 python3 scripts/bench-rss.py --binary pie="$binary" --binary no-pie="$results/thinker-no-pie" \
     --json "$results/rss.json" \
     --runs "$([ "$quick" = 1 ] && echo 3 || echo 10)" >&2
+step "scripts/bench-input.py"
+python3 scripts/bench-input.py --binary "$binary" --json "$results/input.json" \
+    $([ "$quick" = 1 ] && echo "--quick --runs 1" || echo "--runs 3") >&2
 step "scripts/bench-hook.py"
 python3 scripts/bench-hook.py --binary "$binary" --json "$results/hook.json" "${hook_args[@]}" >&2
 step "scripts/bench-idle.py"

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::breaker::{BreakerState, Breakers};
-use crate::clock::Clock;
+use crate::clock::{Clock, Zone};
 use crate::config::{Config, ProviderConfig, ThreadConfig};
 use crate::provider::CallError;
 use crate::quiet::QuietMemory;
@@ -112,6 +112,11 @@ pub struct Ledger {
     /// tick that loads another state journals it whole, for `thinker replay`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
+    /// The zone `day` is counted in ([`Zone::name`]): `[budget] timezone`, else the zone
+    /// of the tick that first wrote the ledger. Counting in it, not in whatever zone the
+    /// process runs in, keeps the daily cap from moving with `TZ` (issue 22).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -150,6 +155,27 @@ impl Ledger {
 /// The local calendar day of the clock (budgets are daily in the user's time zone).
 pub fn local_day(clock: &Clock) -> NaiveDate {
     clock.today()
+}
+
+/// The zone a ledger's day is counted in: `[budget] timezone` when set, else the zone
+/// the ledger recorded, else the clock's (which the ledger then records: [`Ledger::today`]).
+pub fn day_zone(configured: Option<chrono_tz::Tz>, ledger: &Ledger, clock: &Clock) -> Zone {
+    configured
+        .map(Zone::Named)
+        .or_else(|| ledger.zone.as_deref().and_then(Zone::named))
+        .unwrap_or(clock.zone)
+}
+
+impl Ledger {
+    /// The ledger as it stands today, the day counted in [`day_zone`], with that zone
+    /// recorded.
+    #[must_use]
+    pub fn today(self, configured: Option<chrono_tz::Tz>, clock: &Clock) -> Ledger {
+        let zone = day_zone(configured, &self, clock);
+        let mut ledger = self.for_day(zone.day(clock.now));
+        ledger.zone = Some(zone.name(clock.now));
+        ledger
+    }
 }
 
 /// Why a thread does not run this tick.
@@ -680,6 +706,40 @@ mod tests {
         let ran: Vec<u64> = (1..=7).filter(|r| schedule(t, *r, &now).is_ok()).collect();
         assert_eq!(ran, vec![1, 4, 7]);
         assert_eq!(schedule(None, 1, &now), Err(Skip::Disabled));
+    }
+
+    /// Regression (issue 22's probe): with `daily_cap = 2` used up, two ticks an hour
+    /// apart under other `TZ` values made 4 calls: the day is counted in the zone the
+    /// ledger recorded (or the configured one), not the process's.
+    #[test]
+    fn the_day_is_counted_in_the_zone_the_ledger_recorded() {
+        use chrono::FixedOffset;
+        let at = |t: &str, hours: i32| {
+            Clock::new(
+                crate::timestamp::parse(t).unwrap(),
+                Zone::Fixed(FixedOffset::east_opt(hours * 3600).unwrap()),
+            )
+        };
+        // 23:30 UTC: the cap is used up on the 22nd, counted in UTC.
+        let mut used = Ledger::default().today(None, &at("2026-11-22T23:30:00Z", 0));
+        used.escalations = 2;
+        assert_eq!(used.zone.as_deref(), Some("+00:00"));
+        // An hour later under UTC+9 (already the 23rd there), then UTC-11: still the
+        // 22nd in the recorded zone, so nothing is forgotten.
+        for clock in [
+            at("2026-11-22T23:45:00Z", 9),
+            at("2026-11-22T23:50:00Z", -11),
+        ] {
+            let later = used.clone().today(None, &clock);
+            assert_eq!((later.day, later.escalations), (used.day, 2), "{clock:?}");
+        }
+        // The recorded zone's next day does start afresh.
+        let next = used.clone().today(None, &at("2026-11-23T00:10:00Z", 9));
+        assert_eq!(next.escalations, 0);
+        // A configured zone wins and is recorded.
+        let tokyo = used.today(Some(chrono_tz::Asia::Tokyo), &at("2026-11-22T23:45:00Z", 0));
+        assert_eq!(tokyo.zone.as_deref(), Some("Asia/Tokyo"));
+        assert_eq!(tokyo.escalations, 0, "the 23rd in Tokyo");
     }
 
     /// Regression (issue 8): quiet hours and the budget's day were read in the machine's

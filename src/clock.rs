@@ -9,12 +9,15 @@
 
 use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveTime, TimeDelta, Utc};
 
-/// A time zone: the system's (from `TZ` or the system settings, via `chrono::Local`), or
-/// a fixed offset (UTC in tests).
+/// A time zone: the system's (from `TZ` or the system settings, via `chrono::Local`), a
+/// named IANA zone (`[budget] timezone`, or the one a ledger recorded), or a fixed offset
+/// (UTC in tests).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Zone {
     /// The machine's zone, with its daylight-saving rules.
     System,
+    /// An IANA zone, with its daylight-saving rules.
+    Named(chrono_tz::Tz),
     /// A fixed offset from UTC, e.g. `FixedOffset::east_opt(0)` for UTC.
     Fixed(FixedOffset),
 }
@@ -30,8 +33,30 @@ impl Zone {
     pub fn at(self, t: DateTime<Utc>) -> DateTime<FixedOffset> {
         match self {
             Zone::System => t.with_timezone(&Local).fixed_offset(),
+            Zone::Named(tz) => t.with_timezone(&tz).fixed_offset(),
             Zone::Fixed(offset) => t.with_timezone(&offset),
         }
+    }
+
+    /// The zone as it can be written down and read back ([`Zone::named`]): an IANA name,
+    /// or the offset at `t` (`+01:00`). The system's zone is named by `TZ` when that is
+    /// an IANA name, else by the machine's `/etc/localtime` link or `/etc/timezone`, else
+    /// by its offset at `t`.
+    pub fn name(self, t: DateTime<Utc>) -> String {
+        match self {
+            Zone::Named(tz) => tz.name().to_string(),
+            Zone::Fixed(offset) => offset.to_string(),
+            Zone::System => system_zone_name().unwrap_or_else(|| self.at(t).offset().to_string()),
+        }
+    }
+
+    /// A zone written by [`Zone::name`]: an IANA name or an offset such as `+01:00`.
+    pub fn named(name: &str) -> Option<Zone> {
+        let name = name.trim();
+        if let Ok(tz) = name.parse::<chrono_tz::Tz>() {
+            return Some(Zone::Named(tz));
+        }
+        name.parse::<FixedOffset>().ok().map(Zone::Fixed)
     }
 
     /// The local calendar day of `t`.
@@ -48,6 +73,30 @@ impl Zone {
     pub fn wall(self, t: DateTime<Utc>) -> String {
         self.at(t).format("%a %d %b %H:%M").to_string()
     }
+}
+
+/// The IANA name of the machine's zone: `TZ` (`Europe/Berlin`, `:Europe/Berlin`, or a
+/// path under a `zoneinfo` directory), else where `/etc/localtime` links to, else
+/// `/etc/timezone`.
+fn system_zone_name() -> Option<String> {
+    let iana = |text: &str| -> Option<String> {
+        let text = text.trim().trim_start_matches(':');
+        let name = text.rsplit_once("zoneinfo/").map_or(text, |(_, n)| n);
+        name.parse::<chrono_tz::Tz>()
+            .ok()
+            .map(|tz| tz.name().to_string())
+    };
+    if let Ok(tz) = std::env::var("TZ") {
+        return iana(&tz);
+    }
+    std::fs::read_link("/etc/localtime")
+        .ok()
+        .and_then(|p| iana(&p.to_string_lossy()))
+        .or_else(|| {
+            std::fs::read_to_string("/etc/timezone")
+                .ok()
+                .and_then(|t| iana(&t))
+        })
 }
 
 /// The instant a command acts at, and the zone it reads local times in.
@@ -107,6 +156,19 @@ mod tests {
 
     fn t(text: &str) -> DateTime<Utc> {
         crate::timestamp::parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_zone_is_written_down_and_read_back() {
+        let now = t("2026-07-01T12:00:00Z");
+        let berlin = Zone::Named(chrono_tz::Europe::Berlin);
+        assert_eq!(berlin.name(now), "Europe/Berlin");
+        assert_eq!(Zone::named("Europe/Berlin"), Some(berlin));
+        assert_eq!(berlin.at(now).offset().to_string(), "+02:00");
+        let west = Zone::Fixed(FixedOffset::west_opt(5 * 3600).unwrap());
+        assert_eq!(west.name(now), "-05:00");
+        assert_eq!(Zone::named("-05:00"), Some(west));
+        assert_eq!(Zone::named("Mars/Olympus"), None);
     }
 
     #[test]

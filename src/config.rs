@@ -156,6 +156,7 @@ struct RawTick {
     thread_timeout_seconds: Option<f64>,
     skip_unchanged: Option<bool>,
     max_skipped: Option<u32>,
+    max_input_bytes: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -163,6 +164,7 @@ struct RawTick {
 struct RawBudget {
     daily_tokens: Option<u64>,
     daily_cost: Option<f64>,
+    timezone: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -242,6 +244,10 @@ struct RawEscalation {
     quiet_hours: Vec<String>,
     max_attempts: Option<u32>,
     dismiss_memory_hours: Option<u32>,
+    reserve: Option<u32>,
+    urgent_importance: Option<u8>,
+    #[serde(default)]
+    trusted_domains: Vec<String>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -468,6 +474,14 @@ pub struct EscalationConfig {
     pub quiet_hours: Vec<QuietHours>,
     /// Calls tried for one escalation before it is given up.
     pub max_attempts: u32,
+    /// The last calls of the day's cap kept for urgent escalations (issue 22).
+    pub reserve: u32,
+    /// The importance from which an escalation is urgent (its thread's most important
+    /// finding, from sources the screen found nothing in).
+    pub urgent_importance: u8,
+    /// Domains a notification or note may link to though no source showed them
+    /// (lowercased; subdomains included).
+    pub trusted_domains: Vec<String>,
 }
 
 impl Default for EscalationConfig {
@@ -482,6 +496,9 @@ impl Default for EscalationConfig {
             timeout: Duration::from_secs(DEFAULT_ESCALATION_TIMEOUT as u64),
             quiet_hours: Vec::new(),
             max_attempts: DEFAULT_MAX_ATTEMPTS,
+            reserve: DEFAULT_ESCALATION_RESERVE,
+            urgent_importance: DEFAULT_URGENT_IMPORTANCE,
+            trusted_domains: Vec::new(),
         }
     }
 }
@@ -514,6 +531,11 @@ pub struct Config {
     pub journal_rotation: JournalRotation,
     /// `[guard] on_answer`: what happens to a finding carrying an injection.
     pub on_answer: crate::untrusted::guard::OnAnswer,
+    /// `[tick] max_input_bytes`: the text a tick gathers from all sources of all threads.
+    pub max_input_bytes: usize,
+    /// `[budget] timezone`: the zone the day of budgets and the escalation cap is counted
+    /// in; `None`: the zone the ledger recorded, else the machine's.
+    pub timezone: Option<chrono_tz::Tz>,
 }
 
 /// `journal.max_bytes` when `rotate = "size"` leaves it out: 10 MiB.
@@ -539,6 +561,14 @@ pub const DEFAULT_ESCALATION_TIMEOUT: f64 = 120.0;
 pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// `escalation.dismiss_memory_hours`.
 pub const DEFAULT_DISMISS_MEMORY_HOURS: u32 = 24;
+/// `escalation.reserve`: of the default cap of 5, the last 2 are for urgent escalations.
+pub const DEFAULT_ESCALATION_RESERVE: u32 = 2;
+/// `escalation.urgent_importance`.
+pub const DEFAULT_URGENT_IMPORTANCE: u8 = 8;
+/// `tick.max_input_bytes`: 384 KiB over all sources of a tick.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 384 << 10;
+/// The range `tick.max_input_bytes` may take: 4 KiB to 16 MiB.
+pub const MAX_INPUT_BYTES_RANGE: std::ops::RangeInclusive<u64> = 4 << 10..=16 << 20;
 /// A provider on this machine gets one request at a time unless told otherwise: Ollama
 /// serves one at a time by default (`OLLAMA_NUM_PARALLEL`), llama-server as many as its
 /// `--parallel` slots, and a request beyond the slots waits inside the server, where its
@@ -796,6 +826,26 @@ impl Validator<'_> {
             escalation,
             journal_rotation: self.journal(&raw.journal)?,
             on_answer: raw.guard.on_answer.unwrap_or_default(),
+            max_input_bytes: usize::try_from(self.int(
+                "tick.max_input_bytes",
+                raw.tick.max_input_bytes,
+                DEFAULT_MAX_INPUT_BYTES,
+                MAX_INPUT_BYTES_RANGE,
+            )?)
+            .unwrap_or(usize::MAX),
+            timezone: raw
+                .budget
+                .timezone
+                .as_deref()
+                .map(|z| {
+                    z.trim().parse::<chrono_tz::Tz>().map_err(|_| {
+                        self.err(
+                            "budget.timezone",
+                            format!("`{z}` is not a time zone: give an IANA name such as \"Europe/Berlin\" or \"UTC\""),
+                        )
+                    })
+                })
+                .transpose()?,
         })
     }
 
@@ -1351,6 +1401,33 @@ impl Validator<'_> {
             DEFAULT_DISMISS_MEMORY_HOURS,
             0..=8760,
         )?;
+        let reserve = self.int(
+            "escalation.reserve",
+            e.reserve,
+            DEFAULT_ESCALATION_RESERVE,
+            0..=MAX_COUNT as u32,
+        )?;
+        let urgent_importance = self.int(
+            "escalation.urgent_importance",
+            e.urgent_importance,
+            DEFAULT_URGENT_IMPORTANCE,
+            0..=10,
+        )?;
+        let mut trusted_domains = Vec::with_capacity(e.trusted_domains.len());
+        for (i, d) in e.trusted_domains.iter().enumerate() {
+            let domain = d
+                .trim()
+                .trim_start_matches("*.")
+                .trim_end_matches('.')
+                .to_lowercase();
+            if domain.is_empty() || domain.contains(['/', ':', '@', ' ']) || !domain.contains('.') {
+                return Err(self.err(
+                    format!("escalation.trusted_domains[{i}]"),
+                    format!("`{d}` is not a domain: give a host name such as \"example.com\" (no scheme, no path)"),
+                ));
+            }
+            trusted_domains.push(domain);
+        }
         if e.notify_command
             .first()
             .is_some_and(|p| p.trim().is_empty())
@@ -1383,6 +1460,9 @@ impl Validator<'_> {
             timeout,
             quiet_hours,
             max_attempts,
+            reserve,
+            urgent_importance,
+            trusted_domains,
         };
         Ok((config, chrono::TimeDelta::hours(i64::from(hours))))
     }
@@ -1866,6 +1946,17 @@ mod tests {
             "u32",
             "[escalation]\ndismiss_memory_hours = {v}\n",
         ),
+        ("escalation.reserve", "u32", "[escalation]\nreserve = {v}\n"),
+        (
+            "escalation.urgent_importance",
+            "i",
+            "[escalation]\nurgent_importance = {v}\n",
+        ),
+        (
+            "tick.max_input_bytes",
+            "u64",
+            "[tick]\nmax_input_bytes = {v}\n",
+        ),
     ];
 
     #[test]
@@ -1970,6 +2061,9 @@ mod tests {
             "notify_timeout_seconds",
             "max_attempts",
             "dismiss_memory_hours",
+            "reserve",
+            "urgent_importance",
+            "max_input_bytes",
         ] {
             assert!(
                 NUMERIC_KEYS.iter().any(|(k, _, _)| k.ends_with(key)),

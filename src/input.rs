@@ -1,7 +1,15 @@
-//! What a thread is sent: its sources gathered (run, capped, cleaned), then its prompt
-//! rendered with them fenced as data. The one path the tick and `thinker prompt` (and
-//! later `doctor`) take, so "`thinker prompt` prints the exact prompt" holds by
-//! construction.
+//! What a thread is sent: its sources gathered (run, capped, cleaned), fitted into the
+//! thread's share of the tick's input budget, screened, then its prompt rendered with
+//! them fenced as data. The one path the tick and `thinker prompt` (and later `doctor`)
+//! take, so "`thinker prompt` prints the exact prompt" holds by construction.
+//!
+//! **Bounded input** (issue 22): every source reads at most the thread's share of
+//! `tick.max_input_bytes` ([`thread_share`]: an equal part per enabled thread), and the
+//! texts together are fitted into it ([`crate::sources::fit`]; said at `-v` and in the
+//! journal's `before_budget` when it cuts). Screening, and listing the sites each source
+//! links to (for the check of what leaves, [`crate::escalation::outbound`]), run on
+//! tokio's blocking pool: the tick's one event loop keeps its timers, so a deadline holds
+//! whatever a source contains.
 //!
 //! Owns the gather context of a thread, the source records the journal keeps and the
 //! warning for a source that failed. It must not call a model, write anything or read the
@@ -10,13 +18,27 @@
 use std::path::Path;
 
 use crate::clock::Clock;
-use crate::config::SourceConfig;
+use crate::config::{Config, SourceConfig};
+use crate::escalation::outbound::SourceSites;
 use crate::journal::SourceRecord;
 use crate::prompt::{PromptError, Prompts};
-use crate::sources::{self, GatherContext};
+use crate::sources::{self, GatherContext, SourceText};
 use crate::state::State;
 use crate::thread::ThreadName;
-use crate::untrusted::guard;
+use crate::untrusted::guard::{self, GuardRecord};
+use crate::untrusted::outbound;
+
+/// Each thread's share of the tick's input budget (`tick.max_input_bytes`): an equal part
+/// for each thread the config enables (at least one).
+pub fn thread_share(config: &Config) -> usize {
+    let enabled = config
+        .threads
+        .iter()
+        .flatten()
+        .filter(|t| t.enabled)
+        .count();
+    config.max_input_bytes / enabled.max(1)
+}
 
 /// What every thread of one tick (or one `thinker prompt`) shares.
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +50,8 @@ pub struct InputContext<'a> {
     pub prompts: &'a Prompts,
     /// `now` and the zone the prompt's local time is read in.
     pub clock: Clock,
+    /// The thread's share of the tick's input budget ([`thread_share`]).
+    pub max_input_bytes: usize,
 }
 
 /// One thread's input.
@@ -40,6 +64,9 @@ pub struct ThreadInput {
     pub sources: Vec<SourceRecord>,
     /// What the sources saw, as far as it is the world: [`crate::quiet::fingerprint`].
     pub world: String,
+    /// The sites each source's text links to, and whether the screen found something in
+    /// it: for the check of what leaves ([`crate::escalation::outbound`]).
+    pub links: Vec<SourceSites>,
 }
 
 impl ThreadInput {
@@ -58,11 +85,13 @@ impl InputContext<'_> {
             last_tick: self.seen.last_tick,
             now: self.clock.now,
             zone: self.clock.zone,
+            max_bytes: self.max_input_bytes,
         }
     }
 
-    /// Gathers `sources` for `thread` and renders its prompt; a failed source is logged
-    /// and left out, never put into the prompt.
+    /// Gathers `sources` for `thread`, fits them into its budget, screens them and
+    /// renders its prompt; a failed source is logged and left out, never put into the
+    /// prompt.
     pub async fn thread_input(&self, thread: ThreadName, sources: &[SourceConfig]) -> ThreadInput {
         let ctx = self.gather_context();
         let mut gathered = sources::gather(sources, &ctx).await;
@@ -79,12 +108,25 @@ impl InputContext<'_> {
                 f.error
             );
         }
+        let before = sources::fit(&mut gathered.texts, self.max_input_bytes);
+        if before.iter().any(Option::is_some) {
+            let total: usize = gathered
+                .texts
+                .iter()
+                .zip(&before)
+                .map(|(t, b)| b.unwrap_or(t.text.len()))
+                .sum();
+            tracing::info!(
+                thread = %thread,
+                "the sources' text ({total} bytes) is over the thread's share of the tick's input budget (tick.max_input_bytes): cut to {} bytes",
+                self.max_input_bytes
+            );
+        }
+        let world = crate::quiet::fingerprint(thread.as_str(), "", &gathered);
         // The screen (issue 11): each source shown neutralised and marked when it
         // carries an attempt; the detections go to the journal with their source.
-        let mut shown = gathered.texts.clone();
-        let mut detections = Vec::with_capacity(shown.len());
-        for t in &mut shown {
-            let (text, found) = guard::source(&t.text);
+        let screened = screen_off_thread(std::mem::take(&mut gathered.texts)).await;
+        for (t, found, _) in &screened {
             if !found.is_empty() {
                 // Info, not warn: the journal keeps it; cron would mail it every tick.
                 tracing::info!(
@@ -94,37 +136,116 @@ impl InputContext<'_> {
                     found.len()
                 );
             }
-            t.text = text;
-            detections.push(found);
         }
-        let records = gathered
-            .texts
+        let records = screened
             .iter()
-            .zip(detections)
-            .map(|(t, detections)| SourceRecord {
+            .zip(&before)
+            .map(|((t, detections, _), before)| SourceRecord {
                 name: t.name.clone(),
                 kind: t.kind.to_string(),
-                bytes: t.text.len(),
+                bytes: t.bytes,
                 truncated: t.truncated,
+                before_budget: *before,
                 error: None,
-                detections,
+                detections: detections.clone(),
             })
             .chain(gathered.failures.iter().map(|f| SourceRecord {
                 name: f.name.clone(),
                 kind: f.kind.to_string(),
                 bytes: 0,
                 truncated: false,
+                before_budget: None,
                 error: Some(f.error.clone()),
                 detections: Vec::new(),
             }))
             .collect();
+        let links = screened
+            .iter()
+            .map(|(t, detections, sites)| SourceSites {
+                kind: t.kind,
+                screened: !detections.is_empty(),
+                sites: sites.clone(),
+            })
+            .collect();
+        let shown: Vec<SourceText> = screened.into_iter().map(|(t, _, _)| t.shown).collect();
         let prompt = self
             .prompts
             .thread_prompt(thread, self.seen, &shown, &self.clock);
         ThreadInput {
             prompt,
             sources: records,
-            world: crate::quiet::fingerprint(thread.as_str(), "", &gathered),
+            world,
+            links,
+        }
+    }
+}
+
+/// A source's text as the prompt shows it, and its length as gathered.
+struct Shown {
+    name: String,
+    kind: &'static str,
+    bytes: usize,
+    truncated: bool,
+    shown: SourceText,
+}
+
+/// Screens each text and lists the sites it links to, on the blocking pool (the tick's
+/// event loop must keep its timers: issue 22). If that work fails (a bug), each source is
+/// shown as withheld rather than unscreened.
+async fn screen_off_thread(
+    texts: Vec<SourceText>,
+) -> Vec<(Shown, Vec<GuardRecord>, std::collections::BTreeSet<String>)> {
+    let meta: Vec<(String, &'static str, usize, bool)> = texts
+        .iter()
+        .map(|t| (t.name.clone(), t.kind, t.text.len(), t.truncated))
+        .collect();
+    let work = tokio::task::spawn_blocking(move || {
+        texts
+            .into_iter()
+            .map(|t| {
+                let (text, found) = guard::source(&t.text);
+                let sites = outbound::sites(&t.text);
+                (text, found, sites, t)
+            })
+            .collect::<Vec<_>>()
+    });
+    match work.await {
+        Ok(done) => done
+            .into_iter()
+            .map(|(text, found, sites, t)| {
+                let shown = Shown {
+                    name: t.name.clone(),
+                    kind: t.kind,
+                    bytes: t.text.len(),
+                    truncated: t.truncated,
+                    shown: SourceText { text, ..t },
+                };
+                (shown, found, sites)
+            })
+            .collect(),
+        Err(e) => {
+            tracing::warn!("the screen failed ({e}): every source of this thread is withheld");
+            meta.into_iter()
+                .map(|(name, kind, bytes, truncated)| {
+                    let shown = SourceText {
+                        name: name.clone(),
+                        kind,
+                        text: "(withheld: the screen failed on this source)".into(),
+                        truncated,
+                    };
+                    (
+                        Shown {
+                            name,
+                            kind,
+                            bytes,
+                            truncated,
+                            shown,
+                        },
+                        Vec::new(),
+                        std::collections::BTreeSet::new(),
+                    )
+                })
+                .collect()
         }
     }
 }

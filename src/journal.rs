@@ -68,6 +68,9 @@ pub struct SourceRecord {
     pub bytes: usize,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// Its length before the tick's input budget cut it (`tick.max_input_bytes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before_budget: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// What the screen found in it (the prompt showed it neutralised).
@@ -125,6 +128,9 @@ pub struct ThreadTrace {
     pub fingerprint: Option<String>,
     /// What the screen found in its answer.
     pub guard: Vec<GuardRecord>,
+    /// The sites its sources linked to (not journaled: the escalation phase's check of
+    /// what leaves).
+    pub links: Vec<crate::escalation::outbound::SourceSites>,
 }
 
 impl ThreadRecord {
@@ -148,6 +154,7 @@ impl ThreadRecord {
             latency_ms,
             fingerprint: _,
             guard,
+            links: _,
         } = trace;
         ThreadRecord {
             thread,

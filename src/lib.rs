@@ -23,6 +23,7 @@ pub mod input;
 pub mod journal;
 pub mod matching;
 pub mod mcp;
+pub mod mcp_stdio;
 pub mod paint;
 pub mod process;
 pub mod prompt;

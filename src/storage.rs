@@ -177,6 +177,9 @@ pub enum Aftermath {
     /// what the tick wrote, and owed work is done by the next tick; an effect recorded as
     /// started is never run again).
     TickWritten,
+    /// The tick found it could not record what it would do, before it called anything
+    /// ([`StateDir::preflight`]): nothing was spent or changed.
+    NothingCalled,
 }
 
 impl fmt::Display for Aftermath {
@@ -194,6 +197,9 @@ impl fmt::Display for Aftermath {
             }
             Aftermath::TickWritten => {
                 "the tick itself was written; its escalation outcome was not (owed escalation work is done by the next tick, and nothing already started is run twice)"
+            }
+            Aftermath::NothingCalled => {
+                "the tick stopped before calling any model, as it could not have recorded what it did: nothing was spent, the state is unchanged"
             }
         })
     }
@@ -1142,6 +1148,56 @@ impl StateDir {
         })
     }
 
+    /// Checks, before a tick calls anything, that it will be able to record what it does
+    /// (issue 22: on a full disk every tick exited 1 having made its model calls): the
+    /// journal opens for appending; the directory takes a file of `bytes` (what the tick
+    /// writes: the state's temp file, a journal line), written and removed again
+    /// (`.thinker-probe.tmp-<pid>`, tidied like any temp file if a kill leaves it); and a
+    /// file-size limit (`ulimit -f`, read from `/proc/self/limits`) leaves the journal room
+    /// to grow by as much. A failure is the write error it would have been, said to have
+    /// stopped the tick before anything was called.
+    pub fn preflight(&self, bytes: u64) -> Result<(), StorageError> {
+        let stopped =
+            |path: &Path, e: io::Error| write_error(path, e).after(Aftermath::NothingCalled);
+        let journal = self.file(JOURNAL_FILE);
+        open_append(&journal).map_err(|e| stopped(&journal, e))?;
+        if let Some(limit) = file_size_limit() {
+            let len = fs::metadata(&journal).map_or(0, |m| m.len());
+            if len.saturating_add(bytes) > limit {
+                return Err(stopped(
+                    &journal,
+                    io::Error::new(
+                        io::ErrorKind::FileTooLarge,
+                        format!(
+                            "File too large: a tick's line could take it past the file-size limit of {limit} bytes"
+                        ),
+                    ),
+                ));
+            }
+        }
+        let probe = self.file(&format!(".thinker-probe.tmp-{}", std::process::id()));
+        let written = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&probe)
+            .and_then(|mut file| {
+                let chunk = vec![0u8; 64 << 10];
+                let mut left = bytes;
+                while left > 0 {
+                    let n = usize::try_from(left)
+                        .unwrap_or(chunk.len())
+                        .min(chunk.len());
+                    file.write_all(&chunk[..n])?;
+                    left -= n as u64;
+                }
+                Ok(())
+            });
+        let _ = fs::remove_file(&probe);
+        written.map_err(|e| stopped(&probe, e))
+    }
+
     /// The names of the regular files directly in this directory.
     pub fn file_names(&self) -> Vec<String> {
         fs::read_dir(&self.dir)
@@ -1190,6 +1246,15 @@ fn consumed_order(name: &str) -> Option<(u64, u32)> {
     let rest = name.strip_prefix(CONSUMED_PREFIX)?;
     let (run, n) = rest.split_once('.').unwrap_or((rest, "1"));
     Some((run.parse().ok()?, n.parse().ok()?))
+}
+
+/// The soft file-size limit of this process in bytes (`ulimit -f`), when it has one and
+/// `/proc/self/limits` says so (Linux).
+fn file_size_limit() -> Option<u64> {
+    let limits = fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max file size"))?;
+    let soft = line["Max file size".len()..].split_whitespace().next()?;
+    soft.parse().ok()
 }
 
 fn write_error(path: &Path, source: io::Error) -> StorageError {

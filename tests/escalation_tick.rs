@@ -161,7 +161,7 @@ fn notify_runs_the_notifier_once_with_the_message_and_journals_the_call() {
     tick.run().expect_exit(0);
     assert_eq!(
         deliveries(&out),
-        ["The NAS disk is 97% full; tonight's backup will fail.\n— thinker (watcher)\n"]
+        ["thinker (watcher): The NAS disk is 97% full; tonight's backup will fail.\n"]
     );
     let state = tick.run().expect_exit(0).state();
     let h = history(&state);
@@ -270,7 +270,7 @@ fn a_proposed_shell_command_is_delivered_as_text_and_never_run() {
     let got = deliveries(&out);
     assert_eq!(got.len(), 1);
     assert!(
-        got[0].starts_with("Proposal (thinker ran nothing: it is yours to decide)\n"),
+        got[0].starts_with("thinker (watcher) proposes (it ran nothing: yours to decide): "),
         "{got:?}"
     );
     assert!(got[0].contains(&command), "{got:?}");
@@ -318,7 +318,7 @@ fn several_escalations_of_one_tick_are_decided_in_one_call_and_notified_once() {
     );
     assert_eq!(
         deliveries(&out),
-        ["Two things need you now.\n— thinker (watcher, librarian)\n"]
+        ["thinker (watcher, librarian): Two things need you now.\n"]
     );
 }
 
@@ -427,10 +427,7 @@ fn a_notification_in_quiet_hours_is_held_and_delivered_exactly_once_after_them()
     assert!(deliveries(&out).is_empty(), "still quiet");
     tick.set_now("2026-11-23T07:05:00Z");
     let state = tick.run().expect_exit(0).state();
-    assert_eq!(
-        deliveries(&out),
-        ["The NAS is full.\n— thinker (watcher)\n"]
-    );
+    assert_eq!(deliveries(&out), ["thinker (watcher): The NAS is full.\n"]);
     assert_eq!(history(&state)[0]["outcome"], "notified: The NAS is full.");
     for now in ["2026-11-23T07:10:00Z", "2026-11-23T07:15:00Z"] {
         tick.set_now(now);

@@ -391,6 +391,48 @@ fn a_key_echoed_whole_or_in_part_reaches_no_output_and_no_file() {
     }
 }
 
+/// Regression (issue 22's probe): an answer whose JSON spelled the key with `\u200b`
+/// escapes between its characters left 17 of them in `subconscious.json` and the journal
+/// (raw zero-width characters were scrubbed; the escapes were read after the scrub).
+#[test]
+fn a_key_spelled_with_json_escapes_reaches_no_file() {
+    // 17 characters of the key without its `sk-` (a key shape the guard masks anyway).
+    let escaped: String = KEY[3..20]
+        .chars()
+        .map(String::from)
+        .collect::<Vec<_>>()
+        .join("\\u200b");
+    let content = format!(
+        r#"{{"findings": [{{"summary": "The header carried {escaped} today", "importance": 7}}], "reinforce": [], "escalate": false}}"#
+    );
+    let mut tick = Tick::new()
+        .state(SEED)
+        .local(&format!("api_key_env = \"{KEY_VAR}\""))
+        .env(KEY_VAR, KEY)
+        .respond(
+            Watcher,
+            ResponseTemplate::new(200).set_body_json(chat(
+                "watcher",
+                &content,
+                &json!({"prompt_tokens": 100, "completion_tokens": 10}),
+            )),
+        );
+    let out = tick.run();
+    out.expect_exit(0);
+    assert_eq!(out.thread(Watcher)["status"], "answered");
+    let files = snapshot(&out.dir).unwrap();
+    for (name, bytes) in files {
+        let text = String::from_utf8_lossy(&bytes);
+        assert_no_key(&text, &name);
+        // What a reader of the file sees once the JSON is read and cleaned.
+        assert_no_key(
+            &thinker::untrusted::clean(&text.replace("\\u200b", "")),
+            &name,
+        );
+    }
+    assert!(out.state().to_string().contains("[redacted]"));
+}
+
 #[tokio::test]
 async fn a_key_split_by_control_characters_is_still_scrubbed() {
     let server = MockServer::start().await;

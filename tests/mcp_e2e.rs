@@ -273,6 +273,45 @@ fn raw_json_rpc_lines_get_answers_and_stdout_carries_nothing_else() {
     assert!(stderr.contains("thinker mcp: serving on stdio"), "{stderr}");
 }
 
+/// Regression (issue 22's probe): a request line between 8 and 16 MB got no answer at
+/// all. Every request is answered: one past the limit with an error naming it, and the
+/// session goes on.
+#[test]
+fn a_request_past_the_size_limit_is_answered_with_an_error_naming_it() {
+    let mut tick = Tick::new().state(STATE);
+    let mut s = Session::start(&mut tick);
+    for (id, mb) in [(6u64, 2usize), (7, 9), (8, 17)] {
+        let big = "x".repeat(mb << 20);
+        s.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": {"name": "recall", "arguments": {"text": big}}}));
+        let answer = s.receive();
+        assert_eq!(answer["id"], id, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("over thinker mcp's limit of 1048576 bytes"),
+            "{answer}"
+        );
+    }
+    // The id may come last: still answered, with it when it is within the head.
+    let tail = format!(
+        r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"recall","arguments":{{"text":"{}"}}}},"id":9}}"#,
+        "y".repeat(2 << 20)
+    );
+    s.send_line(&tail);
+    let answer = s.receive();
+    assert!(answer["error"]["message"].is_string(), "{answer}");
+    // JSON that is no message the server knows, with an id: answered too.
+    s.send(&json!({"jsonrpc": "2.0", "id": 10, "params": 3}));
+    assert_eq!(s.receive()["id"], 10);
+    let sub = s.call(11, "subconscious", &json!({}));
+    assert!(
+        text(&sub).starts_with("<thinker-memory>"),
+        "the session goes on"
+    );
+    let (code, stderr) = s.close();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
 /// A client that leaves before `initialize` is an error (exit 1) that says so.
 #[test]
 fn a_client_gone_before_initialize_is_exit_1() {

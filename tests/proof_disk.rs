@@ -3,7 +3,8 @@
 //! tmpfs) — fail the tick with exit 1 and a message naming the file and the way out
 //! (insta, paths redacted), leave `subconscious.json` and its `.bak` byte for byte as they
 //! were and no temp file behind (or one the next tick removes), and the next tick, with
-//! the trouble gone, succeeds.
+//! the trouble gone, succeeds. Since issue 22 the tick finds each of these before it calls
+//! anything (`StateDir::preflight`): nothing is spent on a tick that cannot be recorded.
 //!
 //! Tests run as root in CI, where `chmod 0500` stops nothing: the read-only directory is
 //! then made with `chattr +i` and with a read-only bind mount, each where it works; the
@@ -197,10 +198,12 @@ fn a_file_size_limit_on_the_state_fails_the_tick_and_keeps_the_old_state() {
     recovers(&mut tick, &before);
 }
 
-/// `ulimit -f` just above the journal: its line is cut at the limit (a torn line), the
-/// state is not committed, and the next append starts on a line of its own.
+/// `ulimit -f` just above the journal: the tick sees that its line would not fit before
+/// it calls anything (issue 22: when the journal could not be written, every tick exited
+/// 1 having made its model calls) — nothing called, nothing spent, nothing torn. A line
+/// torn by a kill mid-append stays on its own: the next tick's starts a line of its own.
 #[test]
-fn a_file_size_limit_on_the_journal_tears_no_good_line_and_commits_nothing() {
+fn a_file_size_limit_on_the_journal_stops_the_tick_before_any_call() {
     let mut tick = ticked(Tick::new().state(SEED));
     let dir = tick.dir().to_path_buf();
     // A journal longer than the state by far, so the limit can sit between them.
@@ -210,8 +213,10 @@ fn a_file_size_limit_on_the_journal_tears_no_good_line_and_commits_nothing() {
     }
     let before = kept(&dir);
     let journal = fs::read(dir.join("journal.jsonl")).unwrap();
+    let ledger = fs::read(dir.join("ledger.json")).unwrap();
+    let calls = tick.all_requests();
     let len = journal.len() as u64;
-    let limit = len / 512 + 1; // above the journal, below it plus one line
+    let limit = len / 512 + 1; // above the journal, below it plus a tick's line
     let cmd = tick.command(&["tick"]);
     let failed = run(under_shell(
         &cmd,
@@ -223,15 +228,28 @@ fn a_file_size_limit_on_the_journal_tears_no_good_line_and_commits_nothing() {
         "{}",
         failed.1
     );
-    let after = fs::read(dir.join("journal.jsonl")).unwrap();
-    assert!(after.starts_with(&journal), "good lines kept");
+    assert_eq!(tick.all_requests(), calls, "no model was called");
     assert_eq!(
-        after.len() as u64,
-        limit * 512,
-        "cut at the limit: a torn line"
+        fs::read(dir.join("journal.jsonl")).unwrap(),
+        journal,
+        "nothing torn"
     );
+    assert_eq!(
+        fs::read(dir.join("ledger.json")).unwrap(),
+        ledger,
+        "nothing spent"
+    );
+    assert_eq!(temps(&dir), Vec::<String>::new(), "the probe is removed");
     insta::assert_snapshot!("disk_file_size_limit_journal", redacted(&tick, &failed.1));
     recovers(&mut tick, &before);
+    // A torn line, as a kill mid-append leaves it.
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("journal.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(&mut file, br#"{"time":"2026-11-22T10:"#).unwrap();
+    drop(file);
+    tick.run().expect_exit(0);
     let text = fs::read_to_string(dir.join("journal.jsonl")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let torn = lines.len() - 2;

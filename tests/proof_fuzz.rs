@@ -1481,6 +1481,7 @@ fn mail_text(root: &Path, max_bytes: usize, zone: Zone) -> Result<String, TestCa
         last_tick: Some(t("2026-11-22T10:00:00Z")),
         now: t(NOW),
         zone,
+        max_bytes: usize::MAX,
     };
     let gathered = block_on(gather(&[maildir_source(root, max_bytes)], &ctx));
     prop_assert!(gathered.failures.is_empty(), "{:?}", gathered.failures);
@@ -1813,6 +1814,7 @@ proptest! {
             last_tick: None,
             now: t(NOW),
             zone: Zone::UTC,
+            max_bytes: usize::MAX,
         };
         let gathered = block_on(gather(&[source], &ctx));
         for text in &gathered.texts {

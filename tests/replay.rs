@@ -403,6 +403,38 @@ fn a_torn_line_stops_the_replay_where_it_is() {
     );
 }
 
+/// Regression (issue 22's probe): after a torn journal line `explain` exited 0 with a
+/// wrong story ("still in memory at strength 4"; it was 8) and no warning. It says where
+/// the journal stops, like `replay` and `report`.
+#[test]
+fn explain_says_where_a_torn_journal_stops() {
+    let f = fixture();
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("state");
+    copy_dir(&f.dir, &dir);
+    let journal = dir.join("journal.jsonl");
+    let text = fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let torn = 120;
+    let mut cut = lines[..torn - 1].join("\n");
+    cut.push('\n');
+    cut.push_str(&lines[torn - 1][..lines[torn - 1].len() / 2]);
+    cut.push('\n');
+    cut.push_str(&lines[torn..].join("\n"));
+    cut.push('\n');
+    fs::write(&journal, cut).unwrap();
+    let warning = format!(
+        "warning: the journal stops being readable at journal.jsonl line {torn}: the line is cut short (torn by a killed tick?): this account ends there ({} line(s) after it not read)",
+        lines.len() - torn
+    );
+    let (code, stdout, stderr) = replay_cmd(f, &dir, &["explain", "t-nas-disk-almost"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains(&warning), "{stderr}");
+    assert!(stdout.starts_with(&warning), "{stdout}");
+    let (_, _, stderr) = replay_cmd(f, &dir, &["explain", "--json", "t-nas-disk-almost"]);
+    assert!(stderr.contains(&warning), "{stderr}");
+}
+
 /// A state changed outside thinker (restored from a backup) is picked up from the
 /// journal, and the replay stays faithful across it.
 #[test]

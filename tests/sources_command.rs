@@ -59,6 +59,7 @@ async fn gather_one(source: &Source) -> Gathered {
         last_tick: None,
         now: t("2026-11-22T10:05:00Z"),
         zone: thinker::clock::Zone::UTC,
+        max_bytes: usize::MAX,
     };
     gather(std::slice::from_ref(source), &ctx).await
 }

@@ -72,6 +72,7 @@ fn gather_at(lines: &str, last_tick: Option<DateTime<Utc>>, zone: Zone) -> Gathe
         last_tick,
         now: t("2026-11-22T10:05:00Z"),
         zone,
+        max_bytes: usize::MAX,
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -415,10 +416,11 @@ fn the_default_configs_example_is_a_valid_maildir_source() {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
 
-    /// Any cap: the text is the start of the uncapped one, within the cap, on a char
-    /// boundary, and marked truncated exactly when something was left out.
+    /// Any cap: the text is within the cap, its messages are the newest of the uncapped
+    /// one in the same order, each with the start of its text (issue 20: the texts share
+    /// the cap), and it is marked truncated exactly when something was left out.
     #[test]
-    fn any_cap_keeps_the_start_of_the_text(max_bytes in 1usize..3000) {
+    fn any_cap_keeps_the_newest_messages_and_the_start_of_each(max_bytes in 1usize..3000) {
         let home = tempfile::tempdir().unwrap();
         let root = copy_fixture(home.path());
         let gathered = |extra: &str| {
@@ -434,7 +436,102 @@ proptest::proptest! {
         proptest::prop_assume!(!full.truncated);
         let cut = gathered(&format!("max_bytes = {max_bytes}"));
         proptest::prop_assert!(cut.text.len() <= max_bytes);
-        proptest::prop_assert!(full.text.starts_with(&cut.text));
-        proptest::prop_assert_eq!(cut.truncated, cut.text.len() < full.text.len());
+        let heads = |text: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| l.starts_with("Subject: ") || l.starts_with("From: "))
+                .map(str::to_string)
+                .collect()
+        };
+        let (all, shown) = (heads(&full.text), heads(&cut.text));
+        // The last header line may itself be cut (a cap below one block).
+        if let Some((last, whole)) = shown.split_last() {
+            proptest::prop_assert!(all.starts_with(whole), "{:?} {:?}", all, shown);
+            proptest::prop_assert!(all[whole.len()].starts_with(last.trim_end_matches('…')));
+        }
+        // Each text shown is the start of the message's whole text.
+        for line in cut.text.lines().filter(|l| l.ends_with('…')) {
+            let start = line.trim_end_matches('…');
+            proptest::prop_assert!(full.text.contains(start), "{:?}", line);
+        }
+        proptest::prop_assert_eq!(cut.truncated, cut.text != full.text);
     }
+}
+
+/// A thread stand-in that reports what it sees: the fact, when its prompt holds it.
+struct Reports(&'static str, &'static str);
+
+impl wiremock::Respond for Reports {
+    fn respond(&self, request: &wiremock::Request) -> wiremock::ResponseTemplate {
+        let body = String::from_utf8_lossy(&request.body);
+        let answer = if body.contains(self.0) {
+            crate::support::found(self.1, 6)
+        } else {
+            crate::support::nothing()
+        };
+        crate::support::ok(Watcher, &answer)
+    }
+}
+
+/// Issue 20: a mail's snippet was cut at 300 characters, so a due date in its second
+/// paragraph never reached a thread. The mail's own text (its quoted reply and signature
+/// cut) reaches the watcher's prompt, and through a tick whose watcher reports what it
+/// sees, the memory.
+#[test]
+fn a_fact_in_a_mails_second_paragraph_reaches_the_prompt_and_the_memory() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("INBOX");
+    for sub in ["cur", "new", "tmp"] {
+        fs::create_dir_all(root.join(sub)).unwrap();
+    }
+    let first = "Thank you for staying with us last weekend. ".repeat(12);
+    fs::write(
+        root.join("new/1795341000.M1P1.host"),
+        format!(
+            "From: Lakeside Cottages <stay@lakeside.example>\nSubject: Your booking\n\
+             Date: Sun, 22 Nov 2026 09:50:00 +0000\n\n\
+             Dear Sam,\n\n{first}\n\nThe deposit for the Easter week is due on 4 December.\n\n\
+             -- \nLakeside Cottages, reception open 8-20\n\n\
+             On Sat, 21 Nov 2026, Sam <sam@home.example> wrote:\n> Is the deposit due on 1 January?\n"
+        ),
+    )
+    .unwrap();
+    assert!(
+        first.len() > 300,
+        "the fact lies past the old 300-character snippet"
+    );
+    let mut tick = Tick::new()
+        .state(SEED)
+        .thread(
+            Watcher,
+            &format!(
+                "[[threads.watcher.sources]]\nkind = \"maildir\"\nname = \"inbox\"\npath = \"{}\"",
+                root.display()
+            ),
+        )
+        .respond(
+            Watcher,
+            Reports(
+                "The deposit for the Easter week is due on 4 December.",
+                "Easter week deposit due on 4 December",
+            ),
+        );
+    let prompt = tick.thinker(&["prompt", "watcher"]).stdout;
+    assert!(
+        prompt.contains("The deposit for the Easter week is due on 4 December."),
+        "{prompt}"
+    );
+    assert!(
+        !prompt.contains("1 January"),
+        "the quoted reply is cut: {prompt}"
+    );
+    assert!(
+        !prompt.contains("reception open"),
+        "the signature is cut: {prompt}"
+    );
+    let state = tick.run().expect_exit(0).state();
+    let remembered = state["active_threads"].to_string();
+    assert!(
+        remembered.contains("Easter week deposit due on 4 December"),
+        "{remembered}"
+    );
 }

@@ -444,6 +444,7 @@ async fn check_sources(
         last_tick: state.last_tick,
         now: clock.now,
         zone: clock.zone,
+        max_bytes: usize::MAX,
     };
     for thread in ThreadName::ALL {
         let Some(tc) = config.thread(thread).filter(|t| t.enabled) else {
@@ -621,7 +622,7 @@ fn check_ledger(dir: &StateDir, config: &Config, clock: Clock, report: &mut Repo
         return;
     }
     let ledger = match dir.load_ledger() {
-        Ok(l) => l.for_day(clock.today()),
+        Ok(l) => l.today(config.timezone, &clock),
         Err(e) => {
             report.push("ledger", Level::Fail, e.to_string());
             return;

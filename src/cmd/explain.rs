@@ -23,6 +23,22 @@ pub fn run(ctx: &mut Context<'_>, args: &ExplainArgs) -> Result<u8, Error> {
     let (journal, replay) = replay_dir(&resolved.state_dir, None, &settings)?;
     let id = args.id.trim();
     let lives = explain::explain(id, &replay.current, &journal);
+    // Like `replay` and `report`: a journal that stops being readable is said, on stderr
+    // whatever the format (issue 22: after a torn line `explain` told a wrong story
+    // without a word).
+    let stopped = journal.stopped.as_ref().map(|stop| {
+        let unread = if journal.unread == 0 {
+            String::new()
+        } else {
+            format!(" ({} line(s) after it not read)", journal.unread)
+        };
+        format!(
+            "warning: the journal stops being readable at {stop}: this account ends there{unread}\n"
+        )
+    });
+    if let Some(warning) = &stopped {
+        ctx.stderr(warning)?;
+    }
     if args.json {
         let text = to_json_pretty(&lives, "the entry's life")?;
         ctx.stdout(text.as_bytes())?;
@@ -39,13 +55,18 @@ pub fn run(ctx: &mut Context<'_>, args: &ExplainArgs) -> Result<u8, Error> {
         } else {
             format!("ids that look alike: {}", alike.join(", "))
         };
+        let read = if stopped.is_some() {
+            " as far as it could be read"
+        } else {
+            ""
+        };
         ctx.stderr(&format!(
-            "thinker: no tick in the journal added or saw `{}` ({hint})\n",
+            "thinker: no tick in the journal{read} added or saw `{}` ({hint})\n",
             untrusted::excerpt(id, 80)
         ))?;
         return Ok(EXIT_FAILED);
     }
-    let mut text = String::new();
+    let mut text = stopped.unwrap_or_default();
     if !replay.check.faithful() {
         text.push_str("warning: the replay did not reproduce every recorded state (see `thinker replay`): this account may differ from what happened\n");
     }

@@ -112,10 +112,16 @@ fn escalations(tick: &Tick) -> String {
     let mut parts: Vec<String> = records
         .iter()
         .map(|r| {
+            // A decision held for the user's word (issue 22) says so: it is never sent.
+            let word = if r.outcome.starts_with("held: needs confirmation") {
+                "held: needs confirmation"
+            } else {
+                r.outcome_word()
+            };
             format!(
                 "{} {}",
                 untrusted::excerpt(&r.thread, 20),
-                untrusted::excerpt(r.outcome_word(), 20)
+                untrusted::excerpt(word, 30)
             )
         })
         .collect();

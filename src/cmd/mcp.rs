@@ -5,7 +5,8 @@
 //! the state directory once, gives the server a clock that reads the system time at each
 //! call (or `--now`, fixed, for tests) in the context's zone, and runs it on its own
 //! current-thread runtime ([`crate::runtime::block_on`]). The protocol owns the
-//! process's stdin and stdout (rmcp's stdio transport), so, unlike other commands, this
+//! process's stdin and stdout ([`crate::mcp_stdio`]: requests past 1 MiB answered with an
+//! error naming the limit), so, unlike other commands, this
 //! one writes nothing to the context's streams; diagnostics go to stderr via `tracing`.
 //! Must not take the tick lock or write anything but `feedback.jsonl` (the tools' rule).
 
@@ -48,8 +49,11 @@ async fn serve_stdio(server: Server) -> Result<(), Error> {
         what: "the MCP client on stdin/stdout",
         source,
     };
+    // thinker's own stdio transport: every request answered, one past the size limit
+    // with an error naming it (crate::mcp_stdio).
+    let stdio = crate::mcp_stdio::Stdio::new(tokio::io::stdin(), tokio::io::stdout());
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(stdio)
         .await
         .map_err(|e| failed(std::io::Error::other(e)))?;
     let reason = running

@@ -31,6 +31,7 @@ pub fn run(ctx: &mut Context<'_>, args: &PromptArgs) -> Result<u8, Error> {
         state_dir: dir.path(),
         prompts: &prompts,
         clock: ctx.clock,
+        max_input_bytes: crate::input::thread_share(config),
     };
     let input = runtime::block_on(inputs.thread_input(thread, &sources))?;
     let text = input.prompt?;

@@ -22,4 +22,5 @@
 pub mod decision;
 pub mod note;
 pub mod notify;
+pub mod outbound;
 pub mod plan;

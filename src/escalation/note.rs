@@ -30,6 +30,18 @@
 //! to be the one looked at (same device and inode, still not a link), which refuses a
 //! link swapped in between — at worst after creating an empty file where it pointed.
 //!
+//! **Hard links are refused** too (issue 22): a file in `memory_dir` with more than one
+//! link is another file's name as well (`ln /etc/motd memory/2026-11-22.md`), and
+//! appending would write into that file.
+//!
+//! **Thinker's own notes are recognised** ([`strip_own_notes`], issue 22), so that no
+//! source ever reads them back as new facts (a `files` source pointing at `memory_dir`, as
+//! `init`'s example suggests, made a note escalate again, three times): a note is its
+//! heading — `## HH:MM — thinker` and, optionally, ` (…)` to the end of the line — and
+//! the lines after it that are blank or start with `>`. No line of a note's text can
+//! start a heading (each is quoted), so only thinker writes one. The dated file name is
+//! not needed: the agent's own lines in the same file are kept.
+//!
 //! Must not: read the real clock, rewrite or truncate a file, follow a link into another
 //! file, or decide what is worth remembering.
 
@@ -66,6 +78,11 @@ pub enum NoteError {
         "memory file {path} changed while it was being opened (replaced by a link or another file); nothing was written. Check who else writes to the memory directory"
     )]
     Replaced { path: PathBuf },
+    #[error(
+        "memory file {path} has {links} hard links: it is also another file's name, and a note appended to it would be written there too, so thinker did not touch it. Replace it with a copy of its own (`cp {path} {path}.copy && mv {path}.copy {path}`) or set `memory_dir` in [escalation]",
+        path = path.display()
+    )]
+    HardLinked { path: PathBuf, links: u64 },
     #[error("the note is empty once cleaned; nothing was written to {path}")]
     Empty { path: PathBuf },
     #[error(
@@ -111,6 +128,13 @@ pub fn append_note(
     {
         return Err(NoteError::Replaced { path });
     }
+    if opened.nlink() > 1 {
+        // Linked between the look and the open.
+        return Err(NoteError::HardLinked {
+            path,
+            links: opened.nlink(),
+        });
+    }
     let mut bytes = Vec::with_capacity(block.len() + 2);
     let len = opened.len();
     if len > 0 {
@@ -153,12 +177,66 @@ fn note_block(clock: &Clock, attribution: &str, text: &str) -> Option<String> {
     Some(block)
 }
 
+/// Whether `line` is the heading of one of thinker's notes: `## HH:MM — thinker`, then
+/// nothing or ` (…)`.
+fn is_note_heading(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("## ") else {
+        return false;
+    };
+    let b = rest.as_bytes();
+    let time = b.len() >= 5
+        && b[0].is_ascii_digit()
+        && b[1].is_ascii_digit()
+        && b[2] == b':'
+        && b[3].is_ascii_digit()
+        && b[4].is_ascii_digit();
+    if !time {
+        return false;
+    }
+    let Some(by) = rest[5..].strip_prefix(" — thinker") else {
+        return false;
+    };
+    let by = by.trim_end();
+    by.is_empty() || (by.starts_with(" (") && by.ends_with(')'))
+}
+
+/// `text` without thinker's own notes (see the module doc), and how many were taken out.
+/// Other lines are kept as they are.
+pub fn strip_own_notes(text: &str) -> (String, usize) {
+    if !text.contains(" — thinker") {
+        return (text.to_string(), 0);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut notes = 0;
+    let mut in_note = false;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if is_note_heading(bare) {
+            in_note = true;
+            notes += 1;
+            continue;
+        }
+        if in_note && (bare.trim().is_empty() || bare.starts_with('>')) {
+            continue;
+        }
+        in_note = false;
+        out.push_str(line);
+    }
+    (out, notes)
+}
+
 /// Refuses a link or a non-regular file at `path`; its metadata when a file is there.
 fn refuse_irregular(path: &Path) -> Result<Option<fs::Metadata>, NoteError> {
     let Ok(meta) = fs::symlink_metadata(path) else {
         return Ok(None);
     };
     let kind = meta.file_type();
+    if kind.is_file() && meta.nlink() > 1 {
+        return Err(NoteError::HardLinked {
+            path: path.to_path_buf(),
+            links: meta.nlink(),
+        });
+    }
     if kind.is_file() {
         return Ok(Some(meta));
     }
@@ -197,6 +275,42 @@ mod tests {
             b,
             "## 10:05 — thinker (watcher escalation)\n\n> line 1\n>\n> line 2\n"
         );
+    }
+
+    /// Regression (issue 22's probe): a hard link in `memory_dir` to a file elsewhere got
+    /// the note appended.
+    #[test]
+    fn a_hard_link_is_refused_and_its_target_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("motd");
+        fs::write(&elsewhere, "welcome\n").unwrap();
+        let memory = dir.path().join("memory");
+        fs::create_dir(&memory).unwrap();
+        fs::hard_link(&elsewhere, memory.join("2026-11-22.md")).unwrap();
+        let e = append_note(&memory, &clock("2026-11-22T10:05:00Z"), "t", "x").unwrap_err();
+        assert!(matches!(e, NoteError::HardLinked { links: 2, .. }), "{e}");
+        assert!(e.to_string().contains("2 hard links"), "{e}");
+        assert_eq!(fs::read_to_string(&elsewhere).unwrap(), "welcome\n");
+    }
+
+    #[test]
+    fn thinkers_own_notes_are_recognised_and_the_agents_lines_kept() {
+        let c = clock("2026-11-22T10:05:00Z");
+        let note = note_block(&c, "thinker (librarian escalation)", "Pay the fee\n\nat x").unwrap();
+        let file = format!(
+            "# 2026-11-22\n- met Bob\n\n{note}\n## 11:00 — thinker\n\n> old form\n- agent line\n## 12:00 — thinker (x) extra\n> kept: not a heading of ours\n"
+        );
+        let (kept, notes) = strip_own_notes(&file);
+        assert_eq!(notes, 2);
+        assert_eq!(
+            kept,
+            "# 2026-11-22\n- met Bob\n\n- agent line\n## 12:00 — thinker (x) extra\n> kept: not a heading of ours\n"
+        );
+        // A text quoting a heading is not a note: its lines are quoted.
+        let quoted = note_block(&c, "thinker", "## 09:00 — thinker\nforged").unwrap();
+        assert_eq!(strip_own_notes(&quoted).1, 1);
+        assert_eq!(strip_own_notes(&quoted).0, "");
+        assert_eq!(strip_own_notes("no notes\n"), ("no notes\n".to_string(), 0));
     }
 
     #[test]

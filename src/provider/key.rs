@@ -96,20 +96,20 @@ pub fn scrub(text: &str, key: Option<&ApiKey>) -> String {
 }
 
 /// The byte ranges of every window of [`KEY_RUN`] consecutive visible characters of
-/// `text` (see [`visible_chars`]; a range spans any invisible ones between its
-/// characters), with those characters when the range holds invisible ones too.
+/// `text` (see [`VisibleChars`]; a range spans any invisible ones between its
+/// characters), with those characters when the range holds anything else too.
 fn windows(text: &str) -> impl Iterator<Item = (usize, usize, Option<String>)> + '_ {
-    let mut ring = [(0usize, ' '); KEY_RUN];
-    visible_chars(text)
+    let mut ring = [(0usize, 0usize, ' '); KEY_RUN];
+    VisibleChars::new(text)
         .enumerate()
-        .filter_map(move |(j, (i, c))| {
-            ring[j % KEY_RUN] = (i, c);
+        .filter_map(move |(j, (start, end, c))| {
+            ring[j % KEY_RUN] = (start, end, c);
             if j + 1 < KEY_RUN {
                 return None;
             }
             let first = (j + 1) % KEY_RUN;
-            let (start, end) = (ring[first].0, i + c.len_utf8());
-            let chars = || (0..KEY_RUN).map(|k| ring[(first + k) % KEY_RUN].1);
+            let (start, end) = (ring[first].0, end);
+            let chars = || (0..KEY_RUN).map(|k| ring[(first + k) % KEY_RUN].2);
             let width: usize = chars().map(char::len_utf8).sum();
             Some((
                 start,
@@ -119,41 +119,125 @@ fn windows(text: &str) -> impl Iterator<Item = (usize, usize, Option<String>)> +
         })
 }
 
-/// The characters of `text` a reader (or later cleaning) keeps: not control characters,
-/// not the bytes of an escape sequence (`ESC [ … final`, `ESC x`, C1 `CSI … final`), not
-/// invisible format characters. A key broken up by those is still a key once cleaned.
-fn visible_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Escape {
-        None,
-        /// Just after `ESC`.
-        Start,
-        /// Inside a control sequence, before its final byte.
-        Csi,
+/// The characters of `text` a reader (or later cleaning, or a JSON reader) keeps, each
+/// with the byte range it was written in: not control characters, not the bytes of an
+/// escape sequence (`ESC [ … final`, `ESC x`, C1 `CSI … final`), not invisible format
+/// characters — and JSON string escapes read as the characters they stand for (`\u0073`
+/// is `s`; `\u200b`, `\n` are invisible), since an answer's JSON is unescaped after the
+/// scrub (issue 22: `\u200b` between a key's characters left 17 of them in the state). A
+/// key broken up by any of those is still a key once read.
+struct VisibleChars<'a> {
+    text: &'a str,
+    at: usize,
+    escape: Escape,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Escape {
+    None,
+    /// Just after `ESC`.
+    Start,
+    /// Inside a control sequence, before its final byte.
+    Csi,
+}
+
+impl<'a> VisibleChars<'a> {
+    fn new(text: &'a str) -> Self {
+        VisibleChars {
+            text,
+            at: 0,
+            escape: Escape::None,
+        }
     }
-    let mut escape = Escape::None;
-    text.char_indices().filter(move |&(_, c)| {
-        match escape {
-            Escape::Start => {
-                escape = if c == '[' { Escape::Csi } else { Escape::None };
-                return false;
+
+    /// The JSON escape at `at` (which holds a `\`): the character it stands for and its
+    /// length in bytes, `None` when it is not one.
+    fn json_escape(&self, at: usize) -> Option<(char, usize)> {
+        let rest = &self.text.as_bytes()[at + 1..];
+        let simple = match rest.first()? {
+            b'"' => Some('"'),
+            b'\\' => Some('\\'),
+            b'/' => Some('/'),
+            b'b' => Some('\u{8}'),
+            b'f' => Some('\u{c}'),
+            b'n' => Some('\n'),
+            b'r' => Some('\r'),
+            b't' => Some('\t'),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            return Some((c, 2));
+        }
+        let hex = |b: &[u8]| -> Option<u32> {
+            let s = std::str::from_utf8(b.get(..4)?).ok()?;
+            if !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
             }
-            Escape::Csi if ('\u{20}'..='\u{3f}').contains(&c) => return false,
-            Escape::Csi => {
-                escape = Escape::None;
-                if ('\u{40}'..='\u{7e}').contains(&c) {
-                    return false;
+            u32::from_str_radix(s, 16).ok()
+        };
+        if rest.first() != Some(&b'u') {
+            return None;
+        }
+        let unit = hex(&rest[1..])?;
+        if (0xd800..0xdc00).contains(&unit) && rest.get(5..7) == Some(b"\\u") {
+            let low = hex(&rest[7..])?;
+            if (0xdc00..0xe000).contains(&low) {
+                let c = char::from_u32(0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00))?;
+                return Some((c, 12));
+            }
+        }
+        Some((char::from_u32(unit)?, 6))
+    }
+}
+
+impl Iterator for VisibleChars<'_> {
+    type Item = (usize, usize, char);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let at = self.at;
+            let c = self.text[at..].chars().next()?;
+            self.at += c.len_utf8();
+            match self.escape {
+                Escape::Start => {
+                    self.escape = if c == '[' { Escape::Csi } else { Escape::None };
+                    continue;
                 }
+                Escape::Csi if ('\u{20}'..='\u{3f}').contains(&c) => continue,
+                Escape::Csi => {
+                    self.escape = Escape::None;
+                    if ('\u{40}'..='\u{7e}').contains(&c) {
+                        continue;
+                    }
+                }
+                Escape::None => {}
             }
-            Escape::None => {}
+            match c {
+                '\u{1b}' => {
+                    self.escape = Escape::Start;
+                    continue;
+                }
+                '\u{9b}' => {
+                    self.escape = Escape::Csi;
+                    continue;
+                }
+                '\\' => {
+                    if let Some((decoded, len)) = self.json_escape(at) {
+                        self.at = at + len;
+                        if decoded.is_control() || untrusted::is_invisible(decoded) {
+                            continue;
+                        }
+                        return Some((at, at + len, decoded));
+                    }
+                }
+                _ => {}
+            }
+            if c.is_control() || untrusted::is_invisible(c) {
+                continue;
+            }
+            return Some((at, self.at, c));
         }
-        match c {
-            '\u{1b}' => escape = Escape::Start,
-            '\u{9b}' => escape = Escape::Csi,
-            _ => {}
-        }
-        !(c.is_control() || untrusted::is_invisible(c))
-    })
+    }
 }
 
 /// Server text as an error may quote it: scrubbed, cut to an excerpt of
@@ -211,6 +295,31 @@ mod tests {
         let short = ApiKey::new("abc123");
         assert_eq!(scrub("abc123 abc12", Some(&short)), "[redacted] abc12");
         assert_eq!(scrub("anything", None), "anything");
+    }
+
+    /// Regression (issue 22's probe): a model answer whose JSON puts `\u200b` escapes
+    /// between a key's characters left 17 characters of the key in `subconscious.json`
+    /// and the journal (the JSON is unescaped after the scrub).
+    #[test]
+    fn keys_spelled_with_json_escapes_are_scrubbed() {
+        let k = ApiKey::new("sk-ZQX7vK93pAbCdEfFs6A");
+        let s = |t: &str| scrub(t, Some(&k));
+        let cases = [
+            r#"{"summary": "key sk-\u200bZQX7\u200bvK93\u200bpAbC\u200bdEfFs6A"}"#,
+            r#"{"summary": "\u0073\u006b-ZQX7vK93pAbCd"}"#,
+            r#"{"summary": "sk-ZQX\n7vK9\t3pA"}"#,
+            r#"{"summary": "sk-ZQX\udb40\udc417vK93pA"}"#,
+        ];
+        for text in cases {
+            let out = s(text);
+            assert!(out.contains(REDACTED), "{text} → {out}");
+            let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let read = crate::untrusted::clean(value["summary"].as_str().unwrap());
+            assert!(!read.contains("ZQX7vK9"), "{text} → {read}");
+        }
+        // Escapes that spell nothing of the key are left as they are.
+        let plain = r#"{"a": "caf\u00e9 \"quoted\" \\ path"}"#;
+        assert_eq!(s(plain), plain);
     }
 
     #[test]

@@ -122,9 +122,9 @@ impl CommandSettings {
     }
 }
 
-/// Runs the command and cleans and caps its output.
-pub(super) async fn text(settings: &CommandSettings) -> Result<Text, String> {
-    let max = settings.max_bytes;
+/// Runs the command and cleans and caps its output (at `max_bytes`, and at most `cap`).
+pub(super) async fn text(settings: &CommandSettings, cap: usize) -> Result<Text, String> {
+    let max = settings.max_bytes.min(cap);
     let out = run_command(&settings.argv, settings.timeout, max)
         .await
         .map_err(|e| match e {

@@ -5,10 +5,17 @@
 //! only (symlinks followed). Files modified after `last_tick` come first, headed
 //! `== PATH (changed since last tick) ==`, the others `== PATH ==`; in each group the
 //! most recently modified first, ties by path. On the first tick (`last_tick = None`)
-//! nothing is called out as changed. Files are read in that order until the total cap
-//! (`max_bytes`, default [`DEFAULT_FILES_MAX_BYTES`]), a blank line between them; the
-//! file that crosses the cap is cut (marked truncated) and the rest are left out. A file
-//! with a NUL byte in what is read is shown as `(binary file, not shown)`. Paths in
+//! nothing is called out as changed. The total cap (`max_bytes`, default
+//! [`DEFAULT_FILES_MAX_BYTES`]) is shared: files are shown in that order while each can
+//! have its header and the start of its text (512 bytes, or all of it), the rest left
+//! out; the text left after the headers is shared by size (the shorter files whole, the
+//! longer ones an equal share of the rest, each cut at a line end), so a long file cannot
+//! push the others out (issue 20). A blank line between files; any cut or file left out
+//! marks the text truncated. A file with a NUL byte in what is read is shown as
+//! `(binary file, not shown)`. **Thinker's own notes** (`remember`, in `memory_dir`) are
+//! taken out of every file ([`crate::escalation::note::strip_own_notes`]), so a note is
+//! never read back as a new fact (issue 22); a file of nothing else shows
+//! `(only thinker's own notes, not shown)`. Paths in
 //! headers have control characters replaced with `?`. An unreadable file, a bad pattern
 //! or an unreadable directory is skipped; only when nothing at all could be read is it a
 //! failure. **A glob that matches nothing is neither text nor failure**: the text is
@@ -29,9 +36,15 @@ use super::read::{blocking, read_head};
 use super::settings::{self, MAX_BYTES_RANGE, Resolve, SettingsError};
 use super::text::{cap_head, one_line, sanitize};
 use super::{GatherContext, Text};
+use crate::escalation::note::strip_own_notes;
 
 /// Default cap of a `files` source, all files together.
 pub const DEFAULT_FILES_MAX_BYTES: usize = 8000;
+/// A file is shown only with at least this much of its text (or all of it, if shorter).
+const MIN_FILE_SHARE: usize = 512;
+/// How much more than its share of a file is read, for thinker's own notes to be taken
+/// out of it.
+const NOTES_HEADROOM: usize = 64 << 10;
 /// At most this many paths are taken from one glob.
 const MAX_GLOB_MATCHES: usize = 10_000;
 
@@ -95,7 +108,7 @@ pub(super) async fn text(
     ctx: &GatherContext<'_>,
 ) -> Result<Text, String> {
     let patterns = settings.patterns.clone();
-    let max = settings.max_bytes;
+    let max = settings.max_bytes.min(ctx.max_bytes);
     let last_tick = ctx.last_tick;
     blocking(move || files_text(&patterns, max, last_tick)).await
 }
@@ -139,11 +152,13 @@ fn files_text(
     last_tick: Option<DateTime<Utc>>,
 ) -> Result<Text, String> {
     let (files, mut errors) = expand_globs(patterns);
-    let mut files: Vec<(PathBuf, SystemTime, bool)> = files
+    let mut files: Vec<(PathBuf, SystemTime, bool, usize)> = files
         .into_iter()
         .map(|(p, mtime)| {
             let changed = last_tick.is_some_and(|t| DateTime::<Utc>::from(mtime) > t);
-            (p, mtime, changed)
+            let size =
+                std::fs::metadata(&p).map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX));
+            (p, mtime, changed, size)
         })
         .collect();
     files.sort_by(|a, b| {
@@ -151,26 +166,44 @@ fn files_text(
             .then_with(|| b.1.cmp(&a.1))
             .then_with(|| a.0.cmp(&b.0))
     });
-    let mut out = String::new();
-    let mut truncated = false;
-    let mut read_any = false;
-    for (path, _, changed) in &files {
-        let header = format!(
-            "{}== {}{} ==\n",
-            if out.is_empty() { "" } else { "\n" },
-            one_line(&path.to_string_lossy(), '?', 1000),
-            if *changed {
-                " (changed since last tick)"
-            } else {
-                ""
-            }
-        );
-        let room = max.saturating_sub(out.len() + header.len());
-        if room == 0 {
-            truncated = true;
+    let headers: Vec<String> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (path, _, changed, _))| {
+            format!(
+                "{}== {}{} ==\n",
+                if i == 0 { "" } else { "\n" },
+                one_line(&path.to_string_lossy(), '?', 1000),
+                if *changed {
+                    " (changed since last tick)"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    // The files shown: each needs its header and the start of its text.
+    let mut needed = 0usize;
+    let mut shown = 0;
+    for (header, file) in headers.iter().zip(&files) {
+        needed += header.len() + file.3.min(MIN_FILE_SHARE);
+        if needed > max {
             break;
         }
-        let bytes = match read_head(path, room.saturating_add(1)) {
+        shown += 1;
+    }
+    let body_budget = max.saturating_sub(headers[..shown].iter().map(String::len).sum());
+    let shares = shares(
+        &files[..shown].iter().map(|f| f.3).collect::<Vec<_>>(),
+        body_budget,
+    );
+    let mut out = String::new();
+    let mut truncated = shown < files.len();
+    let mut read_any = false;
+    for ((path, _, _, _), (header, &room)) in files.iter().zip(headers.iter().zip(&shares)) {
+        // Thinker's own notes are taken out after reading: read a little more for them.
+        let limit = room.saturating_add(room.min(NOTES_HEADROOM));
+        let bytes = match read_head(path, limit.saturating_add(1)) {
             Ok(b) => b,
             Err(e) => {
                 errors.push(format!("{}: {e}", path.display()));
@@ -178,22 +211,24 @@ fn files_text(
             }
         };
         read_any = true;
-        let (mut body, cut) = if bytes.contains(&0) {
+        let (mut body, more) = if bytes.contains(&0) {
             ("(binary file, not shown)\n".to_string(), false)
         } else {
-            let over = bytes.len() > room;
-            (sanitize(&bytes), over)
+            let more = bytes.len() > limit;
+            let (body, notes) = strip_own_notes(&sanitize(&bytes));
+            if notes > 0 && body.trim().is_empty() && !more {
+                ("(only thinker's own notes, not shown)\n".to_string(), false)
+            } else {
+                (body, more)
+            }
         };
-        let cut = cap_head(&mut body, room, cut);
+        let cut = cap_head(&mut body, room, more);
         if !body.is_empty() && !body.ends_with('\n') && body.len() < room {
             body.push('\n');
         }
-        out.push_str(&header);
+        out.push_str(header);
         out.push_str(&body);
-        if cut {
-            truncated = true;
-            break;
-        }
+        truncated |= cut;
     }
     if !read_any && !errors.is_empty() {
         let more = errors.len() - 1;
@@ -207,6 +242,23 @@ fn files_text(
         text: out,
         truncated,
     })
+}
+
+/// Each file's share of `budget` by its size: the files smaller than an equal share of
+/// what is left are kept whole (the smallest first), the others share the rest equally —
+/// so one long file cannot push the others out (issue 20: "the same goes for long
+/// files").
+fn shares(sizes: &[usize], budget: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&i| (sizes[i], i));
+    let mut out = vec![0; sizes.len()];
+    let mut left = budget;
+    for (k, &i) in order.iter().enumerate() {
+        let share = left / (order.len() - k);
+        out[i] = sizes[i].min(share);
+        left -= out[i];
+    }
+    out
 }
 
 /// What counts as a change of the files for the quiet tick (`crate::quiet`): their
@@ -236,6 +288,7 @@ pub(crate) fn world(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write as _;
     use std::path::Path;
 
     use super::*;
@@ -311,6 +364,75 @@ mod tests {
         .await;
         assert_eq!(g.texts[0].text, "");
         assert!(g.failures.is_empty());
+    }
+
+    /// Issue 20: a long file read first took the whole cap and the others were left out.
+    #[tokio::test]
+    async fn a_long_file_shares_the_cap_with_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let long: String = (0..400)
+            .map(|i| format!("line {i} of the long file\n"))
+            .collect();
+        write(&d.join("a-long.md"), &long, "2026-11-22T10:00:00Z");
+        write(
+            &d.join("b.md"),
+            "Fact B: the dentist moved to Friday\n",
+            "2026-11-20T00:00:00Z",
+        );
+        write(
+            &d.join("c.md"),
+            "Fact C: rent is due on the 3rd\n",
+            "2026-11-19T00:00:00Z",
+        );
+        let g = one(files(vec![format!("{}/*.md", d.display())], Some(2000))).await;
+        let t = &g.texts[0];
+        assert!(t.truncated && t.text.len() <= 2000, "{t:?}");
+        assert!(t.text.contains("line 0 of the long file"), "{}", t.text);
+        assert!(
+            t.text.contains("Fact B") && t.text.contains("Fact C"),
+            "{}",
+            t.text
+        );
+        assert_eq!(shares(&[10, 5000, 5000], 1010), vec![10, 500, 500]);
+        assert_eq!(shares(&[], 100), Vec::<usize>::new());
+    }
+
+    /// Issue 22: a `remember` note in `memory_dir` was read back by a `files` source and
+    /// escalated again.
+    #[tokio::test]
+    async fn thinkers_own_notes_are_not_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let clock = crate::clock::Clock::utc(timestamp::parse("2026-11-22T10:05:00Z").unwrap());
+        crate::escalation::note::append_note(
+            d,
+            &clock,
+            "thinker (librarian escalation)",
+            "Pay the customs fee",
+        )
+        .unwrap();
+        let g = one(files(vec![format!("{}/*.md", d.display())], None)).await;
+        assert!(!g.texts[0].text.contains("customs"), "{:?}", g.texts[0]);
+        assert!(
+            g.texts[0]
+                .text
+                .contains("(only thinker's own notes, not shown)")
+        );
+        // The agent's own lines in the same file still show.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(d.join("2026-11-22.md"))
+            .unwrap()
+            .write_all(b"- the agent booked the hotel\n")
+            .unwrap();
+        let g = one(files(vec![format!("{}/*.md", d.display())], None)).await;
+        assert!(
+            g.texts[0].text.contains("booked the hotel"),
+            "{:?}",
+            g.texts[0]
+        );
+        assert!(!g.texts[0].text.contains("customs"), "{:?}", g.texts[0]);
     }
 
     #[tokio::test]

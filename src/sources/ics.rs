@@ -33,7 +33,12 @@
 //! walked per event and `max_events` (+ 1, to know there are more) kept; a source does at
 //! most [`SOURCE_WORK`] in all (about a second). An event past these is skipped with a
 //! warning. Parsing refuses components nested deeper than [`MAX_NESTING`] (the parser
-//! recurses).
+//! recurses). **Memory** (issue 22's calendar bomb: one 15 MB file peaked at 804 MB):
+//! `SUMMARY` and `LOCATION` are cut to a few hundred characters when read, and an
+//! event's occurrences share them; a file's text is dropped once parsed; the source
+//! keeps only the `max_events` + 1 earliest occurrences across its files (counting the
+//! others for "… and at least N more"), and reads at most [`SOURCE_BYTES`] of calendars
+//! in all (a file past that is skipped with a warning).
 //!
 //! **Failures.** A file that cannot be read or parsed, or an event that cannot be
 //! expanded, is skipped with a `warn` line on stderr (the file, an event's title cleaned
@@ -63,6 +68,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone as _, Utc};
 use chrono_tz::Tz;
@@ -107,6 +113,12 @@ pub const SOURCE_WORK: usize = 50_000_000;
 pub const SUMMARY_CHARS: usize = 200;
 /// Longest location shown, in characters.
 pub const LOCATION_CHARS: usize = 120;
+/// A `SUMMARY` or `LOCATION` is kept to this many characters when read (what cleaning
+/// may take out, and the `…` of a longer one, still shows).
+const FIELD_READ_CHARS: usize = 4 * SUMMARY_CHARS;
+/// At most this many bytes of calendar files are read by one source, all files together
+/// (a file past it is skipped with a warning).
+pub const SOURCE_BYTES: usize = 64 << 20;
 
 /// The keys an `ics` source takes besides `kind` and `name`.
 pub(super) const KEYS: &[&str] = &["paths", "hours", "max_events", "max_bytes"];
@@ -204,7 +216,8 @@ impl IcsSettings {
 
 /// Reads the calendars, on the blocking pool.
 pub(super) async fn text(settings: &IcsSettings, ctx: &GatherContext<'_>) -> Result<Text, String> {
-    let settings = settings.clone();
+    let mut settings = settings.clone();
+    settings.max_bytes = settings.max_bytes.min(ctx.max_bytes);
     let now = ctx.now;
     let zone = ctx.zone;
     blocking(move || calendar_text(&settings, now, zone)).await
@@ -215,20 +228,33 @@ fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Resu
     let files = calendar_files(&settings.paths)?;
     let window = Window::ahead(now, settings.hours());
     let mut budget = SOURCE_WORK;
+    let mut bytes_left = SOURCE_BYTES;
     let mut all = Vec::new();
+    let mut found_total = 0usize;
     let mut read_any = false;
     let mut first_error = None;
     for path in &files {
         // A panic in the parser or the rule expansion (a bug on hostile input) costs
         // that file, not the source.
         let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            file_occurrences(path, window, zone, settings.max_events, &mut budget)
+            file_occurrences(
+                path,
+                window,
+                zone,
+                settings.max_events,
+                &mut budget,
+                &mut bytes_left,
+            )
         }))
         .unwrap_or_else(|_| Err("the calendar could not be read (the reader failed on it)".into()));
         match read {
             Ok((found, warnings)) => {
                 read_any = true;
+                found_total += found.len();
                 all.extend(found);
+                // Only the earliest can be listed: the source keeps no more than that,
+                // whatever its files hold.
+                keep_earliest(&mut all, settings.max_events + 1);
                 for w in warnings {
                     warn(path, &w, true);
                 }
@@ -245,7 +271,8 @@ fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Resu
             one_line(&e, ' ', 300)
         ));
     }
-    let mut text = clean(&render(all, window, zone, settings.max_events));
+    let more = found_total.saturating_sub(settings.max_events);
+    let mut text = clean(&render(all, window, zone, settings.max_events, more));
     let truncated = cap_head(&mut text, settings.max_bytes, false);
     Ok(Text { text, truncated })
 }
@@ -273,7 +300,11 @@ pub fn fuzz_calendar(
         &mut budget,
         &mut warnings,
     );
-    Ok((clean(&render(found, window, zone, max_events)), warnings))
+    let more = found.len().saturating_sub(max_events);
+    Ok((
+        clean(&render(found, window, zone, max_events, more)),
+        warnings,
+    ))
 }
 
 /// A file skipped, or (`part`) an event of it.
@@ -371,13 +402,31 @@ fn file_occurrences(
     zone: Zone,
     max_events: usize,
     budget: &mut usize,
+    bytes_left: &mut usize,
 ) -> Result<(Vec<Occurrence>, Vec<String>), String> {
-    let bytes = read_head(path, MAX_FILE_BYTES + 1).map_err(|e| e.to_string())?;
-    if bytes.len() > MAX_FILE_BYTES {
-        return Err(format!("larger than {} MB", MAX_FILE_BYTES >> 20));
+    let limit = MAX_FILE_BYTES.min(*bytes_left);
+    let bytes = read_head(path, limit + 1).map_err(|e| e.to_string())?;
+    if bytes.len() > limit {
+        return Err(if limit < MAX_FILE_BYTES {
+            format!(
+                "the source's calendars passed {} MB in all: this one is not read",
+                SOURCE_BYTES >> 20
+            )
+        } else {
+            format!("larger than {} MB", MAX_FILE_BYTES >> 20)
+        });
     }
-    let text = String::from_utf8_lossy(&bytes);
-    let (events, mut warnings) = parse_calendar(&text)?;
+    *bytes_left -= bytes.len();
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    // The file's text goes once unfolded (and its long lines cut): the parser works on
+    // the smaller copy.
+    let unfolded = unfold_capped(&text);
+    drop(text);
+    let (events, mut warnings) = parse_unfolded(&unfolded)?;
+    drop(unfolded);
     let found = expand_all(&events, window, zone, max_events, budget, &mut warnings);
     Ok((found, warnings))
 }
@@ -404,8 +453,8 @@ struct Event {
     start: Stamp,
     end: Option<Stamp>,
     duration: Option<TimeDelta>,
-    summary: String,
-    location: String,
+    summary: Arc<str>,
+    location: Arc<str>,
     rrule: Option<String>,
     rdates: Vec<Stamp>,
     exdates: Vec<Stamp>,
@@ -415,16 +464,51 @@ struct Event {
 
 /// The events of a calendar file, and warnings about events that cannot be read.
 fn parse_calendar(text: &str) -> Result<(Vec<Event>, Vec<String>), String> {
+    parse_unfolded(&unfold_capped(text))
+}
+
+/// The longest logical line (a property with its folded continuations) kept when a
+/// calendar is unfolded: the rest of a longer one is dropped before parsing, so a 15 MB
+/// `SUMMARY` costs the parser nothing (issue 22).
+const MAX_LINE_BYTES: usize = 64 << 10;
+
+/// `text` unfolded (RFC 5545 §3.1: a line break followed by a space or a tab joins the
+/// lines; `\r\n` or `\n`), each logical line cut to [`MAX_LINE_BYTES`] on a char
+/// boundary, lines ending in `\n`; a leading BOM dropped.
+fn unfold_capped(text: &str) -> String {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let unfolded = icalendar::parser::unfold(text);
-    check_nesting(&unfolded)?;
+    let mut out = String::with_capacity(text.len().min(1 << 20));
+    let mut line_start = 0;
+    for (i, physical) in text.split('\n').enumerate() {
+        let physical = physical.strip_suffix('\r').unwrap_or(physical);
+        let part = match physical.strip_prefix([' ', '\t']) {
+            Some(rest) if i > 0 => rest,
+            _ => {
+                if i > 0 {
+                    out.push('\n');
+                }
+                line_start = out.len();
+                physical
+            }
+        };
+        let room = MAX_LINE_BYTES.saturating_sub(out.len() - line_start);
+        if room > 0 {
+            out.push_str(&part[..part.floor_char_boundary(room.min(part.len()))]);
+        }
+    }
+    out
+}
+
+/// The events of an unfolded calendar ([`unfold_capped`]).
+fn parse_unfolded(unfolded: &str) -> Result<(Vec<Event>, Vec<String>), String> {
+    check_nesting(unfolded)?;
     if !unfolded
         .lines()
         .any(|l| l.trim_end().eq_ignore_ascii_case("BEGIN:VCALENDAR"))
     {
         return Err("not an iCalendar file (no BEGIN:VCALENDAR)".into());
     }
-    let calendar = icalendar::parser::read_calendar(&unfolded).map_err(|e| {
+    let calendar = icalendar::parser::read_calendar(unfolded).map_err(|e| {
         // nom's report ("0: at line 4, in Satisfy: …") quotes the file: only its line.
         let line = e
             .split("at line ")
@@ -512,7 +596,8 @@ fn read_event(
     warnings: &mut Vec<String>,
 ) -> Result<Event, String> {
     let text = |name: &str| prop(c, name).map(|p| p.val.as_str().to_string());
-    let summary = text("SUMMARY").unwrap_or_default();
+    // Capped at read (issue 22's calendar bomb): only so much of a title is ever shown.
+    let summary: Arc<str> = capped(&text("SUMMARY").unwrap_or_default(), FIELD_READ_CHARS).into();
     let what = if summary.trim().is_empty() {
         "an event without a title".to_string()
     } else {
@@ -568,7 +653,7 @@ fn read_event(
         start,
         end,
         duration,
-        location: text("LOCATION").unwrap_or_default(),
+        location: capped(&text("LOCATION").unwrap_or_default(), FIELD_READ_CHARS).into(),
         rrule: text("RRULE"),
         rdates,
         exdates,
@@ -817,8 +902,10 @@ struct Occurrence {
     end: DateTime<Utc>,
     /// An all-day occurrence: its first and last day (inclusive).
     days: Option<(NaiveDate, NaiveDate)>,
-    summary: String,
-    location: String,
+    /// Shared with its event's other occurrences (issue 22: an hourly event with a huge
+    /// title kept a copy per occurrence).
+    summary: Arc<str>,
+    location: Arc<str>,
 }
 
 /// How long each occurrence lasts.
@@ -967,8 +1054,8 @@ fn occurrences(
                 start,
                 end,
                 days,
-                summary: e.summary.clone(),
-                location: e.location.clone(),
+                summary: Arc::clone(&e.summary),
+                location: Arc::clone(&e.location),
             });
             // One more than can be listed: the list then says there are more.
             if out.len() > max {
@@ -1125,13 +1212,16 @@ fn until_in_frame(rule: &str, frame: Frame, zone: Zone) -> Result<String, String
 // --- Listing -------------------------------------------------------------------------
 
 /// The text of the source: a header and one line per occurrence.
-fn render(mut all: Vec<Occurrence>, window: Window, zone: Zone, max_events: usize) -> String {
-    all.sort_by(|a, b| {
-        a.start
-            .cmp(&b.start)
-            .then(a.end.cmp(&b.end))
-            .then_with(|| a.summary.cmp(&b.summary))
-    });
+/// `more`: the occurrences found past the `max_events` listed (the source keeps only the
+/// earliest, so it counts them as it goes).
+fn render(
+    mut all: Vec<Occurrence>,
+    window: Window,
+    zone: Zone,
+    max_events: usize,
+    more: usize,
+) -> String {
+    all.sort_by(order);
     let hours = (window.end - window.start).num_hours();
     let span = format!(
         "from {} to {} ({hours} h, local time UTC{})",
@@ -1143,7 +1233,6 @@ fn render(mut all: Vec<Occurrence>, window: Window, zone: Zone, max_events: usiz
         return format!("No events {span}.\n");
     }
     let mut out = format!("Events {span}:\n");
-    let more = all.len().saturating_sub(max_events);
     for o in all.iter().take(max_events) {
         out.push_str(&line(o, window.start, zone));
         out.push('\n');
@@ -1152,6 +1241,29 @@ fn render(mut all: Vec<Occurrence>, window: Window, zone: Zone, max_events: usiz
         let _ = writeln!(out, "- … and at least {more} more");
     }
     out
+}
+
+/// The `keep` earliest of `all` (as listed: by start, end, then summary).
+fn keep_earliest(all: &mut Vec<Occurrence>, keep: usize) {
+    if all.len() > keep {
+        all.sort_by(order);
+        all.truncate(keep);
+    }
+}
+
+fn order(a: &Occurrence, b: &Occurrence) -> std::cmp::Ordering {
+    a.start
+        .cmp(&b.start)
+        .then(a.end.cmp(&b.end))
+        .then_with(|| a.summary.cmp(&b.summary))
+}
+
+/// `text` cut to at most `max` characters.
+fn capped(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => text[..at].to_string(),
+        None => text.to_string(),
+    }
 }
 
 fn line(o: &Occurrence, now: DateTime<Utc>, zone: Zone) -> String {
@@ -1320,7 +1432,8 @@ mod tests {
         let mut budget = SOURCE_WORK;
         let window = Window::ahead(now(), 24);
         let found = expand_all(&parsed, window, Zone::UTC, 50, &mut budget, &mut warnings);
-        let text = render(found, window, Zone::UTC, 50);
+        let more = found.len().saturating_sub(50);
+        let text = render(found, window, Zone::UTC, 50, more);
         (text.lines().skip(1).map(str::to_string).collect(), warnings)
     }
 
@@ -1547,17 +1660,128 @@ mod tests {
     }
 
     #[test]
+    fn unfolding_joins_continuations_and_caps_long_lines() {
+        assert_eq!(
+            unfold_capped("\u{feff}A:1\r\nB:hello \r\n world\r\n\tagain\nC:3"),
+            "A:1\nB:hello worldagain\nC:3"
+        );
+        assert_eq!(
+            unfold_capped(" x\n"),
+            " x\n",
+            "a first line is not a continuation"
+        );
+        let long = format!("S:{}\n c\nE:1", "é".repeat(MAX_LINE_BYTES));
+        let out = unfold_capped(&long);
+        let first = out.lines().next().unwrap();
+        assert!(
+            first.len() <= MAX_LINE_BYTES && first.starts_with("S:é"),
+            "{}",
+            first.len()
+        );
+        assert!(out.ends_with("\nE:1"));
+        // The same as the parser's own unfolding where no line is long.
+        for text in [
+            "1 hello world\r\n2 hello \r\n   world\r\n3 hello \r\n world\r\n4 hello world",
+            "a\n b\n\tc\nd",
+        ] {
+            assert_eq!(
+                unfold_capped(text),
+                icalendar::parser::unfold(text).replace("\r\n", "\n")
+            );
+        }
+    }
+
+    /// Regression (issue 22's probe): an hourly event with a huge SUMMARY kept a full
+    /// copy of it per occurrence (a 15 MB file peaked at 804 MB; 100 files of 600 KB at
+    /// 3.0 GB): the title is capped when read and shared by the occurrences, and the
+    /// source keeps only the occurrences it can list, however many files it reads.
+    #[test]
+    fn a_calendar_bomb_is_capped_at_read_and_shared() {
+        let huge = "A".repeat(2 << 20);
+        let text = format!(
+            "BEGIN:VCALENDAR\nVERSION:2.0\n{}\nEND:VCALENDAR\n",
+            vevent(
+                &huge,
+                "DTSTART:20260101T000000Z\nDURATION:PT30M\nRRULE:FREQ=HOURLY\nLOCATION:Room"
+            )
+        );
+        let (events, _) = parse_calendar(&text).unwrap();
+        assert_eq!(events[0].summary.chars().count(), FIELD_READ_CHARS);
+        let mut budget = SOURCE_WORK;
+        let mut warnings = Vec::new();
+        let found = expand_all(
+            &events,
+            Window::ahead(now(), 72),
+            Zone::UTC,
+            1000,
+            &mut budget,
+            &mut warnings,
+        );
+        // Every hour of the window, and the one in progress at now.
+        assert_eq!(found.len(), 73, "{warnings:?}");
+        assert!(
+            found
+                .iter()
+                .all(|o| Arc::ptr_eq(&o.summary, &events[0].summary)),
+            "one copy of the title for all occurrences"
+        );
+        // Many files: the source keeps at most max_events + 1 and counts the rest (each
+        // event found at most max_events + 1 times).
+        let dir = tempfile::tempdir().unwrap();
+        let small = text.replace(&huge, "Standup");
+        for i in 0..30 {
+            std::fs::write(dir.path().join(format!("{i}.ics")), &small).unwrap();
+        }
+        let settings = IcsSettings {
+            paths: vec![dir.path().display().to_string()],
+            hours: Some(24),
+            max_events: 10,
+            max_bytes: 100_000,
+        };
+        let listed = calendar_text(&settings, now(), Zone::UTC).unwrap();
+        let events = listed
+            .text
+            .lines()
+            .filter(|l| !l.starts_with("- …"))
+            .count()
+            - 1;
+        assert_eq!(events, 10, "{}", listed.text);
+        assert!(
+            listed
+                .text
+                .contains(&format!("… and at least {} more", 30 * 11 - 10)),
+            "{}",
+            listed.text
+        );
+        // The bombs themselves (4 MB each, the title twice): the source reads at most
+        // SOURCE_BYTES of calendars, here 15 of the 30 files.
+        for i in 0..30 {
+            std::fs::write(dir.path().join(format!("{i}.ics")), &text).unwrap();
+        }
+        let listed = calendar_text(&settings, now(), Zone::UTC).unwrap();
+        assert!(
+            listed
+                .text
+                .contains(&format!("… and at least {} more", 15 * 11 - 10)),
+            "{}",
+            listed.text
+        );
+    }
+
+    #[test]
     fn hostile_rules_are_capped_and_the_rest_still_shows() {
         let mut budget = SOURCE_WORK;
+        let mut bytes = SOURCE_BYTES;
         let (found, warnings) = file_occurrences(
             Path::new(&fixture("hostile/secondly.ics")),
             Window::ahead(now(), 72),
             Zone::UTC,
             50,
             &mut budget,
+            &mut bytes,
         )
         .unwrap();
-        let summaries: Vec<&str> = found.iter().map(|o| o.summary.as_str()).collect();
+        let summaries: Vec<&str> = found.iter().map(|o| &*o.summary).collect();
         assert_eq!(summaries, ["Ordinary meeting"]);
         let skipped: Vec<(&str, &str)> = warnings
             .iter()

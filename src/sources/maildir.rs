@@ -6,14 +6,18 @@
 //! read). A missing path, or one without `cur/` and `new/`, is a source failure. Files
 //! whose name starts with `.` and anything but regular files (symlinks followed) are
 //! passed over; so are messages flagged `T` (trashed: deleted, waiting to be expunged).
-//! The [`MAX_CANDIDATES`] most recently modified files are the candidates (a folder of
-//! 100,000 messages costs 2000 header reads, not 100,000); of each, only the header is
-//! read (at most [`HEADER_READ_LIMIT`]). They are ordered newest first by their `Date`
-//! header (read in its own offset), falling back to the file's modification time when it
-//! has none or an invalid one; ties by file name. The first `max_messages` (default
+//! Every entry of `new/` and `cur/` is counted by its name (flags included), without
+//! reading its metadata, and the [`MAX_CANDIDATES`] most recently delivered — by the
+//! delivery time a Maildir name starts with, else the file's modification time — are the
+//! candidates: a folder of 200,000 messages costs one pass over its directories, a few MB
+//! and 2000 header reads, and the first line gives the true count (or "at least" past
+//! [`MAX_LISTED`] entries). Of each candidate only the header is read (at most
+//! [`HEADER_READ_LIMIT`]). They are ordered newest first by their `Date` header (read in
+//! its own offset), falling back to the file's modification time when it has none or an
+//! invalid one; ties by file name. The first `max_messages` (default
 //! [`DEFAULT_MAILDIR_MESSAGES`], 1 to 1000) are then read whole up to
-//! [`MESSAGE_READ_LIMIT`] for their snippet: a larger message still shows its header,
-//! and its snippet comes from what was read.
+//! [`MESSAGE_READ_LIMIT`] for their text: a larger message still shows its header, and
+//! its text comes from what was read.
 //!
 //! **Parsing** is `mail-parser`'s (multipart, RFC 2047 encoded words, quoted-printable
 //! and base64, any charset `encoding_rs` knows, HTML-only mail turned into text without
@@ -45,17 +49,22 @@
 //! ```
 //!
 //! With more messages than `max_messages` the first line says `…; the newest 5:`. A
-//! snippet is the body's plain text with whitespace collapsed, at most [`SNIPPET_CHARS`]
-//! characters; a message without a text body has no snippet line. An empty folder says
-//! `No messages.`. Blocks are added whole while they fit `max_bytes` (default
-//! [`DEFAULT_MAILDIR_MAX_BYTES`]); the first that does not is cut (or left out when some
-//! already fit) and the text is marked truncated. No relative times ("3 h ago"): the text
-//! changes only when the folder does.
+//! message's text (issue 20) is the body's plain text without quoted replies and
+//! signatures ([`own_text`]), whitespace collapsed to one line, at most [`SNIPPET_CHARS`]
+//! characters; a message without a text body has no text line. An empty folder says
+//! `No messages.`. Within `max_bytes` (default [`DEFAULT_MAILDIR_MAX_BYTES`]) every
+//! message shown keeps its header and the start of its text; the bytes left after the
+//! headers are shared by the texts (the shorter ones whole, the longer ones an equal
+//! share of the rest, cut with `…`), so one long mail cannot push the others out; when
+//! not every header fits, the older messages are left out; any cut marks the text
+//! truncated. No relative times ("3 h ago"): the text changes only when the folder does.
 //!
 //! Owns [`MaildirSettings`] (the path resolved against the config file once, the numbers
 //! checked); must not read more of a file than its limits, write to the Maildir (a read
 //! message stays unread), or put a failure of the source into its text.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt::Write as _;
 use std::io::{self, Read as _};
 use std::ops::RangeInclusive;
@@ -71,8 +80,9 @@ use super::text::{cap_head, clean, one_line};
 use super::{GatherContext, Text};
 use crate::clock::Zone;
 
-/// Default cap of a `maildir` source: about 20 messages with their snippets.
-pub const DEFAULT_MAILDIR_MAX_BYTES: usize = 8000;
+/// Default cap of a `maildir` source: 20 messages' headers and about 650 bytes of text
+/// each (shorter bodies whole, so longer ones get more).
+pub const DEFAULT_MAILDIR_MAX_BYTES: usize = 16_000;
 /// Default number of messages shown.
 pub const DEFAULT_MAILDIR_MESSAGES: usize = 20;
 /// The range of `max_messages`.
@@ -81,12 +91,18 @@ const MAX_MESSAGES_RANGE: RangeInclusive<usize> = 1..=1000;
 pub const MESSAGE_READ_LIMIT: usize = 256 * 1024;
 /// At most this much of a candidate is read for its header.
 pub const HEADER_READ_LIMIT: usize = 64 * 1024;
-/// At most this many files (the most recently modified) are candidates.
+/// At most this many files (the most recently delivered) are candidates.
 pub const MAX_CANDIDATES: usize = 2000;
-/// A snippet's length in characters.
-pub const SNIPPET_CHARS: usize = 300;
+/// At most this many directory entries are counted; past them the count says "at least".
+pub const MAX_LISTED: usize = 1_000_000;
+/// A message's text, in characters: its plain text with quoted replies and signatures cut
+/// (issue 20: a fact in the second paragraph must reach the thread).
+pub const SNIPPET_CHARS: usize = 1500;
 /// The body text looked at for a snippet, in characters (before whitespace is collapsed).
 const SNIPPET_SCAN_CHARS: usize = 8 * SNIPPET_CHARS;
+/// A message is shown with its header only if it can have at least this much of its text
+/// too (or all of it).
+const MIN_SNIPPET_BYTES: usize = 160;
 /// A sender or subject line's length in characters.
 const HEADER_CHARS: usize = 200;
 /// Skipped files named in the text; the rest are counted.
@@ -166,7 +182,7 @@ pub(super) async fn text(
     let path = settings.path.clone();
     let view = View {
         max_messages: settings.max_messages,
-        max_bytes: settings.max_bytes,
+        max_bytes: settings.max_bytes.min(ctx.max_bytes),
         last_tick: ctx.last_tick,
         now: ctx.now,
         zone: ctx.zone,
@@ -203,15 +219,24 @@ fn flags(name: &str) -> &str {
 }
 
 fn maildir_text(root: &Path, view: View) -> Result<Text, String> {
-    let (files, mut skipped) = list(root)?;
-    let mut listed = Vec::with_capacity(files.len());
-    for file in files {
+    let listing = list(root)?;
+    let mut skipped = listing.skipped;
+    let mut listed = Vec::with_capacity(listing.files.len());
+    let (mut not_mail, mut not_mail_unread) = (0, 0);
+    for file in listing.files {
         match read_header(&file) {
             Ok(l) => listed.push(l),
             // Renamed (read in a mail client: new/ → cur/) or expunged since it was
             // listed: the next tick lists it where it is.
-            Err(Unlisted::Gone) => {}
-            Err(Unlisted::NotMail) => skipped.push(file.shown),
+            Err(Unlisted::Gone) => {
+                not_mail += 1;
+                not_mail_unread += usize::from(file.unread);
+            }
+            Err(Unlisted::NotMail) => {
+                not_mail += 1;
+                not_mail_unread += usize::from(file.unread);
+                skipped.push(file.shown);
+            }
         }
     }
     listed.sort_by(|a, b| {
@@ -221,31 +246,81 @@ fn maildir_text(root: &Path, view: View) -> Result<Text, String> {
     });
     skipped.sort();
     let new_since = |f: &File| view.last_tick.is_some_and(|t| f.modified > t);
-    let unread = listed.iter().filter(|l| l.file.unread).count();
-    let new = listed.iter().filter(|l| new_since(&l.file)).count();
-
-    let mut out = summary(listed.len(), unread, new, view.max_messages);
+    let counts = Counts {
+        total: listing.total.saturating_sub(not_mail),
+        unread: listing.unread.saturating_sub(not_mail_unread),
+        new: listed.iter().filter(|l| new_since(&l.file)).count(),
+        complete: listing.complete,
+    };
+    let mut out = summary(&counts, view.max_messages);
     if !skipped.is_empty() {
         out.push_str(&skipped_line(&skipped));
     }
     let mut truncated = cap_head(&mut out, view.max_bytes, false);
-    for (i, l) in listed.iter().take(view.max_messages).enumerate() {
-        if truncated {
+    if truncated {
+        return Ok(Text {
+            text: out,
+            truncated,
+        });
+    }
+    let shown: Vec<&Listed> = listed.iter().take(view.max_messages).collect();
+    let heads: Vec<String> = shown
+        .iter()
+        .map(|l| head(l, new_since(&l.file), &view))
+        .collect();
+    let bodies: Vec<String> = shown
+        .iter()
+        .map(|l| read_snippet(&l.file.path).unwrap_or_default())
+        .collect();
+    // The blocks shown: each needs its header and the start of its text.
+    let mut needed = out.len();
+    let mut fits = 0;
+    for (h, b) in heads.iter().zip(&bodies) {
+        needed += 1 + h.len() + body_bytes(b).min(MIN_SNIPPET_BYTES);
+        if needed > view.max_bytes {
             break;
         }
-        let snippet = read_snippet(&l.file.path);
-        let block = block(l, new_since(&l.file), snippet.as_deref(), &view);
+        fits += 1;
+    }
+    if fits == 0 && !shown.is_empty() {
+        // A cap below one block still shows the start of the newest.
         let space = view.max_bytes.saturating_sub(out.len() + 1);
-        if block.len() <= space {
+        if space > 0 {
+            let mut block = heads[0].clone();
+            if !bodies[0].is_empty() {
+                block.push_str(&bodies[0]);
+                block.push('\n');
+            }
+            cap_head(&mut block, space, false);
             out.push('\n');
             out.push_str(&block);
+        }
+        return Ok(Text {
+            text: out,
+            truncated: true,
+        });
+    }
+    truncated = fits < shown.len();
+    let heads_len: usize = heads[..fits].iter().map(|h| 1 + h.len()).sum();
+    let sizes: Vec<usize> = bodies[..fits].iter().map(|b| body_bytes(b)).collect();
+    let shares = shares(&sizes, view.max_bytes.saturating_sub(out.len() + heads_len));
+    for ((h, b), &share) in heads.iter().zip(&bodies).zip(&shares) {
+        out.push('\n');
+        out.push_str(h);
+        if b.is_empty() {
+            continue;
+        }
+        if body_bytes(b) <= share {
+            out.push_str(b);
+            out.push('\n');
         } else {
             truncated = true;
-            if i == 0 && space > 0 {
-                let mut block = block;
-                cap_head(&mut block, space, false);
-                out.push('\n');
-                out.push_str(&block);
+            // The text cut to its share, an `…` and the line end within it.
+            let room = share.saturating_sub(1 + '…'.len_utf8());
+            if room > 0 {
+                let cut = b.floor_char_boundary(room);
+                out.push_str(b[..cut].trim_end());
+                out.push_str("…\n");
             }
         }
     }
@@ -255,20 +330,57 @@ fn maildir_text(root: &Path, view: View) -> Result<Text, String> {
     })
 }
 
-/// The first line: how many messages, how many unread and new, how many shown.
-fn summary(total: usize, unread: usize, new: usize, max_messages: usize) -> String {
-    if total == 0 {
+/// The bytes a message's text takes in the block (its line end included).
+fn body_bytes(body: &str) -> usize {
+    if body.is_empty() { 0 } else { body.len() + 1 }
+}
+
+/// Each message's share of `budget` by the size of its text: the shorter texts whole (the
+/// shortest first), the longer ones an equal share of the rest.
+fn shares(sizes: &[usize], budget: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&i| (sizes[i], i));
+    let mut out = vec![0; sizes.len()];
+    let mut left = budget;
+    for (k, &i) in order.iter().enumerate() {
+        let share = left / (order.len() - k);
+        out[i] = sizes[i].min(share);
+        left -= out[i];
+    }
+    out
+}
+
+/// What the first line says.
+#[derive(Debug, Clone, Copy)]
+struct Counts {
+    /// Messages in the folder (those found not to be mail left out).
+    total: usize,
+    unread: usize,
+    /// Of the candidates, those delivered since the last tick.
+    new: usize,
+    /// Every entry was counted (else there are at least `total`).
+    complete: bool,
+}
+
+/// The first line: how many messages (the true count, or "at least" past
+/// [`MAX_LISTED`]), how many unread and new, how many shown.
+fn summary(c: &Counts, max_messages: usize) -> String {
+    if c.total == 0 {
         return "No messages.\n".into();
     }
-    let plural = if total == 1 { "message" } else { "messages" };
-    let mut counts = format!("{unread} unread");
-    if new > 0 {
-        let _ = write!(counts, ", {new} new since last tick");
+    let plural = if c.total == 1 { "message" } else { "messages" };
+    let at_least = if c.complete { "" } else { "at least " };
+    let mut counts = format!("{at_least}{} unread", c.unread);
+    if c.new > 0 {
+        let _ = write!(counts, ", {} new since last tick", c.new);
     }
-    if total > max_messages {
-        format!("{total} {plural} ({counts}); the newest {max_messages}:\n")
+    if c.total > max_messages {
+        format!(
+            "{at_least}{} {plural} ({counts}); the newest {max_messages}:\n",
+            c.total
+        )
     } else {
-        format!("{total} {plural} ({counts}), newest first:\n")
+        format!("{at_least}{} {plural} ({counts}), newest first:\n", c.total)
     }
 }
 
@@ -287,8 +399,8 @@ fn skipped_line(skipped: &[String]) -> String {
     line
 }
 
-/// One message's block: its date and flags, sender, subject, snippet.
-fn block(l: &Listed, new: bool, snippet: Option<&str>, view: &View) -> String {
+/// One message's header lines: its date and flags, sender, subject.
+fn head(l: &Listed, new: bool, view: &View) -> String {
     let mut when = view.zone.wall(l.when);
     let year = view.zone.day(l.when).year();
     if year != view.zone.day(view.now).year() {
@@ -302,16 +414,38 @@ fn block(l: &Listed, new: bool, snippet: Option<&str>, view: &View) -> String {
         out.push_str(" · new since last tick");
     }
     let _ = write!(out, "\nFrom: {}\nSubject: {}\n", l.from, l.subject);
-    if let Some(s) = snippet.filter(|s| !s.is_empty()) {
-        out.push_str(s);
-        out.push('\n');
-    }
     out
 }
 
-/// The candidates: regular files of `new/` and `cur/`, the [`MAX_CANDIDATES`] most
-/// recently modified; and the files that could not be looked at.
-fn list(root: &Path) -> Result<(Vec<File>, Vec<String>), String> {
+/// The folder as listed: the candidates, and the counts of every message in it.
+#[derive(Debug, Default)]
+struct Listing {
+    /// The [`MAX_CANDIDATES`] most recently delivered files.
+    files: Vec<File>,
+    /// Files that could not be looked at.
+    skipped: Vec<String>,
+    /// Message files in `new/` and `cur/` (not hidden, not trashed).
+    total: usize,
+    unread: usize,
+    /// Every entry was counted (at most [`MAX_LISTED`]).
+    complete: bool,
+}
+
+/// When a file was delivered, by its Maildir name (`1763805720.M1P1.host`: the seconds
+/// before the first `.`), without reading its metadata; `None` for another name.
+fn delivered(name: &str) -> Option<i64> {
+    let (secs, _) = name.split_once('.')?;
+    (secs.len() >= 9 && secs.len() <= 12 && secs.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| secs.parse().ok())
+        .flatten()
+}
+
+/// The folder's messages counted and the candidates chosen: regular files of `new/` and
+/// `cur/`, newest first by the delivery time in their name (else their modification
+/// time), ties by name; only the candidates' metadata is read, and at most
+/// [`MAX_CANDIDATES`] names are kept, so a folder of 200,000 messages costs one pass over
+/// its directories, not 200,000 file reads (issue 22).
+fn list(root: &Path) -> Result<Listing, String> {
     let meta = std::fs::metadata(root)
         .map_err(|e| format!("cannot read the Maildir {}: {e}", root.display()))?;
     let is_dir = |d: &str| std::fs::metadata(root.join(d)).is_ok_and(|m| m.is_dir());
@@ -322,50 +456,82 @@ fn list(root: &Path) -> Result<(Vec<File>, Vec<String>), String> {
             root.display()
         ));
     }
-    let mut files = Vec::new();
-    let mut skipped = Vec::new();
-    for dir in ["new", "cur"] {
+    let mut listing = Listing {
+        complete: true,
+        ..Listing::default()
+    };
+    // The candidates so far: the newest first, at most MAX_CANDIDATES (a min-heap).
+    let mut newest: BinaryHeap<Reverse<(i64, Reverse<String>, &'static str)>> = BinaryHeap::new();
+    let mut seen = 0usize;
+    'dirs: for dir in ["new", "cur"] {
         let entries = std::fs::read_dir(root.join(dir))
             .map_err(|e| format!("cannot read {}/{dir}: {e}", root.display()))?;
         for entry in entries {
+            seen += 1;
+            if seen > MAX_LISTED {
+                listing.complete = false;
+                break 'dirs;
+            }
             let Ok(entry) = entry else { continue };
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') {
                 continue;
             }
-            let path = entry.path();
-            let shown = format!("{dir}/{name}");
-            let meta = match std::fs::metadata(&path) {
-                Ok(m) if m.is_file() => m,
-                Ok(_) => continue,
-                Err(_) => {
-                    skipped.push(shown);
-                    continue;
-                }
-            };
+            let kind = entry.file_type().ok();
+            if kind.is_some_and(|k| k.is_dir()) {
+                continue;
+            }
             let flags = if dir == "new" { "" } else { flags(&name) };
             if flags.contains('T') {
                 continue;
             }
-            files.push(File {
-                path,
-                shown,
-                modified: meta
-                    .modified()
-                    .map_or(DateTime::<Utc>::UNIX_EPOCH, DateTime::<Utc>::from),
-                unread: !flags.contains('S'),
-                flagged: flags.contains('F'),
-                name,
+            listing.total += 1;
+            listing.unread += usize::from(!flags.contains('S'));
+            let when = delivered(&name).unwrap_or_else(|| {
+                std::fs::metadata(entry.path())
+                    .and_then(|m| m.modified())
+                    .map_or(0, |t| DateTime::<Utc>::from(t).timestamp())
             });
+            let key = (when, Reverse(name), dir);
+            if newest.len() < MAX_CANDIDATES {
+                newest.push(Reverse(key));
+            } else if newest.peek().is_some_and(|Reverse(min)| key > *min) {
+                newest.pop();
+                newest.push(Reverse(key));
+            }
         }
     }
-    files.sort_by(|a, b| {
-        b.modified
-            .cmp(&a.modified)
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    files.truncate(MAX_CANDIDATES);
-    Ok((files, skipped))
+    let mut chosen: Vec<(i64, Reverse<String>, &'static str)> =
+        newest.into_iter().map(|Reverse(k)| k).collect();
+    chosen.sort_by(|a, b| b.cmp(a));
+    for (_, Reverse(name), dir) in chosen {
+        let path = root.join(dir).join(&name);
+        let shown = format!("{dir}/{name}");
+        let meta = match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => m,
+            Ok(_) => {
+                listing.total = listing.total.saturating_sub(1);
+                continue;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(_) => {
+                listing.skipped.push(shown);
+                continue;
+            }
+        };
+        let flags = if dir == "new" { "" } else { flags(&name) };
+        listing.files.push(File {
+            path,
+            shown,
+            modified: meta
+                .modified()
+                .map_or(DateTime::<Utc>::UNIX_EPOCH, DateTime::<Utc>::from),
+            unread: !flags.contains('S'),
+            flagged: flags.contains('F'),
+            name,
+        });
+    }
+    Ok(listing)
 }
 
 /// Why a candidate is not listed.
@@ -447,7 +613,7 @@ fn read_header_bytes(path: &Path) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// A shown message's snippet; `None` when it cannot be read any more (moved or deleted
+/// A shown message's text; `None` when it cannot be read any more (moved or deleted
 /// since it was listed) or has no text body.
 fn read_snippet(path: &Path) -> Option<String> {
     let bytes = read_head(path, MESSAGE_READ_LIMIT).ok()?;
@@ -456,15 +622,64 @@ fn read_snippet(path: &Path) -> Option<String> {
     Some(snippet(&body))
 }
 
-/// The body's start as one line: cleaned, whitespace collapsed, at most
-/// [`SNIPPET_CHARS`] characters (`…` at a cut).
+/// The body's own text as one line: quoted replies and signatures cut ([`own_text`]),
+/// cleaned, whitespace collapsed, at most [`SNIPPET_CHARS`] characters (`…` at a cut).
 pub fn snippet(body: &str) -> String {
     let start: String = body.chars().take(SNIPPET_SCAN_CHARS).collect();
-    let collapsed = clean(&start)
+    let collapsed = clean(&own_text(&start))
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
     one_line(&collapsed, ' ', SNIPPET_CHARS)
+}
+
+/// The lines of a mail body its sender wrote: quoted lines (`>`) left out, and nothing
+/// from a signature (`-- `), a reply's attribution line (`On … wrote:`, `Le … a écrit :`,
+/// `Am … schrieb …:`, `El … escribió:`), an `-----Original Message-----` or an Outlook
+/// `_____` separator, or a `Sent from my …` line on. A forwarded message is kept: it is
+/// the news.
+pub fn own_text(body: &str) -> String {
+    let lines: Vec<&str> = body.lines().collect();
+    let mut out = String::with_capacity(body.len());
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim();
+        let next = lines.get(i + 1).map_or("", |l| l.trim());
+        if t.starts_with('>') {
+            continue;
+        }
+        if line.trim_end() == "--"
+            || t.starts_with("-----Original Message")
+            || t.starts_with("----- Original Message")
+            || (t.len() >= 10 && t.bytes().all(|b| b == b'_'))
+            || t.starts_with("Sent from my ")
+            || is_attribution(t, next)
+        {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// A reply's attribution line, in a few languages (it may wrap onto the next line).
+fn is_attribution(line: &str, next: &str) -> bool {
+    if line.chars().count() > 300 {
+        return false;
+    }
+    let ends = |l: &str| {
+        let l = l.trim_end_matches(' ');
+        l.ends_with("wrote:")
+            || l.ends_with("a écrit :")
+            || l.ends_with("a écrit:")
+            || l.ends_with("escribió:")
+            || l.ends_with("ha scritto:")
+            || (l.starts_with("Am ") && l.contains("schrieb") && l.ends_with(':'))
+    };
+    let opens = ["On ", "Le ", "Am ", "El ", "Il "]
+        .iter()
+        .any(|p| line.starts_with(p));
+    opens && (ends(line) || (ends(next) && next.chars().count() < 120))
 }
 
 /// What counts as a change of the folder for the quiet tick (`crate::quiet`): the
@@ -611,10 +826,108 @@ mod tests {
     fn a_snippet_is_one_collapsed_line() {
         assert_eq!(snippet("  Hello,\n\n\tworld!  \r\n"), "Hello, world!");
         assert_eq!(snippet("a\u{1b}[31mred\u{1b}[0m\u{202e}b"), "aredb");
-        let long = "word ".repeat(200);
+        let long = "word ".repeat(1000);
         let s = snippet(&long);
         assert_eq!(s.chars().count(), SNIPPET_CHARS);
         assert!(s.ends_with('…'), "{s}");
+    }
+
+    #[test]
+    fn quoted_replies_and_signatures_are_cut() {
+        // (body, what stays) — each row names a client's way of quoting.
+        let cases: &[(&str, &str)] = &[
+            (
+                "Hi Sam,\n\nThe contract renewal is due on 3 December.\n\n-- \nAna\nACME Ltd, +44 20 7946 0958\n",
+                "Hi Sam, The contract renewal is due on 3 December.",
+            ),
+            (
+                "Yes, Thursday works.\n\nOn Mon, 23 Nov 2026 at 10:00, Sam <sam@x.example> wrote:\n> Can we meet?\n> Thursday?\n",
+                "Yes, Thursday works.",
+            ),
+            (
+                "Fine.\nOn Mon, 23 Nov 2026 at 10:00, Sam Example\n<sam@x.example> wrote:\n> old\n",
+                "Fine.",
+            ),
+            (
+                "Moved to 14h.\n\nLe lun. 23 nov. 2026 à 10:00, René <r@x.example> a écrit :\n> ancien\n",
+                "Moved to 14h.",
+            ),
+            (
+                "Passt.\nAm 23.11.2026 um 10:00 schrieb Anna <a@x.example>:\n> alt\n",
+                "Passt.",
+            ),
+            (
+                "Approved.\n\n-----Original Message-----\nFrom: Bob\nSent: Monday\nold text\n",
+                "Approved.",
+            ),
+            (
+                "See below.\n________________________________\nFrom: Bob\nSent: Monday\n",
+                "See below.",
+            ),
+            ("On my way.\n\nSent from my iPhone\n", "On my way."),
+            (
+                "Inline: > not a quote\n> a quote\nafter\n",
+                "Inline: > not a quote after",
+            ),
+            (
+                "On Thursday we meet at 10.\nBring the slides.\n",
+                "On Thursday we meet at 10. Bring the slides.",
+            ),
+        ];
+        for (body, want) in cases {
+            assert_eq!(snippet(body), *want, "{body:?}");
+        }
+    }
+
+    #[test]
+    fn the_delivery_time_is_read_from_a_maildir_name() {
+        assert_eq!(delivered("1763805720.M1P1.host:2,S"), Some(1_763_805_720));
+        assert_eq!(
+            delivered("1763805720.123_4.host,U=12:2,S"),
+            Some(1_763_805_720)
+        );
+        for name in ["b", "0:2,", "12.x", "abc.def", "99999999999999.x"] {
+            assert_eq!(delivered(name), None, "{name}");
+        }
+    }
+
+    /// Issue 22's probe: past 2,000 files the text said "2000 messages" when there were
+    /// 50,000; it counts them all, by name, and reads only the newest candidates.
+    #[tokio::test]
+    async fn a_large_folder_is_counted_truly_and_listed_cheaply() {
+        let dir = maildir();
+        let d = dir.path();
+        let n = MAX_CANDIDATES + 500;
+        for i in 0..n {
+            let read = if i % 2 == 0 { ":2,S" } else { ":2," };
+            let at = 1_795_000_000 + i as i64;
+            let date = DateTime::from_timestamp(at, 0).unwrap().to_rfc2822();
+            std::fs::write(
+                d.join(format!("cur/{at}.M{i}P1.host{read}")),
+                format!("From: a@x\nSubject: message {i}\nDate: {date}\n\nbody {i}\n"),
+            )
+            .unwrap();
+        }
+        let t = read(d, 3, 8000, "2099-01-01T00:00:00Z").await;
+        assert!(
+            t.text
+                .starts_with(&format!("{n} messages ({} unread); the newest 3:\n", n / 2)),
+            "{}",
+            t.text
+        );
+        let subjects: Vec<&str> = t
+            .text
+            .lines()
+            .filter_map(|l| l.strip_prefix("Subject: "))
+            .collect();
+        assert_eq!(
+            subjects,
+            [
+                format!("message {}", n - 1),
+                format!("message {}", n - 2),
+                format!("message {}", n - 3)
+            ]
+        );
     }
 
     proptest! {
@@ -701,8 +1014,10 @@ mod tests {
         assert!(!t.truncated);
     }
 
+    /// Issue 20: the cap is shared by the messages' texts; a long one cannot push the
+    /// others out, and a fact in a second paragraph reaches the text.
     #[tokio::test]
-    async fn the_byte_cap_keeps_whole_blocks() {
+    async fn the_byte_cap_keeps_every_header_and_shares_the_texts() {
         let dir = maildir();
         let d = dir.path();
         for i in 0..5 {
@@ -713,15 +1028,37 @@ mod tests {
                 &format!("2026-11-22T0{i}:00:00Z"),
             );
         }
+        put(
+            d,
+            "new/long",
+            &mail(
+                "z@y",
+                "long one",
+                None,
+                &format!(
+                    "Dear Sam,\n\n{}\n\nThe deposit of 400 EUR is due on 4 December.\n",
+                    "Thanks for the visit. ".repeat(20)
+                ),
+            ),
+            "2026-11-21T00:00:00Z",
+        );
         let full = read(d, 20, 8000, "2026-11-23T00:00:00Z").await;
         assert!(!full.truncated);
+        assert!(full.text.contains("due on 4 December"), "{}", full.text);
         let blocks: Vec<&str> = full.text.split("\n\n").collect();
-        assert_eq!(blocks.len(), 6, "the summary and 5 blocks: {}", full.text);
-        let cap = full.text.len() - 10;
+        assert_eq!(blocks.len(), 7, "the summary and 6 blocks: {}", full.text);
+        let cap = full.text.len() - 200;
         let cut = read(d, 20, cap, "2026-11-23T00:00:00Z").await;
         assert!(cut.truncated && cut.text.len() <= cap);
-        assert_eq!(cut.text.matches("Subject: ").count(), 4, "{}", cut.text);
-        assert!(full.text.starts_with(&cut.text), "whole blocks, in order");
+        assert_eq!(cut.text.matches("Subject: ").count(), 6, "{}", cut.text);
+        let whole = format!("\n{}\n", ["text"; 40].join(" "));
+        assert_eq!(
+            cut.text.matches(&whole).count(),
+            5,
+            "short texts whole: {}",
+            cut.text
+        );
+        assert!(cut.text.contains("Thanks for the visit.") && cut.text.contains("…\n"));
         // A cap below one block still shows the start of the newest.
         let tiny = read(d, 20, 80, "2026-11-23T00:00:00Z").await;
         assert!(tiny.truncated && tiny.text.len() <= 80, "{tiny:?}");

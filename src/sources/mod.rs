@@ -104,6 +104,9 @@ pub struct GatherContext<'a> {
     pub now: DateTime<Utc>,
     /// The user's zone: local days and wall-clock times shown to the threads.
     pub zone: Zone,
+    /// The most any one source may read and keep, whatever its own `max_bytes`: the
+    /// thread's share of the tick's input budget (`usize::MAX`: no more than its own).
+    pub max_bytes: usize,
 }
 
 /// The text of one source, cleaned and capped: untrusted data for a prompt.
@@ -300,6 +303,37 @@ pub async fn gather(sources: &[Source], ctx: &GatherContext<'_>) -> Gathered {
     gathered
 }
 
+/// Fits `texts` into `budget` bytes in all (the thread's share of the tick's input
+/// budget): when they are over it, each keeps at most an equal share of what is left
+/// once the texts shorter than their share are kept whole (the shortest first), cut
+/// like a source's own cap ([`text::cap_head`]: a char boundary, a line end when one
+/// lies in the kept half) and marked truncated. Deterministic; returns, for each text,
+/// its length before a cut (`None`: kept whole).
+pub fn fit(texts: &mut [SourceText], budget: usize) -> Vec<Option<usize>> {
+    let total: usize = texts.iter().map(|t| t.text.len()).sum();
+    let mut before = vec![None; texts.len()];
+    if total <= budget {
+        return before;
+    }
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| (texts[i].text.len(), i));
+    let mut left = budget;
+    for (k, &i) in order.iter().enumerate() {
+        let share = left / (order.len() - k);
+        let len = texts[i].text.len();
+        if len <= share {
+            left -= len;
+            continue;
+        }
+        let t = &mut texts[i];
+        text::cap_head(&mut t.text, share, false);
+        t.truncated = true;
+        before[i] = Some(len);
+        left -= t.text.len();
+    }
+    before
+}
+
 /// The name of each source, in order: its `name`, else its kind (for a command, the
 /// program: `df`), numbered `-2`, `-3`… when repeated.
 pub fn source_names(sources: &[Source]) -> Vec<String> {
@@ -327,10 +361,10 @@ pub fn source_names(sources: &[Source]) -> Vec<String> {
 
 async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, String> {
     match &source.kind {
-        SourceKind::Command(s) => command::text(s).await,
+        SourceKind::Command(s) => command::text(s, ctx.max_bytes).await,
         SourceKind::Files(s) => files::text(s, ctx).await,
         SourceKind::System(s) => system::text(s).await,
-        SourceKind::Transcript(s) => transcript::text(s).await,
+        SourceKind::Transcript(s) => transcript::text(s, ctx.max_bytes).await,
         SourceKind::Archive(s) => archive::text(s, ctx).await,
         SourceKind::Maildir(s) => maildir::text(s, ctx).await,
         SourceKind::Ics(s) => ics::text(s, ctx).await,
@@ -353,6 +387,7 @@ pub(crate) mod testing {
             last_tick: None,
             now: timestamp::parse("2026-11-22T10:05:00Z").unwrap(),
             zone: crate::clock::Zone::UTC,
+            max_bytes: usize::MAX,
         }
     }
 
@@ -515,6 +550,35 @@ mod tests {
             source_names(&sources),
             ["df", "df-2", "system-2", "system", "system-3"]
         );
+    }
+
+    #[test]
+    fn the_budget_keeps_short_texts_whole_and_shares_the_rest() {
+        let t = |n: usize| SourceText {
+            name: format!("s{n}"),
+            kind: "command",
+            text: "x".repeat(n),
+            truncated: false,
+        };
+        // (lengths, budget, lengths after) — each row names the wrong sharing it catches.
+        let cases: &[(&[usize], usize, &[usize])] = &[
+            (&[10, 20], 100, &[10, 20]),               // under budget: untouched
+            (&[10, 1000, 1000], 310, &[10, 150, 150]), // short kept, the rest shared
+            (&[1000, 10], 110, &[100, 10]),            // order does not matter, only length
+            (&[50, 50, 50], 90, &[30, 30, 30]),        // equal shares
+            (&[5, 0], 0, &[0, 0]),                     // nothing left
+        ];
+        for (lens, budget, want) in cases {
+            let mut texts: Vec<SourceText> = lens.iter().map(|&n| t(n)).collect();
+            let before = fit(&mut texts, *budget);
+            let got: Vec<usize> = texts.iter().map(|t| t.text.len()).collect();
+            assert_eq!(got, *want, "{lens:?} in {budget}");
+            assert!(got.iter().sum::<usize>() <= *budget || lens.iter().sum::<usize>() <= *budget);
+            for ((b, t), n) in before.iter().zip(&texts).zip(*lens) {
+                assert_eq!(b.is_some(), t.truncated);
+                assert_eq!(b.is_some(), t.text.len() < *n);
+            }
+        }
     }
 
     #[tokio::test]

@@ -62,10 +62,10 @@ impl TranscriptSettings {
     }
 }
 
-/// Reads the tail, on the blocking pool.
-pub(super) async fn text(settings: &TranscriptSettings) -> Result<Text, String> {
+/// Reads the tail (at most `max_bytes`, and at most `cap`), on the blocking pool.
+pub(super) async fn text(settings: &TranscriptSettings, cap: usize) -> Result<Text, String> {
     let path = settings.path.clone();
-    let max = settings.max_bytes;
+    let max = settings.max_bytes.min(cap);
     blocking(move || transcript_text(&path, max)).await
 }
 

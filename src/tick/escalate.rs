@@ -23,6 +23,7 @@ use crate::clock::Clock;
 use crate::config::EscalationConfig;
 use crate::error::Error;
 use crate::escalation::decision::{self, Decision, parse_decision};
+use crate::escalation::outbound::{self, Seen};
 use crate::escalation::plan::{self, Effect, Plan};
 use crate::escalation::{note, notify};
 use crate::journal::{AttemptRecord, EscalationLine, EscalationWork, millis};
@@ -57,6 +58,10 @@ pub(super) struct Escalation<'a> {
     pub ledger: &'a Ledger,
     /// Calls to the primary model today; shared with the budget's write-ahead.
     pub calls_today: &'a AtomicU32,
+    /// Per thread: its sources carried a screen detection this tick.
+    pub screened: [bool; 4],
+    /// The sites this tick's sources showed (the check of what leaves).
+    pub links: &'a Seen,
 }
 
 /// A failed write of this phase: the tick itself is already in place.
@@ -70,13 +75,32 @@ impl Escalation<'_> {
     }
 
     /// The plan for `state` now.
-    pub fn plan(&self, state: &State) -> Plan {
+    pub fn plan(&self, state: &State, outcomes: &[ThreadOutcome; 4]) -> Plan {
+        let history = &state.escalation_history;
         plan::plan(
-            &state.escalation_history,
+            history,
             self.config,
             self.calls_today.load(Ordering::SeqCst),
             self.quiet(),
+            &|i| self.urgent(&history[i], outcomes),
         )
+    }
+
+    /// Whether `record` is urgent (it may take the day's reserved calls): raised this
+    /// tick by a thread whose sources carried no screen detection and whose answer has a
+    /// finding of at least `urgent_importance`. A record raised by an earlier tick (a
+    /// call retried) is not: what made it urgent is not recorded.
+    fn urgent(&self, record: &EscalationRecord, outcomes: &[ThreadOutcome; 4]) -> bool {
+        let Ok(thread) = record.thread.parse::<ThreadName>() else {
+            return false;
+        };
+        record.timestamp == self.clock.now
+            && !self.screened[thread.index()]
+            && outcomes[thread.index()].answer().is_some_and(|a| {
+                a.findings
+                    .iter()
+                    .any(|f| f.importance >= self.config.urgent_importance)
+            })
     }
 
     /// The prompt the primary model would be sent for the records `due` of `state`.
@@ -118,7 +142,7 @@ impl Escalation<'_> {
         outcomes: &[ThreadOutcome; 4],
     ) -> Result<Option<EscalationLine>, Error> {
         let started = Instant::now();
-        let plan = self.plan(&state);
+        let plan = self.plan(&state, outcomes);
         if plan.is_empty() {
             return Ok(None);
         }
@@ -140,6 +164,14 @@ impl Escalation<'_> {
             history[i].outcome = plan::capped(calls, self.config);
         }
         touched.extend(&plan.capped);
+        for &i in &plan.reserved {
+            tracing::info!(
+                thread = %history[i].thread,
+                "escalation not called: the day's last calls are kept for urgent escalations (escalation.reserve)"
+            );
+            history[i].outcome = plan::reserved(calls, self.config);
+        }
+        touched.extend(&plan.reserved);
         // Effects to run: (records, effect).
         let mut effects: Vec<(Vec<usize>, Effect)> = Vec::new();
         if !plan.decide.is_empty() {
@@ -252,9 +284,25 @@ impl Escalation<'_> {
         let (threads, reasons) = who_and_why(state, due);
         let threads: Vec<&str> = threads.iter().map(String::as_str).collect();
         let reasons: Vec<&str> = reasons.iter().map(String::as_str).collect();
-        // The guard (issue 11): a message carrying an injection is never delivered.
+        // The guard (issue 11): a message carrying an injection is never delivered; the
+        // check of what leaves (issue 22): one that asks to pay, carries a number or a link
+        // no trusted source showed is held for the user's confirmation, never sent.
         let screened = guard::message(&record.text);
-        let effect = if screened.is_empty() {
+        let held = outbound::hold(
+            &record,
+            &plan::text_or_reasons(&record, &reasons),
+            self.links,
+            &self.config.trusted_domains,
+        );
+        let effect = if let (true, Some((outcome, why))) = (screened.is_empty(), &held) {
+            let why: Vec<&str> = why.iter().map(outbound::Reason::kind).collect();
+            tracing::warn!(
+                "the primary model's {} is held for your confirmation ({}): see `thinker show`; it is never sent",
+                record.action,
+                why.join("; ")
+            );
+            Effect::Settled(outcome.clone())
+        } else if screened.is_empty() {
             plan::effect(&record, &threads, &reasons, quiet, self.config)
         } else {
             tracing::warn!(

@@ -29,6 +29,7 @@ use crate::budget::{self, Budget, Ledger, Skip};
 use crate::clock::Clock;
 use crate::config::{Config, ThreadConfig};
 use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
+use crate::escalation::outbound::{Seen, SourceSites};
 use crate::input::InputContext;
 use crate::journal::{
     AggregateRecord, AttemptRecord, EscalationLine, JournalLine, ThreadRecord, ThreadTrace, millis,
@@ -128,6 +129,7 @@ async fn tick(
         state: Some(aggregated.digest.clone()),
         ..opened.ledger.clone()
     };
+    let (screened, links) = (threads.screened, std::mem::take(&mut threads.links));
     let (journal, outcomes) = journal_line(&opened, threads, &aggregated, options.clock, started);
     let phase = escalate::Escalation {
         config: &config.escalation,
@@ -139,6 +141,8 @@ async fn tick(
         run: opened.run,
         ledger: &ledger,
         calls_today: &opened.calls_today,
+        screened,
+        links: &links,
     };
     // The state as the tick leaves it: the escalation phase starts from it.
     let committed = if aggregated.report.applied {
@@ -168,7 +172,7 @@ fn dry_run_prompt(
     state: &State,
     outcomes: &[ThreadOutcome; 4],
 ) -> Option<String> {
-    let plan = phase.plan(state);
+    let plan = phase.plan(state, outcomes);
     if plan.decide.is_empty() || phase.config.models.is_empty() {
         return None;
     }
@@ -210,9 +214,21 @@ impl Opened {
             (dir, Some(lock))
         };
         let state = dir.load()?;
-        let ledger = dir
-            .load_ledger()?
-            .for_day(budget::local_day(&options.clock));
+        if lock.is_some() {
+            // What the tick will write: the state's temp file, its journal line (which
+            // may carry the state whole), the archive's lines.
+            let state_bytes =
+                std::fs::metadata(dir.file(crate::storage::STATE_FILE)).map_or(0, |m| m.len());
+            dir.preflight(
+                state_bytes
+                    .saturating_mul(2)
+                    .saturating_add(16 << 10)
+                    .min(16 << 20),
+            )?;
+        }
+        // The day is counted in the zone the ledger recorded (or `[budget] timezone`),
+        // not in whatever zone this process runs in (issue 22).
+        let ledger = dir.load_ledger()?.today(config.timezone, &options.clock);
         let run = ledger.next_run();
         let feedback = match &lock {
             Some(lock) => dir.take_feedback(lock, run),
@@ -257,6 +273,10 @@ struct Threads {
     records: Vec<ThreadRecord>,
     /// What each thread saw, for the quiet tick's memory in the ledger.
     quiet: BTreeMap<String, QuietMemory>,
+    /// Per thread: its sources carried a screen detection this tick.
+    screened: [bool; 4],
+    /// The sites the sources showed, for the check of what leaves.
+    links: Seen,
 }
 
 /// Schedules the four threads and runs those due concurrently, each with its timeout,
@@ -277,6 +297,7 @@ async fn run_threads(
         state_dir: opened.dir.path(),
         prompts,
         clock,
+        max_input_bytes: crate::input::thread_share(config),
     };
     let run = opened.run;
     let runs = ThreadName::ALL.map(|thread| {
@@ -304,15 +325,22 @@ async fn run_threads(
                     tracing::info!(thread = %thread, "skipped: {skip}");
                     let outcome = ThreadOutcome::Skipped(skip);
                     let record = ThreadRecord::of(thread, &outcome, ThreadTrace::default());
-                    (outcome, record, None)
+                    (outcome, record, None, Vec::new())
                 }
             }
         }
     });
     let [watcher, librarian, oracle, dreamer] = runs;
-    let ((o0, r0, f0), (o1, r1, f1), (o2, r2, f2), (o3, r3, f3)) =
+    let ((o0, r0, f0, l0), (o1, r1, f1, l1), (o2, r2, f2, l2), (o3, r3, f3, l3)) =
         tokio::join!(watcher, librarian, oracle, dreamer);
     let (outcomes, records) = ([o0, o1, o2, o3], vec![r0, r1, r2, r3]);
+    let screened = ThreadName::ALL.map(|t| {
+        records[t.index()]
+            .sources
+            .iter()
+            .any(|s| !s.detections.is_empty())
+    });
+    let links = Seen::of([l0, l1, l2, l3].iter().flatten());
     let fingerprints = [f0, f1, f2, f3];
     let mut quiet = opened.ledger.quiet.clone();
     for thread in ThreadName::ALL {
@@ -331,6 +359,8 @@ async fn run_threads(
         outcomes,
         records,
         quiet,
+        screened,
+        links,
     })
 }
 
@@ -459,7 +489,15 @@ struct ThreadJob<'a> {
 }
 
 impl ThreadJob<'_> {
-    async fn run(self, deadline: Instant) -> (ThreadOutcome, ThreadRecord, Option<String>) {
+    async fn run(
+        self,
+        deadline: Instant,
+    ) -> (
+        ThreadOutcome,
+        ThreadRecord,
+        Option<String>,
+        Vec<SourceSites>,
+    ) {
         let thread = self.thread;
         let started = Instant::now();
         let limit = self
@@ -480,6 +518,7 @@ impl ThreadJob<'_> {
             });
         trace.latency_ms = millis(started.elapsed());
         let fingerprint = trace.fingerprint.take();
+        let links = std::mem::take(&mut trace.links);
         let record = ThreadRecord::of(thread, &outcome, trace);
         match &outcome {
             ThreadOutcome::Failed(e) => tracing::warn!(thread = %thread, "failed: {e}"),
@@ -492,13 +531,14 @@ impl ThreadJob<'_> {
             ),
             ThreadOutcome::Skipped(skip) => tracing::info!(thread = %thread, "skipped: {skip}"),
         }
-        (outcome, record, fingerprint)
+        (outcome, record, fingerprint, links)
     }
 
     async fn work(&self, trace: &mut ThreadTrace, progress: &Progress) -> ThreadOutcome {
         let thread = self.thread;
         let input = self.inputs.thread_input(thread, &self.cfg.sources).await;
         trace.sources = input.sources;
+        trace.links = input.links;
         // The quiet tick: what it sees, and its config; unchanged → not called.
         let fingerprint = crate::untrusted::fence_id(&[&input.world, &format!("{:?}", self.cfg)]);
         trace.fingerprint = Some(fingerprint.clone());

@@ -20,6 +20,7 @@ mod fold;
 #[rustfmt::skip]
 mod gates;
 pub mod guard;
+pub mod outbound;
 pub mod redact;
 mod rules;
 pub mod screen;
