@@ -4,14 +4,21 @@
 //! construction.
 //!
 //! Owns the gather context of a thread, the source records the journal keeps and the
-//! warning for a source that failed. It must not call a model, write anything or read the
-//! real clock: the state as seen, the templates and the clock are handed in.
+//! warning for a source that failed, and — when a model of the thread's chain may not
+//! see private text (`[privacy] private_to = "local"`, SPEC §9) — the thread's public
+//! prompt: the same template without its private sources and the memory written from
+//! private text ([`crate::privacy::Policy`]), saying what was withheld. It must not call
+//! a model, write anything or read the real clock: the state as seen, the templates, the
+//! privacy policy and the clock are handed in.
 
 use std::path::Path;
 
 use crate::clock::Clock;
 use crate::config::SourceConfig;
+use crate::egress::{Outgoing, Public};
 use crate::journal::SourceRecord;
+use crate::privacy::{Policy, Withheld};
+use crate::provider::CallRequest;
 use crate::prompt::{PromptError, Prompts};
 use crate::sources::{self, GatherContext};
 use crate::state::State;
@@ -28,6 +35,8 @@ pub struct InputContext<'a> {
     pub prompts: &'a Prompts,
     /// `now` and the zone the prompt's local time is read in.
     pub clock: Clock,
+    /// Which sources are private and who may see them.
+    pub privacy: &'a Policy,
 }
 
 /// One thread's input.
@@ -40,12 +49,49 @@ pub struct ThreadInput {
     pub sources: Vec<SourceRecord>,
     /// What the sources saw, as far as it is the world: [`crate::quiet::fingerprint`].
     pub world: String,
+    /// The names of the sources the prompt carries (the read ones).
+    pub carried: Vec<String>,
+    /// The prompt for a model that may not see private text, when the thread has some
+    /// to withhold.
+    pub public: Option<PublicInput>,
+}
+
+/// A thread's public prompt ([`InputContext::thread_input`]).
+#[derive(Debug)]
+pub struct PublicInput {
+    pub prompt: Result<String, PromptError>,
+    /// The names of the sources it carries.
+    pub sources: Vec<String>,
+    pub withheld: Withheld,
 }
 
 impl ThreadInput {
     /// The sources that failed (left out of the prompt).
     pub fn failures(&self) -> impl Iterator<Item = &SourceRecord> {
         self.sources.iter().filter(|s| s.error.is_some())
+    }
+
+    /// What the thread's call may send, with `request` carrying its prompt: its sources
+    /// and its public copy. Fails when a prompt did not render (the public one too: a
+    /// model that may not see private text is never sent the whole one instead).
+    pub fn outgoing(
+        &self,
+        request: impl FnOnce(String) -> CallRequest,
+    ) -> Result<Outgoing, PromptError> {
+        let prompt = self.prompt.as_ref().map_err(Clone::clone)?;
+        let public = match &self.public {
+            Some(p) => Some(Public {
+                prompt: p.prompt.as_ref().map_err(Clone::clone)?.clone(),
+                sources: p.sources.clone(),
+                withheld: p.withheld.clone(),
+            }),
+            None => None,
+        };
+        Ok(Outgoing {
+            request: request(prompt.clone()),
+            sources: self.carried.clone(),
+            public,
+        })
     }
 }
 
@@ -121,10 +167,44 @@ impl InputContext<'_> {
         let prompt = self
             .prompts
             .thread_prompt(thread, self.seen, &shown, &self.clock);
+        let public = self
+            .privacy
+            .withholds(thread)
+            .then(|| self.public_input(thread, &shown))
+            .flatten();
         ThreadInput {
             prompt,
             sources: records,
             world: crate::quiet::fingerprint(thread.as_str(), "", &gathered),
+            carried: shown.iter().map(|t| t.name.clone()).collect(),
+            public,
         }
+    }
+
+    /// `thread`'s prompt without its private sources and the memory written from
+    /// private text, saying what it leaves out; `None` when there is nothing to leave out.
+    fn public_input(&self, thread: ThreadName, shown: &[sources::SourceText]) -> Option<PublicInput> {
+        let private = self.privacy.private_sources(thread);
+        let (public_sources, withheld_sources): (Vec<_>, Vec<_>) = shown
+            .iter()
+            .cloned()
+            .partition(|t| !private.contains(&t.name));
+        let (state, items) = self.privacy.public_state(self.seen);
+        let withheld = Withheld {
+            sources: withheld_sources.into_iter().map(|t| t.name).collect(),
+            items,
+        };
+        if withheld.is_empty() {
+            return None;
+        }
+        let prompt = self
+            .prompts
+            .thread_prompt(thread, &state, &public_sources, &self.clock)
+            .map(|p| withheld.insert_note(&p));
+        Some(PublicInput {
+            prompt,
+            sources: public_sources.into_iter().map(|t| t.name).collect(),
+            withheld,
+        })
     }
 }

@@ -8,6 +8,7 @@ use crate::cli::PromptArgs;
 use crate::cmd::Context;
 use crate::error::{EXIT_OK, Error};
 use crate::input::InputContext;
+use crate::privacy::Policy;
 use crate::prompt::Prompts;
 use crate::runtime;
 use crate::storage::StateDir;
@@ -26,11 +27,13 @@ pub fn run(ctx: &mut Context<'_>, args: &PromptArgs) -> Result<u8, Error> {
         .map(|t| t.sources.clone())
         .unwrap_or_default();
     let prompts = Prompts::new(config.prompts_dir.as_deref());
+    let privacy = Policy::new(config);
     let inputs = InputContext {
         seen: &seen,
         state_dir: dir.path(),
         prompts: &prompts,
         clock: ctx.clock,
+        privacy: &privacy,
     };
     let input = runtime::block_on(inputs.thread_input(thread, &sources))?;
     let text = input.prompt?;

@@ -225,6 +225,7 @@ fn count_thread(
             cost: t.cost,
             skipped: false,
             error: t.error.clone(),
+            egress: None,
         };
         calls += u64::from(count_attempt(models, &t.thread, &a));
     }

@@ -33,6 +33,7 @@ use crate::input::InputContext;
 use crate::journal::{
     AggregateRecord, AttemptRecord, EscalationLine, JournalLine, ThreadRecord, ThreadTrace, millis,
 };
+use crate::privacy::Policy;
 use crate::prompt::{Prompts, temperature};
 use crate::provider::{CallError, CallRequest, Progress, Providers};
 use crate::quiet::{self, QuietMemory, QuietSettings};
@@ -43,6 +44,7 @@ use crate::storage::{
 };
 use crate::thread::ThreadName;
 use crate::untrusted::guard::{self, OnAnswer};
+use crate::untrusted::redact::RedactionKey;
 use std::collections::BTreeMap;
 
 /// How the tick is run.
@@ -100,7 +102,12 @@ async fn tick(
     // The screen's rules compile once (15–20 ms): off the runtime thread, meanwhile.
     let _warm = tokio::task::spawn_blocking(crate::untrusted::screen::warm);
     let opened = Opened::open(config, state_dir, options)?;
-    let providers = Providers::new(config.providers.clone()).map_err(Error::Providers)?;
+    // What may leave the machine (SPEC §9): the policy, and the state's key for stable
+    // placeholders.
+    let privacy = Policy::new(config);
+    let providers = Providers::new(config.providers.clone())
+        .map_err(Error::Providers)?
+        .with_privacy(config.privacy.private_to, &opened.redaction_key()?);
     let breakers = Breakers::new(
         &opened.ledger.breakers,
         providers.fingerprints(),
@@ -115,7 +122,7 @@ async fn tick(
         &opened,
         &budget,
         &providers,
-        &prompts,
+        (&prompts, &privacy),
         options.clock,
         started + config.tick_deadline,
     )
@@ -135,6 +142,7 @@ async fn tick(
         budget: &budget,
         providers: &providers,
         prompts: &prompts,
+        privacy: &privacy,
         clock: options.clock,
         run: opened.run,
         ledger: &ledger,
@@ -230,6 +238,19 @@ impl Opened {
         })
     }
 
+    /// The state's redaction key: created under the lock on the first tick; a dry run,
+    /// which writes nothing, uses the existing one or one of its own.
+    fn redaction_key(&self) -> Result<RedactionKey, Error> {
+        if let Some(lock) = &self._lock {
+            return Ok(self.dir.redaction_key_or_create(lock)?);
+        }
+        Ok(self
+            .dir
+            .redaction_key()?
+            .or_else(RedactionKey::random)
+            .unwrap_or(RedactionKey::from_bytes([0; 32])))
+    }
+
     /// Today's budget. Outside a dry run, spending is written ahead of each call, so a
     /// kill mid-call never loses it.
     fn budget(&self, config: &Config, dry_run: bool) -> Budget {
@@ -266,7 +287,7 @@ async fn run_threads(
     opened: &Opened,
     budget: &Budget,
     providers: &Providers,
-    prompts: &Prompts,
+    (prompts, privacy): (&Prompts, &Policy),
     clock: Clock,
     deadline: Instant,
 ) -> Result<Threads, Error> {
@@ -277,6 +298,7 @@ async fn run_threads(
         state_dir: opened.dir.path(),
         prompts,
         clock,
+        privacy,
     };
     let run = opened.run;
     let runs = ThreadName::ALL.map(|thread| {
@@ -502,20 +524,18 @@ impl ThreadJob<'_> {
 
     async fn work(&self, trace: &mut ThreadTrace, progress: &Progress) -> ThreadOutcome {
         let thread = self.thread;
-        let input = self.inputs.thread_input(thread, &self.cfg.sources).await;
-        trace.sources = input.sources;
+        let mut input = self.inputs.thread_input(thread, &self.cfg.sources).await;
+        trace.sources = std::mem::take(&mut input.sources);
         // The quiet tick: what it sees, and its config; unchanged → not called.
         let fingerprint = crate::untrusted::fence_id(&[&input.world, &format!("{:?}", self.cfg)]);
         trace.fingerprint = Some(fingerprint.clone());
         if let Err(skip) = quiet::decide(self.last, &fingerprint, self.quiet) {
             return ThreadOutcome::Skipped(skip);
         }
-        let prompt = match input.prompt {
-            Ok(prompt) => prompt,
-            Err(e) => return ThreadOutcome::Failed(ThreadError::Input(e.to_string())),
-        };
         let pressure = self.state.thread_state.get(thread).novelty_pressure;
-        let request = CallRequest {
+        // What the call may send: the prompt, and its public copy for a model that may
+        // not see private text (SPEC §9).
+        let outgoing = input.outgoing(|prompt| CallRequest {
             system: String::new(),
             prompt,
             schema: answer::schema(thread),
@@ -523,17 +543,21 @@ impl ThreadJob<'_> {
             max_tokens: self.cfg.max_tokens,
             temperature: temperature(self.cfg.temperature, pressure),
             sequence: self.run,
+        });
+        let outgoing = match outgoing {
+            Ok(outgoing) => outgoing,
+            Err(e) => return ThreadOutcome::Failed(ThreadError::Input(e.to_string())),
         };
         // Named before the call, so a thread that times out still says what it asked.
-        if let Some(first) = self.cfg.models.first() {
+        if let Some(first) = self.providers.preferred(&self.cfg.models, &outgoing).first() {
             trace.provider = Some(first.provider.clone());
             trace.model = Some(first.model.clone());
         }
         let outcome = self
             .providers
-            .call_chain_with(
+            .call_chain_out(
                 &self.cfg.models,
-                &request,
+                &outgoing,
                 self.budget,
                 progress,
                 move |c| answer::parse(thread, &c.text).map_err(|e| e.to_string()),
