@@ -144,3 +144,217 @@ pub fn prepare(
     }
     (request, egress)
 }
+
+/// What left the machine for one provider on one local day: the sums of its records.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ProviderDay {
+    pub day: String,
+    pub provider: String,
+    pub reach: Reach,
+    /// Models asked (attempts that sent something).
+    pub calls: u64,
+    pub requests: u64,
+    pub bytes: u64,
+    /// Calls by what the provider could receive of private text.
+    pub private: BTreeMap<String, u64>,
+    /// Every source a call carried, by name.
+    pub sources: std::collections::BTreeSet<String>,
+    /// Every private source withheld from a call, by name.
+    pub withheld: std::collections::BTreeSet<String>,
+    pub withheld_items: u64,
+    /// Calls that had something withheld.
+    pub withheld_calls: u64,
+    pub redactions: BTreeMap<String, u64>,
+}
+
+/// The totals of a [`Summary`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub calls: u64,
+    pub bytes: u64,
+    pub remote_bytes: u64,
+    pub local_bytes: u64,
+    /// Distinct providers, by where they are.
+    pub remote_providers: u64,
+    pub local_providers: u64,
+    pub redactions: u64,
+    pub withheld_calls: u64,
+    pub withheld: std::collections::BTreeSet<String>,
+    pub withheld_items: u64,
+}
+
+/// The egress ledger summed per provider and local day (`thinker stats --egress`,
+/// `doctor`): rows by day, then provider.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub days: Vec<ProviderDay>,
+    pub total: Totals,
+}
+
+impl Summary {
+    /// Sums `records`, each with its local day.
+    pub fn of<'a>(records: impl IntoIterator<Item = (chrono::NaiveDate, &'a Egress)>) -> Summary {
+        let mut rows: BTreeMap<(chrono::NaiveDate, String), ProviderDay> = BTreeMap::new();
+        let mut remote = std::collections::BTreeSet::new();
+        let mut local = std::collections::BTreeSet::new();
+        let mut total = Totals::default();
+        for (day, e) in records {
+            let row = rows
+                .entry((day, e.provider.clone()))
+                .or_insert_with(|| ProviderDay {
+                    day: day.to_string(),
+                    provider: e.provider.clone(),
+                    reach: e.reach,
+                    ..ProviderDay::default()
+                });
+            row.calls += 1;
+            row.requests += u64::from(e.requests);
+            row.bytes = row.bytes.saturating_add(e.bytes);
+            *row.private.entry(access_word(e.private).into()).or_default() += 1;
+            row.sources.extend(e.sources.iter().cloned());
+            row.withheld.extend(e.withheld.iter().cloned());
+            row.withheld_items += e.withheld_items;
+            row.withheld_calls += u64::from(e.withheld_anything());
+            for (class, n) in &e.redactions {
+                *row.redactions.entry(class.clone()).or_default() += n;
+            }
+            total.calls += 1;
+            total.bytes = total.bytes.saturating_add(e.bytes);
+            match e.reach {
+                Reach::Remote => {
+                    total.remote_bytes = total.remote_bytes.saturating_add(e.bytes);
+                    remote.insert(e.provider.clone());
+                }
+                Reach::Local => {
+                    total.local_bytes = total.local_bytes.saturating_add(e.bytes);
+                    local.insert(e.provider.clone());
+                }
+            }
+            total.redactions += e.redacted();
+            total.withheld_calls += u64::from(e.withheld_anything());
+            total.withheld.extend(e.withheld.iter().cloned());
+            total.withheld_items += e.withheld_items;
+        }
+        total.remote_providers = remote.len() as u64;
+        total.local_providers = local.len() as u64;
+        Summary {
+            days: rows.into_values().collect(),
+            total,
+        }
+    }
+
+    /// One line for people: `41.2 KB to 2 remote providers, private text redacted (37
+    /// replacements), nothing withheld`.
+    pub fn line(&self) -> String {
+        let t = &self.total;
+        if t.calls == 0 {
+            return "nothing sent".into();
+        }
+        let mut parts = Vec::new();
+        let plural = |n: u64| if n == 1 { "" } else { "s" };
+        if t.remote_providers > 0 {
+            parts.push(format!(
+                "{} to {} remote provider{}",
+                bytes(t.remote_bytes),
+                t.remote_providers,
+                plural(t.remote_providers)
+            ));
+        } else {
+            parts.push("nothing to a remote provider".into());
+        }
+        if t.local_providers > 0 {
+            parts.push(format!(
+                "{} to {} on this machine",
+                bytes(t.local_bytes),
+                if t.local_providers == 1 {
+                    "1 provider".to_string()
+                } else {
+                    format!("{} providers", t.local_providers)
+                }
+            ));
+        }
+        parts.push(if t.redactions > 0 {
+            format!(
+                "private text redacted ({} replacement{})",
+                t.redactions,
+                plural(t.redactions)
+            )
+        } else {
+            "nothing redacted".into()
+        });
+        parts.push(if t.withheld_calls > 0 {
+            let what: Vec<&str> = t.withheld.iter().map(String::as_str).collect();
+            let sources = if what.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", what.join(", "))
+            };
+            format!(
+                "private text withheld from {} call{}{sources}",
+                t.withheld_calls,
+                plural(t.withheld_calls)
+            )
+        } else {
+            "nothing withheld".into()
+        });
+        parts.join(", ")
+    }
+}
+
+/// An access as the ledger writes it.
+pub fn access_word(access: Access) -> &'static str {
+    match access {
+        Access::Full => "full",
+        Access::Redacted => "redacted",
+        Access::Withheld => "withheld",
+    }
+}
+
+/// A byte count for people: `812 B`, `41.2 KB`, `3.4 MB` (1000s).
+pub fn bytes(n: u64) -> String {
+    match n {
+        0..1000 => format!("{n} B"),
+        1000..1_000_000 => format!("{:.1} KB", n as f64 / 1000.0),
+        _ => format!("{:.1} MB", n as f64 / 1_000_000.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(provider: &str, reach: Reach, bytes: u64) -> Egress {
+        Egress {
+            provider: provider.into(),
+            reach,
+            bytes,
+            requests: 1,
+            ..Egress::default()
+        }
+    }
+
+    #[test]
+    fn a_summary_sums_per_provider_and_day_and_says_it_in_a_line() {
+        let d1 = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+        let d2 = chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+        let mut a = record("groq", Reach::Remote, 30_000);
+        a.redactions = BTreeMap::from([("email".into(), 30), ("phone".into(), 7)]);
+        let mut b = record("openrouter", Reach::Remote, 11_200);
+        b.withheld = vec!["inbox".into()];
+        let c = record("ollama", Reach::Local, 900);
+        let d = record("groq", Reach::Remote, 5);
+        let s = Summary::of([(d2, &a), (d2, &b), (d2, &c), (d1, &d)]);
+        assert_eq!(s.days.len(), 4);
+        assert_eq!((s.days[0].day.as_str(), s.days[0].bytes), ("2026-11-21", 5));
+        assert_eq!(s.total.remote_bytes, 41_205);
+        assert_eq!(
+            s.line(),
+            "41.2 KB to 2 remote providers, 900 B to 1 provider on this machine, private text redacted (37 replacements), private text withheld from 1 call: inbox"
+        );
+        assert_eq!(Summary::default().line(), "nothing sent");
+        assert_eq!(
+            Summary::of([(d1, &c)]).line(),
+            "nothing to a remote provider, 900 B to 1 provider on this machine, nothing redacted, nothing withheld"
+        );
+    }
+}

@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use crate::clock::Clock;
-use crate::config::SourceConfig;
+use crate::config::{SourceConfig, ThreadConfig};
 use crate::egress::{Outgoing, Public};
 use crate::journal::SourceRecord;
 use crate::privacy::{Policy, Withheld};
@@ -54,6 +54,27 @@ pub struct ThreadInput {
     /// The prompt for a model that may not see private text, when the thread has some
     /// to withhold.
     pub public: Option<PublicInput>,
+}
+
+/// The request a thread's call makes with `prompt`: the answer schema, its `max_tokens`,
+/// its temperature at its novelty `pressure`, the run as its sequence. The tick and
+/// `thinker prompt --as-sent` build it here.
+pub fn thread_request(
+    thread: ThreadName,
+    cfg: &ThreadConfig,
+    pressure: u8,
+    sequence: u64,
+) -> impl FnOnce(String) -> CallRequest {
+    let (max_tokens, temperature) = (cfg.max_tokens, crate::prompt::temperature(cfg.temperature, pressure));
+    move |prompt| CallRequest {
+        system: String::new(),
+        prompt,
+        schema: crate::answer::schema(thread),
+        schema_name: "thread_answer".into(),
+        max_tokens,
+        temperature,
+        sequence,
+    }
 }
 
 /// A thread's public prompt ([`InputContext::thread_input`]).

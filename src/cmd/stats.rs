@@ -125,6 +125,9 @@ struct Stats {
 }
 
 pub fn run(ctx: &mut Context<'_>, args: &StatsArgs) -> Result<u8, Error> {
+    if args.egress {
+        return crate::cmd::egress::run(ctx, args);
+    }
     let resolved = ctx.optional_config()?;
     let since = since_instant(args.since, &ctx.clock);
     let journal = history::read_journal(&resolved.state_dir, Span::Since(since))?;

@@ -29,13 +29,13 @@ use crate::budget::{self, Budget, Ledger, Skip};
 use crate::clock::Clock;
 use crate::config::{Config, ThreadConfig};
 use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
-use crate::input::InputContext;
+use crate::input::{InputContext, thread_request};
 use crate::journal::{
     AggregateRecord, AttemptRecord, EscalationLine, JournalLine, ThreadRecord, ThreadTrace, millis,
 };
 use crate::privacy::Policy;
-use crate::prompt::{Prompts, temperature};
-use crate::provider::{CallError, CallRequest, Progress, Providers};
+use crate::prompt::Prompts;
+use crate::provider::{CallError, Progress, Providers};
 use crate::quiet::{self, QuietMemory, QuietSettings};
 use crate::runtime;
 use crate::state::State;
@@ -535,15 +535,7 @@ impl ThreadJob<'_> {
         let pressure = self.state.thread_state.get(thread).novelty_pressure;
         // What the call may send: the prompt, and its public copy for a model that may
         // not see private text (SPEC §9).
-        let outgoing = input.outgoing(|prompt| CallRequest {
-            system: String::new(),
-            prompt,
-            schema: answer::schema(thread),
-            schema_name: "thread_answer".into(),
-            max_tokens: self.cfg.max_tokens,
-            temperature: temperature(self.cfg.temperature, pressure),
-            sequence: self.run,
-        });
+        let outgoing = input.outgoing(thread_request(thread, self.cfg, pressure, self.run));
         let outgoing = match outgoing {
             Ok(outgoing) => outgoing,
             Err(e) => return ThreadOutcome::Failed(ThreadError::Input(e.to_string())),
