@@ -36,6 +36,8 @@ mod hardening_untrusted;
 mod litellm_e2e;
 mod llama_e2e;
 mod mcp_e2e;
+mod privacy;
+mod privacy_redaction;
 mod prompts;
 mod proof_crash;
 mod proof_disk;

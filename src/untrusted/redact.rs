@@ -281,7 +281,7 @@ const LABEL: &str = r"[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?";
 /// or an IP literal.
 static EMAIL: LazyLock<Option<Regex>> = LazyLock::new(|| {
     regex(&format!(
-        r#"(?:"[^"\n]{{1,64}}"|[\p{{L}}\p{{N}}][\p{{L}}\p{{N}}._%+'-]*)[@＠﹫](?:{LABEL}(?:[.．。]{LABEL})*[.．。](?:\p{{L}}{{2,24}}|[xX][nN]--[a-zA-Z0-9-]{{2,59}})|\[(?:[iI][pP][vV]6:)?[0-9A-Fa-f:.]{{2,45}}\])"#
+        r#"(?:"[^"\n]{{1,64}}"|[\p{{L}}\p{{N}}][\p{{L}}\p{{N}}._%+'-]*)[@＠﹫](?:{LABEL}(?:[.．。]{LABEL})*[.．。](?:[xX][nN]--[a-zA-Z0-9-]{{2,59}}|\p{{L}}{{2,24}})|\[(?:[iI][pP][vV]6:)?[0-9A-Fa-f:.]{{2,45}}\])"#
     ))
 });
 
