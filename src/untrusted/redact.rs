@@ -334,13 +334,13 @@ static CARD: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// Phone shapes: international (`+49 30 1234567`, `+1 (555) 123-4567`, `+1.555.123.4567`),
 /// national with a trunk zero (`030 1234 5678`, `06 12 34 56 78`, `06.12.34.56.78`,
-/// `(030) 1234567`), North American (`(555) 123-4567`, `555-123-4567`, `555.123.4567`,
+/// `(030) 1234567`, `089 / 55 66 77 0`), North American (`(555) 123-4567`, `555-123-4567`, `555.123.4567`,
 /// `555 123 4567`, `1-800-555-0199`). Dates, versions and ids do not start with `+`, `(`
 /// or `0` and a group of digits, or have too few digits.
 static PHONE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     regex(concat!(
         r"\+[0-9]{1,3}(?:[ .-]?\(?[0-9]{1,4}\)?){2,5}(?-u:\b)",
-        r"|(?-u:\b)0[0-9]{1,4}(?:[ /.-][0-9]{2,8}){1,4}(?-u:\b)",
+        r"|(?-u:\b)0[0-9]{1,4}(?:(?:[ /.-]| / )[0-9]{2,8}){1,4}(?:[ .-][0-9])?(?-u:\b)",
         r"|\(0[0-9]{1,4}\) ?[0-9]{2,8}(?:[ /-][0-9]{2,8}){0,3}(?-u:\b)",
         r"|\([0-9]{3}\) ?[0-9]{3}[ .-][0-9]{4}(?-u:\b)",
         r"|(?-u:\b)1[ .-][0-9]{3}[ .-][0-9]{3}[ .-][0-9]{4}(?-u:\b)",
@@ -348,13 +348,24 @@ static PHONE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     ))
 });
 
-/// The value after a password word: `password: …`, `Passwort = …`, `PIN: 4821`,
-/// `the password is …`.
+/// A password word: where [`find_passwords`] looks for a value after it.
 static PASSWORD: LazyLock<Option<Regex>> = LazyLock::new(|| {
     regex(
-        r"(?i)(?-u:\b)(?:password|passwort|passwd|pwd|passcode|passphrase|kennwort|pin|mot de passe|contraseña|senha|wachtwoord)(?P<sep>[ \t]*[:=][ \t]*|[ \t]+(?:is|ist|lautet|est|es)[ \t]+)(?P<value>[^\s]{1,128})",
+        r"(?i)(?-u:\b)(?:password|passwort|passwd|pwd|pw|passcode|passphrase|kennwort|pin|mot de passe|contraseña|senha|wachtwoord)(?-u:\b)",
     )
 });
+
+/// What may follow a password word before its value: a few words ("for the NAS", "für
+/// das Online-Banking"), then a separator (`:`, `=`, "is", "ist", "lautet", "est").
+static PASSWORD_TAIL: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    regex(
+        r"(?i)^(?P<words>(?:[ \t]+[\p{L}][\p{L}\-]{0,24}){0,4}?)(?P<sep>[ \t]*[:=][ \t]*|[ \t]+(?:is|ist|lautet|est|es)[ \t]+)(?P<value>[^\s]{1,128})",
+    )
+});
+
+/// A value right after a password word, without a separator (`passcode 441902`).
+static PASSWORD_BARE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| regex(r"^[ \t]+(?P<value>[^\s]{4,128})"));
 
 /// Words after a password word that are not a password ("password: reset required").
 const NOT_A_PASSWORD: &[&str] = &[
@@ -599,14 +610,30 @@ fn find_secrets(text: &str, spans: &mut Spans) {
 /// and trailing punctuation left out).
 fn find_passwords(text: &str, spans: &mut Spans) {
     let lower = text.to_ascii_lowercase();
-    let gated = ["pass", "pwd", "pin", "kennwort", "contrase", "senha", "wachtwoord"]
+    let gated = ["pass", "pw", "pin", "kennwort", "contrase", "senha", "wachtwoord"]
         .iter()
         .any(|w| lower.contains(w));
-    let (true, Some(re)) = (gated, PASSWORD.as_ref()) else {
+    let (true, Some(word), Some(tail), Some(bare)) = (
+        gated,
+        PASSWORD.as_ref(),
+        PASSWORD_TAIL.as_ref(),
+        PASSWORD_BARE.as_ref(),
+    ) else {
         return;
     };
-    for c in re.captures_iter(text) {
-        let (Some(sep), Some(value)) = (c.name("sep"), c.name("value")) else {
+    for w in word.find_iter(text) {
+        let rest = &text[w.end()..];
+        // With a separator: any value but a plain word after a worded one ("the
+        // password is required"). Without: a value with a digit in it.
+        let (value, worded, bare_value) = if let Some(c) = tail.captures(rest) {
+            let (Some(sep), Some(value)) = (c.name("sep"), c.name("value")) else {
+                continue;
+            };
+            let worded = sep.as_str().trim().chars().all(char::is_alphabetic);
+            (value, worded, false)
+        } else if let Some(value) = bare.captures(rest).and_then(|c| c.name("value")) {
+            (value, true, true)
+        } else {
             continue;
         };
         let raw = value.as_str();
@@ -617,13 +644,16 @@ fn find_passwords(text: &str, spans: &mut Spans) {
         if inner.chars().count() < 4 {
             continue;
         }
-        let word = inner.to_lowercase();
-        let worded = sep.as_str().trim().chars().all(char::is_alphabetic);
+        let lower = inner.to_lowercase();
         let plain_word = inner.chars().all(|ch| ch.is_alphabetic() && ch.is_lowercase());
-        if NOT_A_PASSWORD.contains(&word.as_str()) || (worded && plain_word) {
+        let has_digit = inner.chars().any(|c| c.is_ascii_digit());
+        if NOT_A_PASSWORD.contains(&lower.as_str())
+            || (worded && plain_word)
+            || (bare_value && !has_digit)
+        {
             continue;
         }
-        let start = value.start() + lead;
+        let start = w.end() + value.start() + lead;
         spans.add(found(Class::Secret, start, start + inner.len(), inner));
     }
 }
@@ -645,11 +675,18 @@ fn find_emails(text: &str, spans: &mut Spans) {
         return;
     }
     if let Some(re) = OBFUSCATED.as_ref() {
-        for c in re.captures_iter(text) {
-            if let Some(address) = obfuscated(&c)
-                && let Some(m) = c.get(0)
-            {
+        // A match that is prose ("me at kaito.w") may hide an address that starts inside
+        // it ("kaito.w at gmail dot com"): the search goes on from its "at".
+        let mut at = 0;
+        while let Some(c) = re.captures_at(text, at) {
+            let (Some(m), Some(sep)) = (c.get(0), c.name("at")) else {
+                break;
+            };
+            if let Some(address) = obfuscated(&c) {
                 spans.add(found(Class::Email, m.start(), m.end(), address));
+                at = m.end();
+            } else {
+                at = sep.end();
             }
         }
     }
