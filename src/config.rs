@@ -922,9 +922,9 @@ impl Validator<'_> {
             .local
             .unwrap_or(p.kind == ProviderKind::Replay || is_loopback(&base_url));
         let trusted = p.trusted.unwrap_or(false);
-        let redact = p.redact.unwrap_or(
-            private_to.access(local, trusted) != crate::privacy::Access::Full,
-        );
+        let redact = p
+            .redact
+            .unwrap_or(private_to.access(local, trusted) != crate::privacy::Access::Full);
         let tls = self.tls(name, &p)?;
         Ok(ProviderConfig {
             name: name.to_string(),

@@ -210,7 +210,9 @@ impl Summary {
             row.calls += 1;
             row.requests += u64::from(e.requests);
             row.bytes = row.bytes.saturating_add(e.bytes);
-            *row.private.entry(access_word(e.private).into()).or_default() += 1;
+            *row.private
+                .entry(access_word(e.private).into())
+                .or_default() += 1;
             row.sources.extend(e.sources.iter().cloned());
             row.withheld.extend(e.withheld.iter().cloned());
             row.withheld_items += e.withheld_items;
@@ -337,23 +339,26 @@ mod tests {
     fn a_summary_sums_per_provider_and_day_and_says_it_in_a_line() {
         let d1 = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
         let d2 = chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
-        let mut a = record("groq", Reach::Remote, 30_000);
-        a.redactions = BTreeMap::from([("email".into(), 30), ("phone".into(), 7)]);
-        let mut b = record("openrouter", Reach::Remote, 11_200);
-        b.withheld = vec!["inbox".into()];
-        let c = record("ollama", Reach::Local, 900);
-        let d = record("groq", Reach::Remote, 5);
-        let s = Summary::of([(d2, &a), (d2, &b), (d2, &c), (d1, &d)]);
-        assert_eq!(s.days.len(), 4);
-        assert_eq!((s.days[0].day.as_str(), s.days[0].bytes), ("2026-11-21", 5));
-        assert_eq!(s.total.remote_bytes, 41_205);
+        let mut groq = record("groq", Reach::Remote, 30_000);
+        groq.redactions = BTreeMap::from([("email".into(), 30), ("phone".into(), 7)]);
+        let mut router = record("openrouter", Reach::Remote, 11_200);
+        router.withheld = vec!["inbox".into()];
+        let ollama = record("ollama", Reach::Local, 900);
+        let early = record("groq", Reach::Remote, 5);
+        let summary = Summary::of([(d2, &groq), (d2, &router), (d2, &ollama), (d1, &early)]);
+        assert_eq!(summary.days.len(), 4);
         assert_eq!(
-            s.line(),
+            (summary.days[0].day.as_str(), summary.days[0].bytes),
+            ("2026-11-21", 5)
+        );
+        assert_eq!(summary.total.remote_bytes, 41_205);
+        assert_eq!(
+            summary.line(),
             "41.2 KB to 2 remote providers, 900 B to 1 provider on this machine, private text redacted (37 replacements), private text withheld from 1 call: inbox"
         );
         assert_eq!(Summary::default().line(), "nothing sent");
         assert_eq!(
-            Summary::of([(d1, &c)]).line(),
+            Summary::of([(d1, &ollama)]).line(),
             "nothing to a remote provider, 900 B to 1 provider on this machine, nothing redacted, nothing withheld"
         );
     }

@@ -18,8 +18,8 @@ use crate::config::{SourceConfig, ThreadConfig};
 use crate::egress::{Outgoing, Public};
 use crate::journal::SourceRecord;
 use crate::privacy::{Policy, Withheld};
-use crate::provider::CallRequest;
 use crate::prompt::{PromptError, Prompts};
+use crate::provider::CallRequest;
 use crate::sources::{self, GatherContext};
 use crate::state::State;
 use crate::thread::ThreadName;
@@ -65,7 +65,10 @@ pub fn thread_request(
     pressure: u8,
     sequence: u64,
 ) -> impl FnOnce(String) -> CallRequest {
-    let (max_tokens, temperature) = (cfg.max_tokens, crate::prompt::temperature(cfg.temperature, pressure));
+    let (max_tokens, temperature) = (
+        cfg.max_tokens,
+        crate::prompt::temperature(cfg.temperature, pressure),
+    );
     move |prompt| CallRequest {
         system: String::new(),
         prompt,
@@ -204,7 +207,11 @@ impl InputContext<'_> {
 
     /// `thread`'s prompt without its private sources and the memory written from
     /// private text, saying what it leaves out; `None` when there is nothing to leave out.
-    fn public_input(&self, thread: ThreadName, shown: &[sources::SourceText]) -> Option<PublicInput> {
+    fn public_input(
+        &self,
+        thread: ThreadName,
+        shown: &[sources::SourceText],
+    ) -> Option<PublicInput> {
         let private = self.privacy.private_sources(thread);
         let (public_sources, withheld_sources): (Vec<_>, Vec<_>) = shown
             .iter()

@@ -124,8 +124,10 @@ pub fn source_is_private(source: &Source, memory_dir: Option<&Path>) -> bool {
             .iter()
             .any(|p| in_memory_dir(Path::new(p), memory_dir)),
         SourceKind::Sample(s) => s.sources().iter().any(|s| source_is_private(s, memory_dir)),
-        SourceKind::Command(_) | SourceKind::System(_) | SourceKind::Ics(_) => false,
-        SourceKind::Archive(_) => false,
+        SourceKind::Command(_)
+        | SourceKind::System(_)
+        | SourceKind::Ics(_)
+        | SourceKind::Archive(_) => false,
     }
 }
 
@@ -263,8 +265,7 @@ impl Policy {
                 };
                 let names = source_names(&t.sources);
                 for (source, name) in t.sources.iter().zip(names) {
-                    if matches!(source.kind, SourceKind::Archive(_)) && source.private.is_none()
-                    {
+                    if matches!(source.kind, SourceKind::Archive(_)) && source.private.is_none() {
                         policy.private[thread.index()].insert(name);
                     }
                 }
@@ -337,7 +338,8 @@ impl Policy {
         }
         let before = public.escalation_history.len();
         public.escalation_history.retain(|r| {
-            !self.written_privately(Some(&r.thread)) && !(self.primary_seeing && r.decision.is_some())
+            !(self.written_privately(Some(&r.thread))
+                || self.primary_seeing && r.decision.is_some())
         });
         items += before - public.escalation_history.len();
         (public, items)
@@ -367,7 +369,7 @@ impl Policy {
                 }
                 renumbered.push(history.len());
                 history.push(r);
-            } else if !private_reason && !(self.primary_seeing && r.decision.is_some()) {
+            } else if !(private_reason || self.primary_seeing && r.decision.is_some()) {
                 history.push(r.clone());
             }
         }
@@ -390,7 +392,8 @@ impl Policy {
 }
 
 /// What a due escalation's reason reads as when it came from private text.
-pub const WITHHELD_REASON: &str = "(withheld: raised from private text, which this model may not see)";
+pub const WITHHELD_REASON: &str =
+    "(withheld: raised from private text, which this model may not see)";
 
 #[cfg(test)]
 mod tests {

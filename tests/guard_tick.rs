@@ -113,7 +113,10 @@ fn personal_data_is_redacted_for_a_provider_that_asks_for_it() {
         );
         let found: Vec<&str> = email.find_iter(&body).map(|m| m.as_str()).collect();
         assert_eq!(found.len(), 3, "{body}");
-        assert_eq!(found[0], found[2], "{thread}: the same address, the same placeholder");
+        assert_eq!(
+            found[0], found[2],
+            "{thread}: the same address, the same placeholder"
+        );
         assert_ne!(found[0], found[1], "{thread}: two people, two placeholders");
         assert!(body.contains("<card-"), "{body}");
         seen.push(found.iter().map(|s| (*s).to_string()).collect::<Vec<_>>());

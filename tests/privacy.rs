@@ -126,11 +126,17 @@ fn local_only_private_text_never_reaches_the_remote_provider() {
     assert_eq!((remote.len(), local.len()), (1, 1));
     let (sent, kept) = (prompt_of(&remote[0]), prompt_of(&local[0]));
     let body = String::from_utf8_lossy(&remote[0].body).into_owned();
-    for private in PERSONAL
-        .iter()
-        .chain(&["Rechnung", "überweisen", "Portal", "owes 500 EUR", "john doe"])
-    {
-        assert!(!sent.contains(private), "{private} reached the remote:\n{sent}");
+    for private in PERSONAL.iter().chain(&[
+        "Rechnung",
+        "überweisen",
+        "Portal",
+        "owes 500 EUR",
+        "john doe",
+    ]) {
+        assert!(
+            !sent.contains(private),
+            "{private} reached the remote:\n{sent}"
+        );
         assert!(!body.contains(private), "{private} in the body");
     }
     assert!(
@@ -144,7 +150,12 @@ fn local_only_private_text_never_reaches_the_remote_provider() {
         "{sent}"
     );
     // The local provider gets everything, verbatim, and no note.
-    for private in ["jörg.müller@bäckerei.de", "Tr0ub4dor&3-horse", "ana＠example.org", "owes 500 EUR"] {
+    for private in [
+        "jörg.müller@bäckerei.de",
+        "Tr0ub4dor&3-horse",
+        "ana＠example.org",
+        "owes 500 EUR",
+    ] {
         assert!(kept.contains(private), "{private} missing locally:\n{kept}");
     }
     assert!(!kept.contains("Withheld"), "{kept}");
@@ -166,7 +177,10 @@ fn local_only_private_text_never_reaches_the_remote_provider() {
     );
     assert_eq!(l["bytes"], local[0].body.len() as u64);
     assert_eq!(l["sources"], json!(["inbox", "notes", "disk"]));
-    assert!(l.get("withheld").is_none() && l.get("redactions").is_none(), "{l}");
+    assert!(
+        l.get("withheld").is_none() && l.get("redactions").is_none(),
+        "{l}"
+    );
 
     // `stats --egress --json`: per provider, what the server received from its models
     // (the watcher and the oracle on `remote`; the librarian and the dreamer on `local`).
@@ -177,7 +191,10 @@ fn local_only_private_text_never_reaches_the_remote_provider() {
             .map(|r| r.body.len() as u64)
             .sum()
     };
-    let (to_remote, to_local) = (received(&[Watcher, Oracle]), received(&[Librarian, Dreamer]));
+    let (to_remote, to_local) = (
+        received(&[Watcher, Oracle]),
+        received(&[Librarian, Dreamer]),
+    );
     let stats = tick.thinker(&["stats", "--egress", "--json"]);
     stats.expect_exit(0);
     let stats: Value = serde_json::from_str(&stats.stdout).unwrap();
@@ -185,7 +202,10 @@ fn local_only_private_text_never_reaches_the_remote_provider() {
     let row = |p: &str| days.iter().find(|d| d["provider"] == p).unwrap().clone();
     assert_eq!(row("remote")["bytes"], to_remote, "{stats}");
     assert_eq!(row("local")["bytes"], to_local, "{stats}");
-    assert_eq!((&row("remote")["calls"], &row("local")["calls"]), (&json!(2), &json!(2)));
+    assert_eq!(
+        (&row("remote")["calls"], &row("local")["calls"]),
+        (&json!(2), &json!(2))
+    );
     assert_eq!(row("remote")["withheld"], json!(["inbox", "notes"]));
     assert_eq!(stats["total"]["remote_bytes"], to_remote);
     assert_eq!(stats["total"]["bytes"], to_remote + to_local);
@@ -235,12 +255,21 @@ fn by_default_the_remote_provider_gets_every_form_redacted() {
     let remote = tick.requests(Watcher);
     let sent = prompt_of(&remote[0]);
     for private in PERSONAL {
-        assert!(!sent.contains(private), "{private} reached the remote:\n{sent}");
+        assert!(
+            !sent.contains(private),
+            "{private} reached the remote:\n{sent}"
+        );
     }
     // The mail and the notes are there, their personal data replaced.
-    assert!(sent.contains("Rechnung 4411") && sent.contains("disk 42% full"), "{sent}");
+    assert!(
+        sent.contains("Rechnung 4411") && sent.contains("disk 42% full"),
+        "{sent}"
+    );
     for class in ["email", "phone", "card", "iban", "secret", "name"] {
-        assert!(sent.contains(&format!("<{class}-")), "no <{class}-…>:\n{sent}");
+        assert!(
+            sent.contains(&format!("<{class}-")),
+            "no <{class}-…>:\n{sent}"
+        );
     }
     // The two spellings of the one IBAN are one placeholder.
     let iban = regex::Regex::new(r"<iban-[a-z0-9]{6}>").unwrap();
@@ -291,7 +320,9 @@ fn as_sent_is_what_the_next_tick_sends() {
     let journal = fs::read_to_string(tick.dir().join("journal.jsonl")).unwrap();
     assert!(!journal.contains(key) && !shown.stdout.contains(key) && !shown.stderr.contains(key));
     let mode = std::os::unix::fs::PermissionsExt::mode(
-        &fs::metadata(tick.dir().join("redaction.key")).unwrap().permissions(),
+        &fs::metadata(tick.dir().join("redaction.key"))
+            .unwrap()
+            .permissions(),
     );
     assert_eq!(mode & 0o777, 0o600);
 }
@@ -337,14 +368,20 @@ fn an_escalation_from_private_text_is_withheld_from_a_remote_primary() {
         !text.contains("Rechnung") && !text.contains("Jörg") && !text.contains("owes 500"),
         "{text}"
     );
-    assert!(text.contains("withheld: raised from private text"), "{text}");
+    assert!(
+        text.contains("withheld: raised from private text"),
+        "{text}"
+    );
     let journal = out.journal();
     let escalation = journal
         .iter()
         .find(|l| l.get("escalation").is_some())
         .unwrap();
     let e = &escalation["escalation"]["attempts"][0]["egress"];
-    assert_eq!((&e["private"], &e["reach"]), (&json!("withheld"), &json!("remote")));
+    assert_eq!(
+        (&e["private"], &e["reach"]),
+        (&json!("withheld"), &json!("remote"))
+    );
     assert!(e["withheld_items"].as_u64().unwrap() >= 2, "{e}");
     assert_eq!(e["bytes"], primary.requests()[0].body.len() as u64);
 }
@@ -374,7 +411,10 @@ fn private_and_trusted_override_the_defaults() {
     assert_eq!(egress(&out, Watcher)[0]["private"], "full");
     // Untrusted under `local`: the private command is withheld.
     let untrusted = prompt_of(&tick.requests(Oracle)[0]);
-    assert!(!untrusted.contains("Ana") && untrusted.contains("mailcli"), "{untrusted}");
+    assert!(
+        !untrusted.contains("Ana") && untrusted.contains("mailcli"),
+        "{untrusted}"
+    );
     assert_eq!(egress(&out, Oracle)[0]["withheld"], json!(["mailcli"]));
 }
 
@@ -398,8 +438,8 @@ fn init_says_when_it_writes_a_remote_free_tier() {
     );
     let text = fs::read_to_string(Path::new(&config)).unwrap();
     let groq = text.find("[providers.groq]").unwrap();
-    assert!(text[..groq].ends_with(
-        "`thinker prompt watcher --as-sent` shows what leaves.\n"
-    ));
-    assert!(text.contains("REMOTE, FREE TIER") && text.contains("[privacy]\nprivate_to = \"redacted\""));
+    assert!(text[..groq].ends_with("`thinker prompt watcher --as-sent` shows what leaves.\n"));
+    assert!(
+        text.contains("REMOTE, FREE TIER") && text.contains("[privacy]\nprivate_to = \"redacted\"")
+    );
 }

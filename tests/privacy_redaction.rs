@@ -62,7 +62,11 @@ fn every_form_is_replaced() {
     for (text, gone, classes) in table {
         let out = r.redact_counted(text);
         for g in *gone {
-            assert!(!out.text.contains(g), "{text:?}: {g:?} left in {:?}", out.text);
+            assert!(
+                !out.text.contains(g),
+                "{text:?}: {g:?} left in {:?}",
+                out.text
+            );
         }
         for class in Class::ALL {
             let want = classes.iter().filter(|c| **c == class).count() as u64;
@@ -118,7 +122,11 @@ fn value() -> impl Strategy<Value = (Class, String)> {
 /// Ordinary words around a value.
 fn filler() -> impl Strategy<Value = String> {
     prop::collection::vec(
-        prop::sample::select(&["the", "meeting", "was", "moved", "to", "Friday", "ok", "\n", "a", "invoice"][..]),
+        prop::sample::select(
+            &[
+                "the", "meeting", "was", "moved", "to", "Friday", "ok", "\n", "a", "invoice",
+            ][..],
+        ),
         0..8,
     )
     .prop_map(|w| w.join(" "))

@@ -28,10 +28,7 @@ fn records<'a>(journal: &'a Journal, clock: &Clock) -> Vec<(NaiveDate, &'a Egres
     for tick in &journal.ticks {
         let day = clock.zone.day(tick.line.time);
         let threads = tick.line.threads.iter().flat_map(|t| &t.attempts);
-        let escalation = tick
-            .escalation
-            .iter()
-            .flat_map(|e| &e.escalation.attempts);
+        let escalation = tick.escalation.iter().flat_map(|e| &e.escalation.attempts);
         out.extend(
             threads
                 .chain(escalation)
@@ -108,7 +105,11 @@ fn render(s: &Summary, clock: &Clock, since: DateTime<Utc>) -> String {
     }
     for d in &s.days {
         let redacted: u64 = d.redactions.values().sum();
-        let mut withheld: Vec<String> = d.withheld.iter().map(|w| untrusted::excerpt(w, 24)).collect();
+        let mut withheld: Vec<String> = d
+            .withheld
+            .iter()
+            .map(|w| untrusted::excerpt(w, 24))
+            .collect();
         if d.withheld_items > 0 {
             withheld.push(format!("{} memory items", d.withheld_items));
         }

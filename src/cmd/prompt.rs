@@ -68,7 +68,9 @@ fn as_sent(
         Some(key) => (key, None),
         None => (
             RedactionKey::random().unwrap_or(RedactionKey::from_bytes([0; 32])),
-            Some("no redaction key yet (the first tick writes one): placeholders below are this run's only"),
+            Some(
+                "no redaction key yet (the first tick writes one): placeholders below are this run's only",
+            ),
         ),
     };
     let providers = Providers::new(config.providers.clone())
@@ -78,7 +80,10 @@ fn as_sent(
     // The run the tick would make: the next one (only a `replay` provider reads it).
     let outgoing = input.outgoing(thread_request(thread, cfg, pressure, 0))?;
     // A configured thread has a model whose provider is configured (the config checks).
-    let first = providers.preferred(&cfg.models, &outgoing).into_iter().next();
+    let first = providers
+        .preferred(&cfg.models, &outgoing)
+        .into_iter()
+        .next();
     let Some((model, (request, egress))) =
         first.and_then(|m| providers.as_sent(&m, &outgoing).map(|sent| (m, sent)))
     else {

@@ -147,13 +147,11 @@ impl Providers {
                 gate.record(config, usage.tokens_in, usage.tokens_out, usage.cost);
                 gate.verdict(config, outcome.result.as_ref().err());
             }
-            let egress = sent
-                .filter(|_| gated.is_some())
-                .map(|(_, egress)| Egress {
-                    bytes: outcome.body_bytes.saturating_mul(u64::from(outcome.tries)),
-                    requests: outcome.tries,
-                    ..egress
-                });
+            let egress = sent.filter(|_| gated.is_some()).map(|(_, egress)| Egress {
+                bytes: outcome.body_bytes.saturating_mul(u64::from(outcome.tries)),
+                requests: outcome.tries,
+                ..egress
+            });
             let mut attempt = Attempt::made(model, &outcome, usage, egress);
             let error = match outcome.result {
                 Ok(completion) => match self.accept(config, completion, &accept).await {

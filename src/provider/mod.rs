@@ -229,7 +229,12 @@ impl Providers {
     /// provider.
     pub fn as_sent(&self, model: &ModelRef, out: &Outgoing) -> Option<(CallRequest, Egress)> {
         let config = self.configs.get(&model.provider)?;
-        Some(egress::prepare(config, self.private_to, &self.redactor, out))
+        Some(egress::prepare(
+            config,
+            self.private_to,
+            &self.redactor,
+            out,
+        ))
     }
 
     /// Replaces how environment variables are read (tests; embedding).

@@ -121,7 +121,10 @@ impl Transport {
         outcome
     }
 
-    #[expect(clippy::too_many_arguments, reason = "the call's parts, passed through")]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the call's parts, passed through"
+    )]
     async fn exchange(
         &self,
         config: &ProviderConfig,

@@ -21,12 +21,12 @@ use crate::answer::Finding;
 use crate::budget::{self, Budget, Ledger};
 use crate::clock::Clock;
 use crate::config::EscalationConfig;
+use crate::egress::{Outgoing, Public};
 use crate::error::Error;
 use crate::escalation::decision::{self, Decision, parse_decision};
 use crate::escalation::plan::{self, Effect, Plan};
 use crate::escalation::{note, notify};
 use crate::journal::{AttemptRecord, EscalationLine, EscalationWork, millis};
-use crate::egress::{Outgoing, Public};
 use crate::privacy::{Policy, Withheld};
 use crate::prompt::Prompts;
 use crate::provider::{CallError, CallRequest, Progress, Providers};
@@ -345,13 +345,11 @@ impl Escalation<'_> {
             sources: Vec::new(),
             public,
         };
-        let call = self.providers.call_chain_out(
-            &self.config.models,
-            &out,
-            self.budget,
-            &progress,
-            |c| parse_decision(&c.text).map_err(|e| e.to_string()),
-        );
+        let call =
+            self.providers
+                .call_chain_out(&self.config.models, &out, self.budget, &progress, |c| {
+                    parse_decision(&c.text).map_err(|e| e.to_string())
+                });
         let timed = tokio::time::timeout(self.config.timeout, call).await;
         work.latency_ms = Some(millis(started.elapsed()));
         let Ok(outcome) = timed else {

@@ -117,7 +117,8 @@ async fn tick(
         .budget(config, options.dry_run)
         .with_breakers(breakers);
     let prompts = Prompts::new(config.prompts_dir.as_deref());
-    let mut threads = run_threads(
+    // Boxed: the four threads' futures are large, and live only this long.
+    let mut threads = Box::pin(run_threads(
         config,
         &opened,
         &budget,
@@ -125,7 +126,7 @@ async fn tick(
         (&prompts, &privacy),
         options.clock,
         started + config.tick_deadline,
-    )
+    ))
     .await?;
     let aggregated = Aggregated::of(&opened, &threads.outcomes, options.clock, config);
     // The ledger as this run leaves it, before spending: its run, what the threads saw.
@@ -193,7 +194,7 @@ struct Opened {
     dir: StateDir,
     /// Held until the tick ends; `None` in a dry run, which creates nothing, not even the
     /// directory or the lock file.
-    _lock: Option<Lock>,
+    lock: Option<Lock>,
     state: State,
     /// The ledger as it stands today (yesterday's spending forgotten).
     ledger: Ledger,
@@ -229,7 +230,7 @@ impl Opened {
         let calls_today = Arc::new(AtomicU32::new(ledger.escalations));
         Ok(Opened {
             dir,
-            _lock: lock,
+            lock,
             state,
             ledger,
             run,
@@ -241,7 +242,7 @@ impl Opened {
     /// The state's redaction key: created under the lock on the first tick; a dry run,
     /// which writes nothing, uses the existing one or one of its own.
     fn redaction_key(&self) -> Result<RedactionKey, Error> {
-        if let Some(lock) = &self._lock {
+        if let Some(lock) = &self.lock {
             return Ok(self.dir.redaction_key_or_create(lock)?);
         }
         Ok(self
@@ -541,7 +542,11 @@ impl ThreadJob<'_> {
             Err(e) => return ThreadOutcome::Failed(ThreadError::Input(e.to_string())),
         };
         // Named before the call, so a thread that times out still says what it asked.
-        if let Some(first) = self.providers.preferred(&self.cfg.models, &outgoing).first() {
+        if let Some(first) = self
+            .providers
+            .preferred(&self.cfg.models, &outgoing)
+            .first()
+        {
             trace.provider = Some(first.provider.clone());
             trace.model = Some(first.model.clone());
         }

@@ -172,7 +172,9 @@ impl Tally {
 
     /// By category name, for the egress ledger.
     pub fn by_word(&self) -> BTreeMap<String, u64> {
-        self.iter().map(|(c, n)| (c.word().to_string(), n)).collect()
+        self.iter()
+            .map(|(c, n)| (c.word().to_string(), n))
+            .collect()
     }
 }
 
@@ -270,9 +272,8 @@ fn regex(pattern: &str) -> Option<Regex> {
 }
 
 /// A placeholder this or an earlier version wrote (`<email-k3f9az>`, `<email-1>`): kept.
-static PLACEHOLDER: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    regex(r"<(?:email|phone|card|iban|secret|name)-[a-z0-9]{1,12}>")
-});
+static PLACEHOLDER: LazyLock<Option<Regex>> =
+    LazyLock::new(|| regex(r"<(?:email|phone|card|iban|secret|name)-[a-z0-9]{1,12}>"));
 
 /// One label of a domain, any script (lengths are not checked: a longer one is no less
 /// personal).
@@ -299,24 +300,26 @@ static OBFUSCATED: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// The separators between a spelled-out domain's labels.
 static SPELLED_DOT: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    regex(r"(?i)[ \t]*[\[\(\{<][ \t]*(?:dot|\.)[ \t]*[\]\)\}>][ \t]*|[ \t]+dot[ \t]+|[ \t]+\.[ \t]+|\.")
+    regex(
+        r"(?i)[ \t]*[\[\(\{<][ \t]*(?:dot|\.)[ \t]*[\]\)\}>][ \t]*|[ \t]+dot[ \t]+|[ \t]+\.[ \t]+|\.",
+    )
 });
 
 /// Top-level domains a fully spelled-out address may end in ("x at y dot com"): ordinary
 /// prose says "at" and "dot" too.
 const SPELLED_TLDS: &[&str] = &[
-    "com", "org", "net", "edu", "gov", "io", "de", "uk", "fr", "es", "it", "nl", "be", "ch",
-    "at", "eu", "info", "biz", "co", "me", "us", "ca", "au", "dev", "app", "ai", "se", "no",
-    "dk", "fi", "pl", "cz", "pt", "ie", "jp", "cn", "in", "br", "mx", "ru", "nz", "za",
+    "com", "org", "net", "edu", "gov", "io", "de", "uk", "fr", "es", "it", "nl", "be", "ch", "at",
+    "eu", "info", "biz", "co", "me", "us", "ca", "au", "dev", "app", "ai", "se", "no", "dk", "fi",
+    "pl", "cz", "pt", "ie", "jp", "cn", "in", "br", "mx", "ru", "nz", "za",
 ];
 
 /// Words that are not a spelled-out address's local part or first domain label ("look at
 /// the dot com bubble").
 const SPELLED_STOP: &[&str] = &[
-    "a", "an", "the", "this", "that", "our", "my", "your", "his", "her", "their", "its",
-    "home", "work", "least", "all", "first", "last", "once", "noon", "night", "me", "us",
-    "him", "them", "it", "one", "look", "looking", "arrive", "arrived", "meet", "be", "is",
-    "are", "was", "were", "and", "or", "of", "to", "in", "on", "for", "with",
+    "a", "an", "the", "this", "that", "our", "my", "your", "his", "her", "their", "its", "home",
+    "work", "least", "all", "first", "last", "once", "noon", "night", "me", "us", "him", "them",
+    "it", "one", "look", "looking", "arrive", "arrived", "meet", "be", "is", "are", "was", "were",
+    "and", "or", "of", "to", "in", "on", "for", "with",
 ];
 
 /// IBAN shapes, any case, in groups of four separated by nothing, spaces or dashes.
@@ -369,12 +372,55 @@ static PASSWORD_BARE: LazyLock<Option<Regex>> =
 
 /// Words after a password word that are not a password ("password: reset required").
 const NOT_A_PASSWORD: &[&str] = &[
-    "reset", "required", "expired", "expires", "changed", "change", "updated", "update",
-    "incorrect", "invalid", "wrong", "protected", "forgotten", "forgot", "sent", "below",
-    "above", "attached", "none", "n/a", "same", "unchanged", "see", "the", "your", "a", "an",
-    "enabled", "disabled", "set", "missing", "required.", "hidden", "manager", "policy",
-    "***", "****", "********", "redacted", "[redacted]", "<redacted>", "needed", "strong",
-    "weak", "too", "not", "empty", "blank", "optional",
+    "reset",
+    "required",
+    "expired",
+    "expires",
+    "changed",
+    "change",
+    "updated",
+    "update",
+    "incorrect",
+    "invalid",
+    "wrong",
+    "protected",
+    "forgotten",
+    "forgot",
+    "sent",
+    "below",
+    "above",
+    "attached",
+    "none",
+    "n/a",
+    "same",
+    "unchanged",
+    "see",
+    "the",
+    "your",
+    "a",
+    "an",
+    "enabled",
+    "disabled",
+    "set",
+    "missing",
+    "required.",
+    "hidden",
+    "manager",
+    "policy",
+    "***",
+    "****",
+    "********",
+    "redacted",
+    "[redacted]",
+    "<redacted>",
+    "needed",
+    "strong",
+    "weak",
+    "too",
+    "not",
+    "empty",
+    "blank",
+    "optional",
 ];
 
 /// Mail header lines that may name people with their addresses.
@@ -387,20 +433,120 @@ static HEADER: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// Words that are not a person's name where a header names a sender ("ACME Billing",
 /// "IT Support Team"): their parts are not replaced on their own.
 const NOT_A_NAME: &[&str] = &[
-    "team", "support", "service", "services", "billing", "info", "news", "newsletter",
-    "sales", "admin", "noreply", "no-reply", "reply", "notifications", "notification",
-    "notify", "alerts", "alert", "office", "mail", "mailer", "daemon", "postmaster", "bank",
-    "account", "accounts", "security", "calendar", "customer", "customers", "care", "help",
-    "helpdesk", "desk", "the", "and", "from", "for", "via", "inc", "ltd", "llc", "gmbh",
-    "corp", "company", "group", "shop", "store", "online", "digital", "official", "events",
-    "event", "updates", "update", "marketing", "hello", "contact", "system", "systems",
-    "bot", "robot", "automated", "invoice", "invoices", "payments", "payment", "receipt",
-    "receipts", "orders", "order", "delivery", "shipping", "club", "school", "university",
-    "college", "hospital", "clinic", "practice", "herr", "frau", "mrs", "family",
-    "familie", "dept", "department", "finance", "legal", "board", "council", "city",
-    "community", "project", "projects", "developers", "travel", "tickets", "booking",
-    "hotel", "airlines", "airline", "post", "weekly", "daily", "digest", "you", "me",
-    "undisclosed", "recipients", "list", "members", "everyone", "all",
+    "team",
+    "support",
+    "service",
+    "services",
+    "billing",
+    "info",
+    "news",
+    "newsletter",
+    "sales",
+    "admin",
+    "noreply",
+    "no-reply",
+    "reply",
+    "notifications",
+    "notification",
+    "notify",
+    "alerts",
+    "alert",
+    "office",
+    "mail",
+    "mailer",
+    "daemon",
+    "postmaster",
+    "bank",
+    "account",
+    "accounts",
+    "security",
+    "calendar",
+    "customer",
+    "customers",
+    "care",
+    "help",
+    "helpdesk",
+    "desk",
+    "the",
+    "and",
+    "from",
+    "for",
+    "via",
+    "inc",
+    "ltd",
+    "llc",
+    "gmbh",
+    "corp",
+    "company",
+    "group",
+    "shop",
+    "store",
+    "online",
+    "digital",
+    "official",
+    "events",
+    "event",
+    "updates",
+    "update",
+    "marketing",
+    "hello",
+    "contact",
+    "system",
+    "systems",
+    "bot",
+    "robot",
+    "automated",
+    "invoice",
+    "invoices",
+    "payments",
+    "payment",
+    "receipt",
+    "receipts",
+    "orders",
+    "order",
+    "delivery",
+    "shipping",
+    "club",
+    "school",
+    "university",
+    "college",
+    "hospital",
+    "clinic",
+    "practice",
+    "herr",
+    "frau",
+    "mrs",
+    "family",
+    "familie",
+    "dept",
+    "department",
+    "finance",
+    "legal",
+    "board",
+    "council",
+    "city",
+    "community",
+    "project",
+    "projects",
+    "developers",
+    "travel",
+    "tickets",
+    "booking",
+    "hotel",
+    "airlines",
+    "airline",
+    "post",
+    "weekly",
+    "daily",
+    "digest",
+    "you",
+    "me",
+    "undisclosed",
+    "recipients",
+    "list",
+    "members",
+    "everyone",
+    "all",
 ];
 
 impl Redactor {
@@ -610,9 +756,17 @@ fn find_secrets(text: &str, spans: &mut Spans) {
 /// and trailing punctuation left out).
 fn find_passwords(text: &str, spans: &mut Spans) {
     let lower = text.to_ascii_lowercase();
-    let gated = ["pass", "pw", "pin", "kennwort", "contrase", "senha", "wachtwoord"]
-        .iter()
-        .any(|w| lower.contains(w));
+    let gated = [
+        "pass",
+        "pw",
+        "pin",
+        "kennwort",
+        "contrase",
+        "senha",
+        "wachtwoord",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
     let (true, Some(word), Some(tail), Some(bare)) = (
         gated,
         PASSWORD.as_ref(),
@@ -637,15 +791,21 @@ fn find_passwords(text: &str, spans: &mut Spans) {
             continue;
         };
         let raw = value.as_str();
-        let lead = raw.len() - raw.trim_start_matches(['"', '\'', '“', '‘', '`', '(']).len();
+        let lead = raw.len()
+            - raw
+                .trim_start_matches(['"', '\'', '“', '‘', '`', '('])
+                .len();
         // A sentence's end is not the password's: `.`, `,`, `;`, `:`, closing quotes; a
         // `!` or `?` may well be part of it.
-        let inner = raw[lead..].trim_end_matches(['"', '\'', '”', '’', '`', ')', '.', ',', ';', ':']);
+        let inner =
+            raw[lead..].trim_end_matches(['"', '\'', '”', '’', '`', ')', '.', ',', ';', ':']);
         if inner.chars().count() < 4 {
             continue;
         }
         let lower = inner.to_lowercase();
-        let plain_word = inner.chars().all(|ch| ch.is_alphabetic() && ch.is_lowercase());
+        let plain_word = inner
+            .chars()
+            .all(|ch| ch.is_alphabetic() && ch.is_lowercase());
         let has_digit = inner.chars().any(|c| c.is_ascii_digit());
         if NOT_A_PASSWORD.contains(&lower.as_str())
             || (worded && plain_word)
@@ -854,11 +1014,45 @@ fn header_names(text: &str) -> Vec<HeaderName> {
 
 /// Local parts of addresses that belong to a role or a system, not a person.
 const ROLE_ADDRESSES: &[&str] = &[
-    "noreply", "no-reply", "donotreply", "do-not-reply", "info", "billing", "support",
-    "service", "notify", "notifications", "notification", "newsletter", "news", "hello",
-    "team", "contact", "mailer-daemon", "postmaster", "helpdesk", "admin", "ops", "office",
-    "sales", "booking", "orders", "invoice", "invoices", "alerts", "alert", "bot", "system",
-    "kontakt", "buchhaltung", "rechnung", "praxis", "bounce", "bounces", "mail", "webmaster",
+    "noreply",
+    "no-reply",
+    "donotreply",
+    "do-not-reply",
+    "info",
+    "billing",
+    "support",
+    "service",
+    "notify",
+    "notifications",
+    "notification",
+    "newsletter",
+    "news",
+    "hello",
+    "team",
+    "contact",
+    "mailer-daemon",
+    "postmaster",
+    "helpdesk",
+    "admin",
+    "ops",
+    "office",
+    "sales",
+    "booking",
+    "orders",
+    "invoice",
+    "invoices",
+    "alerts",
+    "alert",
+    "bot",
+    "system",
+    "kontakt",
+    "buchhaltung",
+    "rechnung",
+    "praxis",
+    "bounce",
+    "bounces",
+    "mail",
+    "webmaster",
 ];
 
 /// Whether an address's local part (or a word of it) is a role's.
@@ -1109,7 +1303,10 @@ mod tests {
     fn placeholders_are_keyed_stable_and_reveal_nothing() {
         let r = redactor();
         let a = r.placeholder(Class::Email, "ana@example.org");
-        assert!(a.starts_with("<email-") && a.len() == "<email-abcdef>".len(), "{a}");
+        assert!(
+            a.starts_with("<email-") && a.len() == "<email-abcdef>".len(),
+            "{a}"
+        );
         assert_eq!(a, redactor().placeholder(Class::Email, "ana@example.org"));
         let other = Redactor::new(&RedactionKey::from_bytes([8; 32]));
         assert_ne!(a, other.placeholder(Class::Email, "ana@example.org"));
