@@ -215,6 +215,12 @@ fn main() -> Result<(), Box<dyn Error>> {
         }));
     }
     let redactor = Redactor::new(&RedactionKey::from_bytes([9; 32]));
+    // The first call builds the patterns (once per process: a tick pays it once).
+    let t = Instant::now();
+    black_box(redactor.redact(black_box(
+        "From: A B <a@b.de>, +49 30 1234567, password: x1y2z3",
+    )));
+    let cold = t.elapsed().as_secs_f64();
     let mut best = f64::MAX;
     for _ in 0..5 {
         let t = Instant::now();
@@ -224,9 +230,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mb_s = all_text.len() as f64 / best / 1e6;
     let _ = writeln!(
         out,
-        "throughput: {} bytes in {:.2} ms ({mb_s:.1} MB/s, best of 5)",
+        "throughput: {} bytes in {:.2} ms ({mb_s:.1} MB/s, best of 5); the first call, which builds the patterns: {:.2} ms",
         all_text.len(),
-        best * 1000.0
+        best * 1000.0,
+        cold * 1000.0
     );
     print!("{out}");
     if let Some(path) = json_path {
@@ -234,6 +241,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             "splits": json_splits,
             "bytes": all_text.len(),
             "best_ms": best * 1000.0,
+            "first_call_ms": cold * 1000.0,
             "mb_per_s": mb_s,
         });
         std::fs::write(path, serde_json::to_string_pretty(&json)?)?;

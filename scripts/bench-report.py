@@ -513,7 +513,9 @@ def main():
                 p(f"Missed in {sp['split']}: " + "; ".join(f"`{m}`" for m in sp["misses"]) + ".")
                 p("")
         p(f"Throughput: the whole corpus ({size(redact['bytes'])}) redacted in "
-          f"{redact['best_ms']:.2f} ms, {redact['mb_per_s']:.1f} MB/s (best of 5).")
+          f"{redact['best_ms']:.2f} ms, {redact['mb_per_s']:.1f} MB/s (best of 5); the "
+          f"first call of a process, which builds the patterns, took "
+          f"{redact.get('first_call_ms', 0):.2f} ms.")
     else:
         p("Not measured in this run.")
     p("")

@@ -418,6 +418,158 @@ mod tests {
         }
     }
 
+    const CONFIG: &str = r#"
+[providers.near]
+kind = "openai"
+base_url = "http://127.0.0.1:8080/v1"
+[providers.far]
+kind = "openai"
+base_url = "https://api.example.com/v1"
+[providers.lan]
+kind = "openai"
+base_url = "http://192.168.1.2/v1"
+local = true
+[providers.tunnel]
+kind = "openai"
+base_url = "http://localhost:9000/v1"
+local = false
+[providers.corp]
+kind = "openai"
+base_url = "https://llm.corp.example/v1"
+trusted = true
+[providers.files]
+kind = "replay"
+dir = "/tmp"
+[threads.watcher]
+model = "far/m"
+[[threads.watcher.sources]]
+kind = "maildir"
+name = "inbox"
+path = "/m"
+[[threads.watcher.sources]]
+kind = "system"
+[threads.librarian]
+model = "near/m"
+[[threads.librarian.sources]]
+kind = "files"
+paths = ["/home/u/agent/memory/*.md"]
+[[threads.librarian.sources]]
+kind = "archive"
+[threads.oracle]
+model = "far/m"
+[[threads.oracle.sources]]
+kind = "command"
+name = "mail"
+command = ["himalaya"]
+private = true
+[[threads.oracle.sources]]
+kind = "maildir"
+name = "lists"
+path = "/lists"
+private = false
+"#;
+
+    fn config(private_to: &str) -> Config {
+        let text = format!("{CONFIG}\n[privacy]\nprivate_to = \"{private_to}\"\n");
+        Config::parse(&text, None).unwrap()
+    }
+
+    /// SPEC §9: local by the host unless `local` says otherwise; redacted by default
+    /// when private text would reach it only redacted or not at all.
+    #[test]
+    fn providers_are_local_or_remote_and_redact_by_default_when_remote() {
+        // (provider, local, trusted, redacts under redacted, local, any)
+        let cases = [
+            ("near", true, false, [false, false, false]),
+            ("far", false, false, [true, true, false]),
+            ("lan", true, false, [false, false, false]),
+            ("tunnel", false, false, [true, true, false]),
+            ("corp", false, true, [false, false, false]),
+            ("files", true, false, [false, false, false]),
+        ];
+        for (i, to) in ["redacted", "local", "any"].into_iter().enumerate() {
+            let c = config(to);
+            for (name, local, trusted, redacts) in cases {
+                let p = &c.providers[name];
+                assert_eq!((p.local, p.trusted), (local, trusted), "{name}");
+                assert_eq!(p.redact, redacts[i], "{name} under {to}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_policy_knows_private_sources_seeing_threads_and_who_withholds() {
+        use ThreadName::{Dreamer, Librarian, Oracle, Watcher};
+        let p = Policy::new(&config("local"));
+        let names = |t| p.private_sources(t).iter().cloned().collect::<Vec<_>>();
+        assert_eq!(names(Watcher), ["inbox"]);
+        // The librarian reads private text with a local model: seeing, so the archive
+        // (forgotten memory) is private too.
+        assert_eq!(names(Librarian), ["archive", "files"]);
+        assert_eq!(
+            names(Oracle),
+            ["mail"],
+            "private = false keeps `lists` public"
+        );
+        assert_eq!(
+            ThreadName::ALL.map(|t| p.seeing(t)),
+            [false, true, false, false],
+            "only a chain with a model that may see private text is seeing"
+        );
+        assert!(p.withholds(Watcher) && p.withholds(Oracle) && !p.withholds(Librarian));
+        assert!(!p.withholds(Dreamer) && !p.withholds_escalation());
+        // Under `redacted` nothing is withheld.
+        let r = Policy::new(&config("redacted"));
+        assert!(!r.withholds(Watcher) && !r.withholds(Oracle));
+    }
+
+    #[test]
+    fn the_public_state_leaves_out_what_seeing_threads_wrote() {
+        use crate::state::Entry;
+        let p = Policy::new(&config("local"));
+        let at = crate::timestamp::parse("2026-11-22T10:00:00Z").unwrap();
+        let entry = |id: &str, source: Option<&str>| Entry {
+            id: id.into(),
+            summary: id.into(),
+            strength: 5,
+            created: at,
+            last_seen: at,
+            due: None,
+            source: source.map(Into::into),
+            extra: serde_json::Map::new(),
+        };
+        let mut state = State::default();
+        state.active_threads = vec![
+            entry("t-from-mail", Some("librarian")),
+            entry("t-from-calendar", Some("oracle")),
+            entry("t-nobody-knows", None),
+        ];
+        state.thread_state.get_mut(ThreadName::Librarian).history = vec![vec!["x".into()]];
+        state.thread_state.get_mut(ThreadName::Watcher).focus_hint = "look at the inbox".into();
+        let (public, items) = p.public_state(&state);
+        let ids: Vec<&str> = public
+            .active_threads
+            .iter()
+            .map(|e| e.id.as_str())
+            .collect();
+        assert_eq!(ids, ["t-from-calendar"]);
+        assert!(
+            public
+                .thread_state
+                .get(ThreadName::Librarian)
+                .history
+                .is_empty()
+        );
+        assert!(
+            public
+                .thread_state
+                .get(ThreadName::Watcher)
+                .focus_hint
+                .is_empty()
+        );
+        assert_eq!(items, 4);
+    }
+
     #[test]
     fn memory_directories_are_recognised() {
         let dir = Path::new("/home/u/agent/notes");
