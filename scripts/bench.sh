@@ -10,8 +10,8 @@
 # Builds the release binary (cargo build --release --locked) and, for the memory table, the
 # same code linked -no-pie (cargo rustc -- -C link-arg=-no-pie: one more link, and one to
 # put the default build back), runs the criterion benches
-# (benches/aggregate.rs, benches/screen.rs), the scale bench (benches/scale.rs) and the
-# replay engine's (benches/replay.rs), then
+# (benches/aggregate.rs, benches/screen.rs), the scale bench (benches/scale.rs), the
+# replay engine's (benches/replay.rs) and the redaction corpus's (benches/redact.rs), then
 # the whole-process scripts against stubs on loopback: scripts/bench-tick.py (http,
 # https, 1 s threads, the Python reference scripts/reference_tick.py side by side),
 # scripts/bench-rss.py (private memory, PIE and -no-pie in turn), scripts/bench-input.py
@@ -100,6 +100,9 @@ cargo bench --locked --quiet --bench scale -- --json "$results/scale.json" "${sc
 
 step "cargo bench --bench replay"
 cargo bench --locked --quiet --bench replay -- --json "$results/replay-engine.json" "${replay_ticks[@]}" >&2
+
+step "cargo bench --bench redact"
+cargo bench --locked --quiet --bench redact -- --json "$results/redact.json" >&2
 
 step "scripts/bench-tick.py"
 python3 scripts/bench-tick.py --binary "$binary" --reference --https \

@@ -143,6 +143,9 @@ pub struct PromptArgs {
     /// Assemble the prompt as if at this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
+    /// Exactly what would leave for the thread's first provider: private text withheld or redacted as [privacy] says
+    #[arg(long)]
+    pub as_sent: bool,
 }
 
 // --- watching thinker (issue 12: log, stats, cron, completions, man) ---
@@ -227,6 +230,9 @@ pub struct StatsArgs {
     /// The totals as one JSON object on stdout
     #[arg(long)]
     pub json: bool,
+    /// What left the machine instead: bytes, sources carried and withheld, redactions, per provider and day
+    #[arg(long)]
+    pub egress: bool,
     /// Count as if now were this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339", hide = true)]
     pub now: Option<String>,

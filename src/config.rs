@@ -93,6 +93,14 @@ struct RawConfig {
     journal: RawJournal,
     #[serde(default)]
     guard: RawGuard,
+    #[serde(default)]
+    privacy: RawPrivacy,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPrivacy {
+    private_to: Option<crate::privacy::PrivateTo>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -195,6 +203,8 @@ struct RawProvider {
     breaker_failures: Option<u32>,
     breaker_hours: Option<u32>,
     redact: Option<bool>,
+    local: Option<bool>,
+    trusted: Option<bool>,
     tls_roots: Option<TlsRoots>,
     ca_file: Option<String>,
 }
@@ -397,10 +407,16 @@ pub struct ProviderConfig {
     pub max_response_bytes: usize,
     /// When to stop calling a provider that refuses the key or the quota.
     pub breaker: BreakerSettings,
-    /// Personal data (e-mail addresses, phone numbers, cards, IBANs, key shapes) is
-    /// replaced by placeholders in what this provider is sent (default: on unless the
-    /// provider is on this machine).
+    /// Personal data (addresses, phone numbers, cards, IBANs, key shapes, passwords,
+    /// names from mail headers) is replaced by placeholders in everything this provider
+    /// is sent (default: on when private text reaches it only redacted or not at all:
+    /// a remote, untrusted provider unless `private_to = "any"`).
     pub redact: bool,
+    /// On this machine (SPEC §9): the base URL's host is a loopback address, or the
+    /// config says `local = true` (a LAN server one trusts); `replay` is local.
+    pub local: bool,
+    /// `trusted = true`: a remote provider allowed to receive private text.
+    pub trusted: bool,
     /// Which roots an `https://` server's certificate is checked against.
     pub tls: TlsSettings,
 }
@@ -536,6 +552,8 @@ pub struct Config {
     /// `[budget] timezone`: the zone the day of budgets and the escalation cap is counted
     /// in; `None`: the zone the ledger recorded, else the machine's.
     pub timezone: Option<chrono_tz::Tz>,
+    /// `[privacy]`: where private text may go (SPEC §9).
+    pub privacy: crate::privacy::Settings,
 }
 
 /// `journal.max_bytes` when `rotate = "size"` leaves it out: 10 MiB.
@@ -748,9 +766,12 @@ impl Validator<'_> {
 
     fn config(&self, raw: RawConfig, path: Option<&Path>) -> Result<Config, ConfigError> {
         let memory = self.memory(&raw.memory)?;
+        let privacy = crate::privacy::Settings {
+            private_to: raw.privacy.private_to.unwrap_or_default(),
+        };
         let mut providers = BTreeMap::new();
         for (name, p) in raw.providers {
-            let provider = self.provider(&name, p)?;
+            let provider = self.provider(&name, p, privacy.private_to)?;
             providers.insert(name, provider);
         }
         let RawThreads {
@@ -846,6 +867,7 @@ impl Validator<'_> {
                     })
                 })
                 .transpose()?,
+            privacy,
         })
     }
 
@@ -974,7 +996,12 @@ impl Validator<'_> {
     /// `[providers.<name>]`, validated part by part in the order its errors are reported:
     /// the name, the connection, structured output, the replay directory, pacing, prices,
     /// the response cap.
-    fn provider(&self, name: &str, p: RawProvider) -> Result<ProviderConfig, ConfigError> {
+    fn provider(
+        &self,
+        name: &str,
+        p: RawProvider,
+        private_to: crate::privacy::PrivateTo,
+    ) -> Result<ProviderConfig, ConfigError> {
         if name.is_empty() || name.contains('/') {
             return Err(self.err(
                 format!("providers.{name}"),
@@ -991,9 +1018,14 @@ impl Validator<'_> {
         let replay_dir = self.replay_dir(name, p.kind, p.dir.as_deref())?;
         let pacing = self.pacing(name, &p, &base_url)?;
         let prices = self.prices(name, &p)?;
+        // SPEC §9: local by the base URL's host unless the config says otherwise.
+        let local = p
+            .local
+            .unwrap_or(p.kind == ProviderKind::Replay || is_loopback(&base_url));
+        let trusted = p.trusted.unwrap_or(false);
         let redact = p
             .redact
-            .unwrap_or(p.kind != ProviderKind::Replay && !is_loopback(&base_url));
+            .unwrap_or(private_to.access(local, trusted) != crate::privacy::Access::Full);
         let tls = self.tls(name, &p)?;
         Ok(ProviderConfig {
             name: name.to_string(),
@@ -1014,6 +1046,8 @@ impl Validator<'_> {
             anthropic_version: p.anthropic_version.unwrap_or_else(|| "2023-06-01".into()),
             max_response_bytes: self.max_response_bytes(name, p.max_response_bytes)?,
             redact,
+            local,
+            trusted,
             tls,
             breaker: BreakerSettings {
                 failures: self.int(

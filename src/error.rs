@@ -38,6 +38,11 @@ pub enum Error {
         text: String,
         source: chrono::ParseError,
     },
+    /// `thinker prompt <thread> --as-sent` for a thread the config does not define.
+    #[error(
+        "thread {thread} is not configured, so nothing would be sent for it; add a [threads.{thread}] table with model = \"provider/model\""
+    )]
+    ThreadNotConfigured { thread: crate::thread::ThreadName },
     /// A template that does not render, for a command that prints it.
     #[error(transparent)]
     Prompt(#[from] PromptError),
@@ -87,6 +92,7 @@ impl Error {
             Error::Config(_)
             | Error::UnknownThread(_)
             | Error::BadNow { .. }
+            | Error::ThreadNotConfigured { .. }
             | Error::Prompt(_)
             | Error::InitExists { .. }
             | Error::InitWrite { .. }

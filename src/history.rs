@@ -64,6 +64,8 @@ pub struct Attempt {
     /// Refused before any call (budget, breaker): not a call.
     pub skipped: bool,
     pub error: Option<String>,
+    /// What left the machine for it (SPEC §9); absent in lines of older versions.
+    pub egress: Option<crate::egress::Egress>,
 }
 
 /// Why a thread did not run.

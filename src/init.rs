@@ -70,6 +70,12 @@ impl Cloud {
         }
     }
 
+    /// A remote free tier, whose terms may allow training on what it receives: `init`
+    /// says so in the config and in its output (SPEC §9).
+    pub fn free_tier(self) -> bool {
+        matches!(self, Cloud::Groq | Cloud::Gemini | Cloud::OpenRouter)
+    }
+
     /// The thread models: (light, for watcher and librarian; stronger, for oracle and
     /// dreamer).
     fn models(self) -> (&'static str, &'static str) {
@@ -273,6 +279,9 @@ pub fn config_text(d: &Detected) -> String {
     );
     out.push_str(head);
     for cloud in &d.clouds {
+        if cloud.free_tier() {
+            out.push_str(FREE_TIER_COMMENT);
+        }
         out.push_str(cloud.table());
         out.push('\n');
     }
@@ -288,6 +297,16 @@ pub fn config_text(d: &Detected) -> String {
     out.push_str(&escalation_block(escalation, d));
     out
 }
+
+/// Above a free tier's table: what leaves, and how to keep mail local.
+const FREE_TIER_COMMENT: &str = "\
+# REMOTE, FREE TIER: what thinker sends this provider leaves this machine, and a free
+# tier's terms may allow it to train on what it receives. Private text (mail,
+# transcripts, files in the agent's memory directory) reaches it with personal data
+# replaced ([privacy] private_to = \"redacted\", the default). To keep mail on this
+# machine, set private_to = \"local\" under [privacy] and give the threads a local model
+# (Ollama) first or as a fallback; `thinker prompt watcher --as-sent` shows what leaves.
+";
 
 /// `text` split before `marker` (all of it first when the marker is missing).
 fn split<'a>(text: &'a str, marker: &str) -> (&'a str, &'a str) {
@@ -399,11 +418,38 @@ pub fn init(config_path: &Path, state_dir: &Path, detected: &Detected) -> Result
         ""
     };
     Ok(format!(
-        "{}wrote {}\nwrote {}\nnext: {first}`thinker doctor` (checks keys, providers and sources), `thinker prompt watcher` (what a thread is sent) and `thinker tick --dry-run -v` (a tick that writes nothing)\n",
+        "{}wrote {}\nwrote {}\n{}next: {first}`thinker doctor` (checks keys, providers and sources), `thinker prompt watcher` (what a thread is sent) and `thinker tick --dry-run -v` (a tick that writes nothing)\n",
         detected_text(detected),
         config_path.display(),
-        state_path.display()
+        state_path.display(),
+        free_tier_text(detected, config_path),
     ))
+}
+
+/// What `init` says when it wrote a remote free tier: that what it is sent leaves, and
+/// how to keep mail local. Empty otherwise.
+pub fn free_tier_text(d: &Detected, config_path: &Path) -> String {
+    let free: Vec<&str> = d
+        .clouds
+        .iter()
+        .filter(|c| c.free_tier())
+        .map(|c| c.name())
+        .collect();
+    if free.is_empty() {
+        return String::new();
+    }
+    let local = if d.ollama.is_some() {
+        "the threads fall back to Ollama on this machine"
+    } else {
+        "start Ollama (or another local server) and add it to the threads' fallbacks"
+    };
+    format!(
+        "note: {} {} a remote free tier: what thinker sends {} leaves this machine, and free tiers may train on it. Private text (mail, transcripts, memory files) is sent with personal data replaced. To keep mail on this machine, set private_to = \"local\" under [privacy] in {} ({local}); `thinker prompt watcher --as-sent` shows what leaves.\n",
+        free.join(", "),
+        if free.len() == 1 { "is" } else { "are" },
+        if free.len() == 1 { "it" } else { "them" },
+        config_path.display(),
+    )
 }
 
 /// Writes the config `text` at `path` (never over an existing file).

@@ -12,16 +12,23 @@
 //! whatever a source contains.
 //!
 //! Owns the gather context of a thread, the source records the journal keeps and the
-//! warning for a source that failed. It must not call a model, write anything or read the
-//! real clock: the state as seen, the templates and the clock are handed in.
+//! warning for a source that failed, and — when a model of the thread's chain may not
+//! see private text (`[privacy] private_to = "local"`, SPEC §9) — the thread's public
+//! prompt: the same template without its private sources and the memory written from
+//! private text ([`crate::privacy::Policy`]), saying what was withheld. It must not call
+//! a model, write anything or read the real clock: the state as seen, the templates, the
+//! privacy policy and the clock are handed in.
 
 use std::path::Path;
 
 use crate::clock::Clock;
-use crate::config::{Config, SourceConfig};
+use crate::config::{Config, SourceConfig, ThreadConfig};
+use crate::egress::{Outgoing, Public};
 use crate::escalation::outbound::SourceSites;
 use crate::journal::SourceRecord;
+use crate::privacy::{Policy, Withheld};
 use crate::prompt::{PromptError, Prompts};
+use crate::provider::CallRequest;
 use crate::sources::{self, GatherContext, SourceText};
 use crate::state::State;
 use crate::thread::ThreadName;
@@ -52,6 +59,8 @@ pub struct InputContext<'a> {
     pub clock: Clock,
     /// The thread's share of the tick's input budget ([`thread_share`]).
     pub max_input_bytes: usize,
+    /// Which sources are private and who may see them.
+    pub privacy: &'a Policy,
 }
 
 /// One thread's input.
@@ -67,12 +76,73 @@ pub struct ThreadInput {
     /// The sites each source's text links to, and whether the screen found something in
     /// it: for the check of what leaves ([`crate::escalation::outbound`]).
     pub links: Vec<SourceSites>,
+    /// The names of the sources the prompt carries (the read ones).
+    pub carried: Vec<String>,
+    /// The prompt for a model that may not see private text, when the thread has some
+    /// to withhold.
+    pub public: Option<PublicInput>,
+}
+
+/// The request a thread's call makes with `prompt`: the answer schema, its `max_tokens`,
+/// its temperature at its novelty `pressure`, the run as its sequence. The tick and
+/// `thinker prompt --as-sent` build it here.
+pub fn thread_request(
+    thread: ThreadName,
+    cfg: &ThreadConfig,
+    pressure: u8,
+    sequence: u64,
+) -> impl FnOnce(String) -> CallRequest {
+    let (max_tokens, temperature) = (
+        cfg.max_tokens,
+        crate::prompt::temperature(cfg.temperature, pressure),
+    );
+    move |prompt| CallRequest {
+        system: String::new(),
+        prompt,
+        schema: crate::answer::schema(thread),
+        schema_name: "thread_answer".into(),
+        max_tokens,
+        temperature,
+        sequence,
+    }
+}
+
+/// A thread's public prompt ([`InputContext::thread_input`]).
+#[derive(Debug)]
+pub struct PublicInput {
+    pub prompt: Result<String, PromptError>,
+    /// The names of the sources it carries.
+    pub sources: Vec<String>,
+    pub withheld: Withheld,
 }
 
 impl ThreadInput {
     /// The sources that failed (left out of the prompt).
     pub fn failures(&self) -> impl Iterator<Item = &SourceRecord> {
         self.sources.iter().filter(|s| s.error.is_some())
+    }
+
+    /// What the thread's call may send, with `request` carrying its prompt: its sources
+    /// and its public copy. Fails when a prompt did not render (the public one too: a
+    /// model that may not see private text is never sent the whole one instead).
+    pub fn outgoing(
+        &self,
+        request: impl FnOnce(String) -> CallRequest,
+    ) -> Result<Outgoing, PromptError> {
+        let prompt = self.prompt.as_ref().map_err(Clone::clone)?;
+        let public = match &self.public {
+            Some(p) => Some(Public {
+                prompt: p.prompt.as_ref().map_err(Clone::clone)?.clone(),
+                sources: p.sources.clone(),
+                withheld: p.withheld.clone(),
+            }),
+            None => None,
+        };
+        Ok(Outgoing {
+            request: request(prompt.clone()),
+            sources: self.carried.clone(),
+            public,
+        })
     }
 }
 
@@ -171,12 +241,50 @@ impl InputContext<'_> {
         let prompt = self
             .prompts
             .thread_prompt(thread, self.seen, &shown, &self.clock);
+        let public = self
+            .privacy
+            .withholds(thread)
+            .then(|| self.public_input(thread, &shown))
+            .flatten();
         ThreadInput {
             prompt,
             sources: records,
             world,
             links,
+            carried: shown.iter().map(|t| t.name.clone()).collect(),
+            public,
         }
+    }
+
+    /// `thread`'s prompt without its private sources and the memory written from
+    /// private text, saying what it leaves out; `None` when there is nothing to leave out.
+    fn public_input(
+        &self,
+        thread: ThreadName,
+        shown: &[SourceText],
+    ) -> Option<PublicInput> {
+        let private = self.privacy.private_sources(thread);
+        let (public_sources, withheld_sources): (Vec<_>, Vec<_>) = shown
+            .iter()
+            .cloned()
+            .partition(|t| !private.contains(&t.name));
+        let (state, items) = self.privacy.public_state(self.seen);
+        let withheld = Withheld {
+            sources: withheld_sources.into_iter().map(|t| t.name).collect(),
+            items,
+        };
+        if withheld.is_empty() {
+            return None;
+        }
+        let prompt = self
+            .prompts
+            .thread_prompt(thread, &state, &public_sources, &self.clock)
+            .map(|p| withheld.insert_note(&p));
+        Some(PublicInput {
+            prompt,
+            sources: public_sources.into_iter().map(|t| t.name).collect(),
+            withheld,
+        })
     }
 }
 

@@ -1,6 +1,7 @@
 //! The tick journal (`journal.jsonl`, SPEC §2): one line per tick with its time and
 //! duration, per thread the provider, model, latency, tokens, cost, status and error,
-//! what the aggregator did, the escalation, and the tick's warnings. The line is also the
+//! what the aggregator did, the escalation, and the tick's warnings; each model's attempt
+//! carries its egress record (what left the machine, [`crate::egress`]). The line is also the
 //! `tick --json` report, minus the full aggregator report.
 //!
 //! A thread's line ([`ThreadRecord::of`]) is built once, after the thread is done, from
@@ -16,6 +17,7 @@ use crate::aggregate::{DueMove, RemovalReason, Report, RetireRefused, Status, Th
 use crate::answer::Answer;
 use crate::answer::RetireWhy;
 use crate::budget::Skip;
+use crate::egress::Egress;
 use crate::provider::Attempt;
 use crate::state::{DecisionRecord, EscalationRecord, State};
 use crate::thread::ThreadName;
@@ -41,6 +43,9 @@ pub struct AttemptRecord {
     /// The response did not say what it used; the estimate was counted.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub usage_estimated: bool,
+    /// What left the machine for this model (SPEC §9): the egress ledger.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub egress: Option<Egress>,
 }
 
 impl From<&Attempt> for AttemptRecord {
@@ -56,6 +61,7 @@ impl From<&Attempt> for AttemptRecord {
             error: a.error.clone(),
             usage_clamped: a.usage_clamped,
             usage_estimated: a.usage_estimated,
+            egress: a.egress.clone(),
         }
     }
 }

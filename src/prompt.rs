@@ -39,7 +39,7 @@ const BUILTIN: [(&str, &str); 6] = [
 ];
 
 /// A template that does not render.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 #[error("prompt template {name}: {message}{hint}")]
 pub struct PromptError {
     pub name: String,

@@ -42,6 +42,7 @@ use serde::Serialize;
 use crate::aggregate::feedback::Verdict;
 use crate::budget::{LEDGER_FILE, Ledger};
 use crate::state::{State, StateProblem};
+use crate::untrusted::redact::RedactionKey;
 
 pub const STATE_FILE: &str = "subconscious.json";
 pub const BACKUP_FILE: &str = "subconscious.json.bak";
@@ -72,8 +73,13 @@ pub enum JournalRotation {
     Never,
 }
 
+/// The secret redaction placeholders are keyed with (SPEC §9): 64 hex digits, written
+/// once, 0600, never logged. Removing it gives new placeholders to values the memory
+/// already mentions.
+pub const REDACTION_KEY_FILE: &str = "redaction.key";
+
 /// The files of the state directory that [`StateDir::tidy`] keeps at mode 0600.
-const PRIVATE_FILES: [&str; 7] = [
+const PRIVATE_FILES: [&str; 8] = [
     STATE_FILE,
     BACKUP_FILE,
     LOCK_FILE,
@@ -81,6 +87,7 @@ const PRIVATE_FILES: [&str; 7] = [
     JOURNAL_FILE,
     LEDGER_FILE,
     FEEDBACK_FILE,
+    REDACTION_KEY_FILE,
 ];
 
 /// What went wrong with the state directory.
@@ -144,6 +151,12 @@ pub enum StorageError {
         path.display()
     )]
     Ledger { path: PathBuf, message: String },
+    /// `redaction.key` does not hold a key.
+    #[error(
+        "redaction key {} is unusable ({message}); placeholders of personal data are keyed with it. Restore it from a backup, or delete it and thinker writes a new one (placeholders already in the memory will then stand for nothing)",
+        path.display()
+    )]
+    RedactionKey { path: PathBuf, message: String },
     /// A value that must be written as JSON does not serialize (a bug: please report it).
     #[error("cannot serialize {what} as JSON: {source} (a bug in thinker: please report it)")]
     Serialize {
@@ -1366,6 +1379,43 @@ pub(crate) fn file_kind(kind: fs::FileType) -> &'static str {
 
 fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
+}
+
+impl StateDir {
+    /// The state's redaction key (SPEC §9); `None` when there is none yet (a dry run or
+    /// `thinker prompt --as-sent` before the first tick). A link, FIFO or device in its
+    /// place is refused, as for the other files.
+    pub fn redaction_key(&self) -> Result<Option<RedactionKey>, StorageError> {
+        self.refuse_link(REDACTION_KEY_FILE)?;
+        let path = self.file(REDACTION_KEY_FILE);
+        match fs::read_to_string(&path) {
+            Ok(text) => RedactionKey::from_hex(&text)
+                .map(Some)
+                .ok_or(StorageError::RedactionKey {
+                    path,
+                    message: "it is not 64 hex digits".into(),
+                }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(StorageError::Read { path, source }),
+        }
+    }
+
+    /// The state's redaction key, written now (atomically, 0600) from the operating
+    /// system's random source when there is none; under the lock, so two ticks never
+    /// write two keys.
+    pub fn redaction_key_or_create(&self, _lock: &Lock) -> Result<RedactionKey, StorageError> {
+        if let Some(key) = self.redaction_key()? {
+            return Ok(key);
+        }
+        let key = RedactionKey::random().ok_or_else(|| StorageError::RedactionKey {
+            path: self.file(REDACTION_KEY_FILE),
+            message: "the operating system gave no random bytes to make one".into(),
+        })?;
+        let mut text = key.to_hex();
+        text.push('\n');
+        self.write_file(REDACTION_KEY_FILE, text.as_bytes())?;
+        Ok(key)
+    }
 }
 
 #[cfg(test)]

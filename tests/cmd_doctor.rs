@@ -14,9 +14,14 @@ use wiremock::ResponseTemplate;
 
 use crate::support::{SEED, Tick};
 
-/// `text` with the temp home as `[HOME]` and every `<digits> ms` as `N ms`.
+/// `text` with the temp home as `[HOME]`, every `<digits> ms` as `N ms` and the egress
+/// line's sizes (they follow the prompts' length) as `N KB`.
 fn normalised(text: &str, tick: &Tick) -> String {
     let text = text.replace(&tick.home().display().to_string(), "[HOME]");
+    let text = regex::Regex::new(r"\d+(?:\.\d)? (?:B|KB|MB) to")
+        .unwrap()
+        .replace_all(&text, "N KB to")
+        .into_owned();
     let mut out = String::new();
     let mut digits = String::new();
     let mut chars = text.chars().peekable();

@@ -39,6 +39,9 @@ fn without_durations(value: &mut Value) {
             for (key, v) in map.iter_mut() {
                 if key.ends_with("_ms") {
                     *v = json!("[ms]");
+                } else if key == "egress" {
+                    // The bytes sent follow the prompts' length.
+                    v["bytes"] = json!("[bytes]");
                 } else {
                     without_durations(v);
                 }

@@ -194,6 +194,8 @@ async fn llama_openai_json_schema_answers_a_decision() {
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
         redact: false,
+        local: true,
+        trusted: false,
         tls: thinker::config::TlsSettings::default(),
     };
     let providers = Providers::new(

@@ -102,22 +102,26 @@ fn personal_data_is_redacted_for_a_provider_that_asks_for_it() {
     };
     let mut tick = with(Tick::new().local("redact = true"));
     tick.run().expect_exit(0);
+    // Placeholders are keyed with the state's key (issue 24): the same in every thread.
+    let email = regex::Regex::new(r"<email-[a-z0-9]{6}>").unwrap();
+    let mut seen = Vec::new();
     for thread in [Watcher, Librarian] {
         let body = String::from_utf8(tick.requests(thread)[0].body.clone()).unwrap();
         assert!(
             !body.contains("anna@example.org") && !body.contains("4111 1111"),
             "{body}"
         );
+        let found: Vec<&str> = email.find_iter(&body).map(|m| m.as_str()).collect();
+        assert_eq!(found.len(), 3, "{body}");
         assert_eq!(
-            body.matches("<email-1>").count(),
-            2,
+            found[0], found[2],
             "{thread}: the same address, the same placeholder"
         );
-        assert!(
-            body.contains("<email-2>") && body.contains("<card-1>"),
-            "{body}"
-        );
+        assert_ne!(found[0], found[1], "{thread}: two people, two placeholders");
+        assert!(body.contains("<card-"), "{body}");
+        seen.push(found.iter().map(|s| (*s).to_string()).collect::<Vec<_>>());
     }
+    assert_eq!(seen[0], seen[1], "the same placeholders in every thread");
     // Loopback, not asked: sent as it is (the user's own machine).
     let mut tick = with(Tick::new());
     tick.run().expect_exit(0);

@@ -46,6 +46,8 @@ fn config(kind: ProviderKind, base_url: &str) -> ProviderConfig {
         max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
         redact: false,
+        local: true,
+        trusted: false,
         tls: thinker::config::TlsSettings::default(),
     }
 }

@@ -220,6 +220,8 @@ fn anthropic(base_url: &str, structured_output: StructuredOutput) -> Providers {
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
         redact: false,
+        local: true,
+        trusted: false,
         tls: thinker::config::TlsSettings::default(),
     };
     Providers::new(BTreeMap::from([("a".to_string(), config)])).unwrap()

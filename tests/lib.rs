@@ -40,6 +40,8 @@ mod litellm_e2e;
 mod llama_e2e;
 mod mcp_e2e;
 mod memory_tick;
+mod privacy;
+mod privacy_redaction;
 mod prompts;
 mod proof_crash;
 mod proof_disk;

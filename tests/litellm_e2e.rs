@@ -71,6 +71,8 @@ async fn litellm_anthropic_structured_output_answers_a_thread() {
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
         redact: false,
+        local: true,
+        trusted: false,
         tls: thinker::config::TlsSettings::default(),
     };
     let p = Providers::new(BTreeMap::from([("litellm".to_string(), config)])).unwrap();

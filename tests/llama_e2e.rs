@@ -65,6 +65,8 @@ fn provider(
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
         redact: false,
+        local: true,
+        trusted: false,
         tls: thinker::config::TlsSettings::default(),
     }
 }

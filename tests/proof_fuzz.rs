@@ -42,7 +42,7 @@ use thinker::state::State;
 use thinker::storage::StateDir;
 use thinker::thread::ThreadName;
 use thinker::untrusted::guard::{self, DOWNGRADED_IMPORTANCE, OnAnswer};
-use thinker::untrusted::redact::{Redactor, has_redactable, mask_secrets};
+use thinker::untrusted::redact::{RedactionKey, Redactor, has_redactable, mask_secrets};
 use thinker::untrusted::screen::{Detection, ScreenContext, THRESHOLD, screen};
 use thinker::untrusted::{clean, clean_line, defang, defang_line, excerpt};
 
@@ -1977,7 +1977,7 @@ proptest! {
         prop_assert!(!e.contains('\n'));
         let m = mask_secrets(&text);
         prop_assert_eq!(&mask_secrets(&m), &m);
-        let mut r = Redactor::new();
+        let r = Redactor::new(&RedactionKey::from_bytes([5; 32]));
         let once = r.redact(&text);
         prop_assert_eq!(&r.redact(&once), &once);
         prop_assert!(!has_redactable(&once), "{once:?}");

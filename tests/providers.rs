@@ -124,6 +124,8 @@ fn config(name: &str, kind: ProviderKind, base_url: &str) -> ProviderConfig {
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
         breaker: thinker::breaker::BreakerSettings::default(),
         redact: false,
+        local: true,
+        trusted: false,
         tls: thinker::config::TlsSettings::default(),
     }
 }

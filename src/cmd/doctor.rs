@@ -182,6 +182,10 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
     }
     check_lock(&dir, &mut report);
     check_journal(&dir, ctx.clock, &mut report);
+    match crate::cmd::egress::today(dir.path(), &ctx.clock) {
+        Ok(line) => report.push("egress", Level::Ok, line),
+        Err(e) => report.push("egress", Level::Warn, e.to_string()),
+    }
     if let Some(config) = &config {
         check_ledger(&dir, config, ctx.clock, &mut report);
         check_escalation(config, &mut report);

@@ -17,6 +17,7 @@ pub mod tick;
 // --- watching thinker (issue 12) ---
 pub mod completions;
 pub mod cron;
+pub mod egress;
 pub mod log;
 pub mod stats;
 // --- the MCP server (issue 12) ---

@@ -125,6 +125,9 @@ struct Stats {
 }
 
 pub fn run(ctx: &mut Context<'_>, args: &StatsArgs) -> Result<u8, Error> {
+    if args.egress {
+        return crate::cmd::egress::run(ctx, args);
+    }
     let resolved = ctx.optional_config()?;
     let since = since_instant(args.since, &ctx.clock);
     let journal = history::read_journal(&resolved.state_dir, Span::Since(since))?;
@@ -225,6 +228,7 @@ fn count_thread(
             cost: t.cost,
             skipped: false,
             error: t.error.clone(),
+            egress: None,
         };
         calls += u64::from(count_attempt(models, &t.thread, &a));
     }

@@ -1,7 +1,13 @@
 //! The fallback chain: [`Providers::call_chain`] tries each model in order until one
 //! answers and the caller's `accept` takes the answer, asking the [`Gate`] before each
 //! model and telling it what each admitted call used, and returns every [`Attempt`] for
-//! the journal.
+//! the journal, with what left the machine for it ([`crate::egress`]).
+//!
+//! What each model is sent is decided per provider ([`crate::egress::prepare`]): a
+//! provider that may not see private text gets the call's public copy, one that redacts
+//! gets it redacted. When the call has private text to withhold, the models that may see
+//! everything are tried first (in their configured order), then the others (SPEC §9: a
+//! fallback chain prefers a provider that may see everything).
 //!
 //! Must not: send requests itself (one model's call is `Providers::run`: replay or the
 //! transport), know what an answer means (`accept` decides), or keep budgets (the gate
@@ -13,6 +19,8 @@ use std::time::Duration;
 use super::usage::{Usage, prompt_estimate};
 use super::{Attempt, CallError, CallRequest, Completion, Gate, Outcome, Progress, Providers};
 use crate::config::{ModelRef, ProviderConfig, ProviderKind};
+use crate::egress::{Egress, Outgoing};
+use crate::privacy::{self, Access};
 
 /// What [`Providers::call_chain`] did: the accepted answer (or the error that ended the
 /// chain) and every model it tried, in order.
@@ -60,12 +68,49 @@ impl Providers {
         T: Send + 'static,
         F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
     {
+        let out = Outgoing::plain(req.clone());
+        self.call_chain_out(models, &out, gate, progress, accept)
+            .await
+    }
+
+    /// The models of `models` in the order they are tried for `out`: as configured, or,
+    /// when `out` has private text to withhold, those that may see everything first.
+    pub fn preferred(&self, models: &[ModelRef], out: &Outgoing) -> Vec<ModelRef> {
+        if !out.withholds() {
+            return models.to_vec();
+        }
+        let withheld = |m: &ModelRef| {
+            self.configs
+                .get(&m.provider)
+                .is_some_and(|c| privacy::access(c, self.private_to) == Access::Withheld)
+        };
+        let (sees, not): (Vec<ModelRef>, Vec<ModelRef>) =
+            models.iter().cloned().partition(|m| !withheld(m));
+        sees.into_iter().chain(not).collect()
+    }
+
+    /// [`Providers::call_chain_with`] for a call whose private text may be withheld from
+    /// some providers ([`Outgoing`]): each model is sent what its provider may receive,
+    /// and its attempt records the egress.
+    pub async fn call_chain_out<T, F>(
+        &self,
+        models: &[ModelRef],
+        out: &Outgoing,
+        gate: &dyn Gate,
+        progress: &Progress,
+        accept: F,
+    ) -> ChainOutcome<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+    {
         let accept = Arc::new(accept);
         let mut attempts = Vec::with_capacity(models.len());
         let mut last_error: Option<CallError> = None;
         let mut refused: Option<CallError> = None;
+        let req = &out.request;
         let estimate = prompt_estimate(req).saturating_add(u64::from(req.max_tokens));
-        for model in models {
+        for model in &self.preferred(models, out) {
             let config = self.configs.get(&model.provider);
             let gated = config.filter(|c| c.kind != ProviderKind::Replay);
             if let Some(config) = gated
@@ -92,13 +137,22 @@ impl Providers {
                 refused.get_or_insert(error);
                 continue;
             }
-            let outcome = self.run(model, req, progress).await;
+            let sent = self.as_sent(model, out);
+            let outcome = match &sent {
+                Some((req, _)) => self.run(model, req, progress).await,
+                None => self.run(model, req, progress).await,
+            };
             let usage = outcome.usage.unwrap_or_default();
             if let Some(config) = gated {
                 gate.record(config, usage.tokens_in, usage.tokens_out, usage.cost);
                 gate.verdict(config, outcome.result.as_ref().err());
             }
-            let mut attempt = Attempt::made(model, &outcome, usage);
+            let egress = sent.filter(|_| gated.is_some()).map(|(_, egress)| Egress {
+                bytes: outcome.body_bytes.saturating_mul(u64::from(outcome.tries)),
+                requests: outcome.tries,
+                ..egress
+            });
+            let mut attempt = Attempt::made(model, &outcome, usage, egress);
             let error = match outcome.result {
                 Ok(completion) => match self.accept(config, completion, &accept).await {
                     Ok(taken) => {
@@ -176,11 +230,13 @@ impl Attempt {
             error: Some(error.to_string()),
             usage_clamped: false,
             usage_estimated: false,
+            egress: None,
         }
     }
 
-    /// A model that was called, with what it used; its error is filled in if it failed.
-    fn made(model: &ModelRef, outcome: &Outcome, usage: Usage) -> Self {
+    /// A model that was called, with what it used and what left for it; its error is
+    /// filled in if it failed.
+    fn made(model: &ModelRef, outcome: &Outcome, usage: Usage, egress: Option<Egress>) -> Self {
         Attempt {
             model: model.clone(),
             latency: outcome.latency,
@@ -192,6 +248,7 @@ impl Attempt {
             error: None,
             usage_clamped: usage.clamped,
             usage_estimated: usage.estimated,
+            egress,
         }
     }
 }

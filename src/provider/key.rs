@@ -314,7 +314,7 @@ mod tests {
             let out = s(text);
             assert!(out.contains(REDACTED), "{text} → {out}");
             let value: serde_json::Value = serde_json::from_str(&out).unwrap();
-            let read = crate::untrusted::clean(value["summary"].as_str().unwrap());
+            let read = untrusted::clean(value["summary"].as_str().unwrap());
             assert!(!read.contains("ZQX7vK9"), "{text} → {read}");
         }
         // Escapes that spell nothing of the key are left as they are.

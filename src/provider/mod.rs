@@ -52,7 +52,9 @@ mod transport;
 mod usage;
 mod wire;
 
-use crate::untrusted::redact::Redactor;
+use crate::egress::{self, Egress, Outgoing};
+use crate::privacy::PrivateTo;
+use crate::untrusted::redact::{RedactionKey, Redactor};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -111,6 +113,9 @@ pub struct Attempt {
     /// The response did not say what it used (or said it unreadably): the estimate was
     /// counted.
     pub usage_estimated: bool,
+    /// What left the machine for this model (SPEC §9); `None` when nothing was sent (a
+    /// skipped model, a `replay` provider).
+    pub egress: Option<Egress>,
 }
 
 /// Budgets: asked before each model is called, told what each call used.
@@ -151,9 +156,11 @@ pub struct Providers {
     transport: Transport,
     configs: BTreeMap<String, ProviderConfig>,
     env: Arc<EnvLookup>,
-    /// One for all the calls of these providers (a tick), so the same address is the
-    /// same placeholder in every thread's prompt.
-    redactor: std::sync::Mutex<Redactor>,
+    /// `[privacy] private_to`: what each provider may receive of private text.
+    private_to: PrivateTo,
+    /// Keyed with the state's secret ([`Providers::with_privacy`]), so the same value is
+    /// the same placeholder in every call, thread and tick.
+    redactor: Redactor,
 }
 
 impl fmt::Debug for Providers {
@@ -170,6 +177,8 @@ struct Outcome {
     usage: Option<Usage>,
     latency: Duration,
     tries: u32,
+    /// The request body's size (each try sends it once); 0 when nothing was sent.
+    body_bytes: u64,
 }
 
 /// The wire format a provider kind speaks; `None` for `replay`, which is no HTTP
@@ -193,8 +202,39 @@ impl Providers {
             transport: Transport::new(configs.values()),
             configs,
             env: Arc::new(|var| std::env::var(var).ok()),
-            redactor: std::sync::Mutex::new(Redactor::new()),
+            private_to: PrivateTo::default(),
+            // Until the state's key is given: placeholders of this process only.
+            redactor: Redactor::new(
+                &RedactionKey::random().unwrap_or(RedactionKey::from_bytes([0; 32])),
+            ),
         })
+    }
+
+    /// What private text may reach each provider (`[privacy] private_to`) and the
+    /// state's redaction key.
+    #[must_use]
+    pub fn with_privacy(mut self, private_to: PrivateTo, key: &RedactionKey) -> Self {
+        self.private_to = private_to;
+        self.redactor = Redactor::new(key);
+        self
+    }
+
+    /// `[privacy] private_to`.
+    pub fn private_to(&self) -> PrivateTo {
+        self.private_to
+    }
+
+    /// What `model`'s provider is sent of `out`, and its egress record (no bytes yet):
+    /// [`egress::prepare`] with these providers' setting and key. `None` for an unknown
+    /// provider.
+    pub fn as_sent(&self, model: &ModelRef, out: &Outgoing) -> Option<(CallRequest, Egress)> {
+        let config = self.configs.get(&model.provider)?;
+        Some(egress::prepare(
+            config,
+            self.private_to,
+            &self.redactor,
+            out,
+        ))
     }
 
     /// Replaces how environment variables are read (tests; embedding).
@@ -205,25 +245,6 @@ impl Providers {
     ) -> Self {
         self.env = Arc::new(env);
         self
-    }
-
-    /// `req` with personal data replaced by this tick's placeholders (`<email-1>`): for a
-    /// provider with `redact` on (issue 11).
-    fn redact(&self, req: &CallRequest) -> CallRequest {
-        let Ok(mut redactor) = self.redactor.lock() else {
-            // A poisoned lock: a fresh redactor still redacts, only numbering anew.
-            let mut fresh = Redactor::new();
-            return CallRequest {
-                system: fresh.redact(&req.system),
-                prompt: fresh.redact(&req.prompt),
-                ..req.clone()
-            };
-        };
-        CallRequest {
-            system: redactor.redact(&req.system),
-            prompt: redactor.redact(&req.prompt),
-            ..req.clone()
-        }
     }
 
     /// The provider's configuration.
@@ -243,13 +264,17 @@ impl Providers {
             .collect()
     }
 
-    /// Asks one model, retrying as its provider is configured to.
+    /// Asks one model, retrying as its provider is configured to (redacted when the
+    /// provider redacts).
     pub async fn call(&self, model: &ModelRef, req: &CallRequest) -> Result<Completion, CallError> {
+        let sent = self.as_sent(model, &Outgoing::plain(req.clone()));
+        let req = sent.as_ref().map_or(req, |(r, _)| r);
         self.run(model, req, &Progress::default()).await.result
     }
 
     /// One model's call: a replay file, or the transport speaking the provider's wire
-    /// format with its key.
+    /// format with its key. `req` is sent as it is: what may leave was decided before
+    /// ([`egress::prepare`]).
     async fn run(&self, model: &ModelRef, req: &CallRequest, progress: &Progress) -> Outcome {
         let Some(config) = self.configs.get(&model.provider) else {
             return Outcome {
@@ -260,6 +285,7 @@ impl Providers {
                 usage: None,
                 latency: Duration::ZERO,
                 tries: 0,
+                body_bytes: 0,
             };
         };
         let Some(format) = wire_format(config.kind) else {
@@ -270,14 +296,8 @@ impl Providers {
                 usage: None,
                 latency: started.elapsed(),
                 tries: 0,
+                body_bytes: 0,
             };
-        };
-        let redacted;
-        let req = if config.redact {
-            redacted = self.redact(req);
-            &redacted
-        } else {
-            req
         };
         match self.key(config) {
             Ok(key) => {
@@ -290,6 +310,7 @@ impl Providers {
                 usage: None,
                 latency: Duration::ZERO,
                 tries: 0,
+                body_bytes: 0,
             },
         }
     }

@@ -103,7 +103,7 @@ impl Transport {
     }
 
     /// Calls one model over HTTP in `format`, retrying on connection errors, 408, 429 and
-    /// 5xx.
+    /// 5xx; the outcome says how large the body it sent (once per try) was.
     pub(super) async fn call(
         &self,
         config: &ProviderConfig,
@@ -113,12 +113,35 @@ impl Transport {
         key: Option<ApiKey>,
         progress: &Progress,
     ) -> Outcome {
+        let mut body_bytes = 0;
+        let mut outcome = self
+            .exchange(config, format, model, req, key, progress, &mut body_bytes)
+            .await;
+        outcome.body_bytes = body_bytes;
+        outcome
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the call's parts, passed through"
+    )]
+    async fn exchange(
+        &self,
+        config: &ProviderConfig,
+        format: &'static dyn WireFormat,
+        model: &ModelRef,
+        req: &CallRequest,
+        key: Option<ApiKey>,
+        progress: &Progress,
+        body_bytes: &mut u64,
+    ) -> Outcome {
         let started = tokio::time::Instant::now();
         let fail = |error, tries| Outcome {
             result: Err(error),
             usage: None,
             latency: started.elapsed(),
             tries,
+            body_bytes: 0,
         };
         let prepared = match format.prepare(config, &model.model, req, key.as_ref()) {
             Ok(p) => p,
@@ -142,6 +165,7 @@ impl Transport {
             key,
         };
         let url = format!("{}{}", config.base_url, prepared.path);
+        *body_bytes = prepared.body.len() as u64;
         let bounds = Bounds::new(req, prepared.body.len());
         let mut tries = 0u32;
         loop {
@@ -163,6 +187,7 @@ impl Transport {
                         usage: Some(bounds.usage(config, model, None, None)),
                         latency: started.elapsed(),
                         tries,
+                        body_bytes: 0,
                     };
                 }
                 Sent::Failed {
@@ -661,6 +686,7 @@ async fn read_off_thread(
         usage: None,
         latency,
         tries,
+        body_bytes: 0,
     })
 }
 
@@ -688,6 +714,7 @@ fn read_answer(
                 usage: Some(bounds.usage(config, model, None, None)),
                 latency,
                 tries,
+                body_bytes: 0,
             };
         }
     };
@@ -724,6 +751,7 @@ fn read_answer(
         usage: Some(usage),
         latency,
         tries,
+        body_bytes: 0,
     }
 }
 

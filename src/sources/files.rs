@@ -440,6 +440,7 @@ mod tests {
         let g = one(Source {
             name: Some("notes".into()),
             kind: files(vec!["/tmp/[".into()], None),
+            private: None,
         })
         .await;
         assert!(g.texts.is_empty());

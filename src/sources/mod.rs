@@ -148,6 +148,9 @@ pub struct Source {
     /// The `name` given in the config (never blank); `None`: named by default.
     pub name: Option<String>,
     pub kind: SourceKind,
+    /// `private = true | false` as the config gives it (SPEC §9); `None`: by its kind
+    /// (`crate::privacy` decides).
+    pub private: Option<bool>,
 }
 
 /// What a source reads, with the settings of its kind.
@@ -202,13 +205,17 @@ impl SourceKind {
 impl From<SourceKind> for Source {
     /// A source without a name of its own.
     fn from(kind: SourceKind) -> Source {
-        Source { name: None, kind }
+        Source {
+            name: None,
+            kind,
+            private: None,
+        }
     }
 }
 
 impl Source {
-    /// Reads one source's table from the config: `kind` picks the kind, `name` is
-    /// common, the kind checks the rest. `resolve` resolves a path the way the config
+    /// Reads one source's table from the config: `kind` picks the kind, `name` and
+    /// `private` are common, the kind checks the rest. `resolve` resolves a path the way the config
     /// file's paths are (relative to its directory, `~` expanded). The error names the
     /// key within the table; the caller adds where the table is.
     pub fn from_table(
@@ -246,6 +253,16 @@ impl Source {
                 ));
             }
         };
+        let private = match table.remove("private") {
+            None => None,
+            Some(toml::Value::Boolean(private)) => Some(private),
+            Some(other) => {
+                return Err(SettingsError::at(
+                    "private",
+                    format!("{other} must be true or false"),
+                ));
+            }
+        };
         let kind = match kind.as_str() {
             "command" => SourceKind::Command(CommandSettings::from_table(table)?),
             "files" => SourceKind::Files(FilesSettings::from_table(table, resolve)?),
@@ -265,7 +282,11 @@ impl Source {
                 ));
             }
         };
-        Ok(Source { name, kind })
+        Ok(Source {
+            name,
+            kind,
+            private,
+        })
     }
 
     /// The kind as the config spells it.
@@ -496,6 +517,8 @@ mod tests {
             ("kind = 3", "kind"),
             ("name = 'x'", "-"),
             ("kind = 'system'\nname = 4", "name"),
+            ("kind = 'system'\nprivate = true", ""),
+            ("kind = 'system'\nprivate = 'yes'", "private"),
         ];
         // Every kind the config may name is read by its own file.
         for kind in SourceKind::NAMES {
@@ -538,6 +561,7 @@ mod tests {
         let s = |name: Option<&str>| Source {
             name: name.map(Into::into),
             kind: SourceKind::System(SystemSettings {}),
+            private: None,
         };
         let sources = [
             command(&["/usr/bin/df", "-h"], None, None).into(),

@@ -55,12 +55,20 @@ pub fn fill_samples(threads: &mut [(ThreadName, &mut Vec<Source>)]) {
 
 /// `source` with the defaults of its kind that follow `thread`'s role.
 pub fn for_role(thread: ThreadName, source: Source) -> Source {
-    let Source { name, kind } = source;
+    let Source {
+        name,
+        kind,
+        private,
+    } = source;
     let kind = match kind {
         SourceKind::Ics(s) => SourceKind::Ics(s.with_default_hours(ics_hours(thread))),
         other => other,
     };
-    Source { name, kind }
+    Source {
+        name,
+        kind,
+        private,
+    }
 }
 
 fn ics_hours(thread: ThreadName) -> u32 {

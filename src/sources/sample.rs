@@ -74,6 +74,11 @@ impl SampleSettings {
         })
     }
 
+    /// The sources it samples (the other threads').
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
     /// Lines drawn from each source.
     pub fn lines(&self) -> usize {
         self.lines

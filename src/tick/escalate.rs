@@ -21,12 +21,14 @@ use crate::answer::Finding;
 use crate::budget::{self, Budget, Ledger};
 use crate::clock::Clock;
 use crate::config::EscalationConfig;
+use crate::egress::{Outgoing, Public};
 use crate::error::Error;
 use crate::escalation::decision::{self, Decision, parse_decision};
 use crate::escalation::outbound::{self, Seen};
 use crate::escalation::plan::{self, Effect, Plan};
 use crate::escalation::{note, notify};
 use crate::journal::{AttemptRecord, EscalationLine, EscalationWork, millis};
+use crate::privacy::{Policy, Withheld};
 use crate::prompt::Prompts;
 use crate::provider::{CallError, CallRequest, Progress, Providers};
 use crate::state::{Delivery, EscalationOutcome, EscalationRecord, State, Suppression};
@@ -52,6 +54,8 @@ pub(super) struct Escalation<'a> {
     pub budget: &'a Budget,
     pub providers: &'a Providers,
     pub prompts: &'a Prompts,
+    /// What the primary model may see of private text (SPEC §9).
+    pub privacy: &'a Policy,
     pub clock: Clock,
     pub run: u64,
     /// The ledger as the tick wrote it (runs and spending before this phase).
@@ -132,6 +136,34 @@ impl Escalation<'_> {
             &recent,
             &self.clock,
         )
+    }
+
+    /// The escalation prompt for a primary model that may not see private text, when
+    /// there is some to withhold: reasons, findings, memory and outcomes written from
+    /// private text left out ([`Policy::public_escalation`]), saying so.
+    fn public_prompt(
+        &self,
+        state: &State,
+        due: &[usize],
+        outcomes: &[ThreadOutcome; 4],
+    ) -> Result<Option<Public>, crate::prompt::PromptError> {
+        if !self.privacy.withholds_escalation() {
+            return Ok(None);
+        }
+        let (public, due, outcomes, items) = self.privacy.public_escalation(state, due, outcomes);
+        if items == 0 {
+            return Ok(None);
+        }
+        let withheld = Withheld {
+            sources: Vec::new(),
+            items,
+        };
+        let prompt = self.prompt(&public, &due, &outcomes)?;
+        Ok(Some(Public {
+            prompt: withheld.insert_note(&prompt),
+            sources: Vec::new(),
+            withheld,
+        }))
     }
 
     /// Does the owed work on the committed `state`; returns the journal line written, or
@@ -243,7 +275,10 @@ impl Escalation<'_> {
             work.errors.push(why.into());
             return Ok(None);
         }
-        let prompt = match self.prompt(state, due, outcomes) {
+        let prompts = self
+            .prompt(state, due, outcomes)
+            .and_then(|p| Ok((p, self.public_prompt(state, due, outcomes)?)));
+        let prompt = match prompts {
             Ok(prompt) => prompt,
             Err(e) => {
                 let why = format!("the escalation prompt does not render: {e}");
@@ -337,7 +372,11 @@ impl Escalation<'_> {
     }
 
     /// The call itself, within the escalation timeout; what it used goes to `work`.
-    async fn call(&self, prompt: String, work: &mut EscalationWork) -> Called {
+    async fn call(
+        &self,
+        (prompt, public): (String, Option<Public>),
+        work: &mut EscalationWork,
+    ) -> Called {
         let request = CallRequest {
             system: String::new(),
             prompt,
@@ -349,13 +388,16 @@ impl Escalation<'_> {
         };
         let progress = Progress::default();
         let started = Instant::now();
-        let call = self.providers.call_chain_with(
-            &self.config.models,
-            &request,
-            self.budget,
-            &progress,
-            |c| parse_decision(&c.text).map_err(|e| e.to_string()),
-        );
+        let out = Outgoing {
+            request,
+            sources: Vec::new(),
+            public,
+        };
+        let call =
+            self.providers
+                .call_chain_out(&self.config.models, &out, self.budget, &progress, |c| {
+                    parse_decision(&c.text).map_err(|e| e.to_string())
+                });
         let timed = tokio::time::timeout(self.config.timeout, call).await;
         work.latency_ms = Some(millis(started.elapsed()));
         let Ok(outcome) = timed else {

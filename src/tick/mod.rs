@@ -30,12 +30,13 @@ use crate::clock::Clock;
 use crate::config::{Config, ThreadConfig};
 use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
 use crate::escalation::outbound::{Seen, SourceSites};
-use crate::input::InputContext;
+use crate::input::{InputContext, thread_request};
 use crate::journal::{
     AggregateRecord, AttemptRecord, EscalationLine, JournalLine, ThreadRecord, ThreadTrace, millis,
 };
-use crate::prompt::{Prompts, temperature};
-use crate::provider::{CallError, CallRequest, Progress, Providers};
+use crate::privacy::Policy;
+use crate::prompt::Prompts;
+use crate::provider::{CallError, Progress, Providers};
 use crate::quiet::{self, QuietMemory, QuietSettings};
 use crate::runtime;
 use crate::state::State;
@@ -44,6 +45,7 @@ use crate::storage::{
 };
 use crate::thread::ThreadName;
 use crate::untrusted::guard::{self, OnAnswer};
+use crate::untrusted::redact::RedactionKey;
 use std::collections::BTreeMap;
 
 /// How the tick is run.
@@ -101,7 +103,12 @@ async fn tick(
     // The screen's rules compile once (15–20 ms): off the runtime thread, meanwhile.
     let _warm = tokio::task::spawn_blocking(crate::untrusted::screen::warm);
     let opened = Opened::open(config, state_dir, options)?;
-    let providers = Providers::new(config.providers.clone()).map_err(Error::Providers)?;
+    // What may leave the machine (SPEC §9): the policy, and the state's key for stable
+    // placeholders.
+    let privacy = Policy::new(config);
+    let providers = Providers::new(config.providers.clone())
+        .map_err(Error::Providers)?
+        .with_privacy(config.privacy.private_to, &opened.redaction_key()?);
     let breakers = Breakers::new(
         &opened.ledger.breakers,
         providers.fingerprints(),
@@ -111,15 +118,16 @@ async fn tick(
         .budget(config, options.dry_run)
         .with_breakers(breakers);
     let prompts = Prompts::new(config.prompts_dir.as_deref());
-    let mut threads = run_threads(
+    // Boxed: the four threads' futures are large, and live only this long.
+    let mut threads = Box::pin(run_threads(
         config,
         &opened,
         &budget,
         &providers,
-        &prompts,
+        (&prompts, &privacy),
         options.clock,
         started + config.tick_deadline,
-    )
+    ))
     .await?;
     let aggregated = Aggregated::of(&opened, &threads.outcomes, options.clock, config);
     // The ledger as this run leaves it, before spending: its run, what the threads saw.
@@ -137,6 +145,7 @@ async fn tick(
         budget: &budget,
         providers: &providers,
         prompts: &prompts,
+        privacy: &privacy,
         clock: options.clock,
         run: opened.run,
         ledger: &ledger,
@@ -189,7 +198,7 @@ struct Opened {
     dir: StateDir,
     /// Held until the tick ends; `None` in a dry run, which creates nothing, not even the
     /// directory or the lock file.
-    _lock: Option<Lock>,
+    lock: Option<Lock>,
     state: State,
     /// The ledger as it stands today (yesterday's spending forgotten).
     ledger: Ledger,
@@ -237,13 +246,26 @@ impl Opened {
         let calls_today = Arc::new(AtomicU32::new(ledger.escalations));
         Ok(Opened {
             dir,
-            _lock: lock,
+            lock,
             state,
             ledger,
             run,
             calls_today,
             feedback,
         })
+    }
+
+    /// The state's redaction key: created under the lock on the first tick; a dry run,
+    /// which writes nothing, uses the existing one or one of its own.
+    fn redaction_key(&self) -> Result<RedactionKey, Error> {
+        if let Some(lock) = &self.lock {
+            return Ok(self.dir.redaction_key_or_create(lock)?);
+        }
+        Ok(self
+            .dir
+            .redaction_key()?
+            .or_else(RedactionKey::random)
+            .unwrap_or(RedactionKey::from_bytes([0; 32])))
     }
 
     /// Today's budget. Outside a dry run, spending is written ahead of each call, so a
@@ -286,7 +308,7 @@ async fn run_threads(
     opened: &Opened,
     budget: &Budget,
     providers: &Providers,
-    prompts: &Prompts,
+    (prompts, privacy): (&Prompts, &Policy),
     clock: Clock,
     deadline: Instant,
 ) -> Result<Threads, Error> {
@@ -298,6 +320,7 @@ async fn run_threads(
         prompts,
         clock,
         max_input_bytes: crate::input::thread_share(config),
+        privacy,
     };
     let run = opened.run;
     let runs = ThreadName::ALL.map(|thread| {
@@ -536,39 +559,37 @@ impl ThreadJob<'_> {
 
     async fn work(&self, trace: &mut ThreadTrace, progress: &Progress) -> ThreadOutcome {
         let thread = self.thread;
-        let input = self.inputs.thread_input(thread, &self.cfg.sources).await;
-        trace.sources = input.sources;
-        trace.links = input.links;
+        let mut input = self.inputs.thread_input(thread, &self.cfg.sources).await;
+        trace.sources = std::mem::take(&mut input.sources);
+        trace.links = std::mem::take(&mut input.links);
         // The quiet tick: what it sees, and its config; unchanged → not called.
         let fingerprint = crate::untrusted::fence_id(&[&input.world, &format!("{:?}", self.cfg)]);
         trace.fingerprint = Some(fingerprint.clone());
         if let Err(skip) = quiet::decide(self.last, &fingerprint, self.quiet) {
             return ThreadOutcome::Skipped(skip);
         }
-        let prompt = match input.prompt {
-            Ok(prompt) => prompt,
+        let pressure = self.state.thread_state.get(thread).novelty_pressure;
+        // What the call may send: the prompt, and its public copy for a model that may
+        // not see private text (SPEC §9).
+        let outgoing = input.outgoing(thread_request(thread, self.cfg, pressure, self.run));
+        let outgoing = match outgoing {
+            Ok(outgoing) => outgoing,
             Err(e) => return ThreadOutcome::Failed(ThreadError::Input(e.to_string())),
         };
-        let pressure = self.state.thread_state.get(thread).novelty_pressure;
-        let request = CallRequest {
-            system: String::new(),
-            prompt,
-            schema: answer::schema(thread),
-            schema_name: "thread_answer".into(),
-            max_tokens: self.cfg.max_tokens,
-            temperature: temperature(self.cfg.temperature, pressure),
-            sequence: self.run,
-        };
         // Named before the call, so a thread that times out still says what it asked.
-        if let Some(first) = self.cfg.models.first() {
+        if let Some(first) = self
+            .providers
+            .preferred(&self.cfg.models, &outgoing)
+            .first()
+        {
             trace.provider = Some(first.provider.clone());
             trace.model = Some(first.model.clone());
         }
         let outcome = self
             .providers
-            .call_chain_with(
+            .call_chain_out(
                 &self.cfg.models,
-                &request,
+                &outgoing,
                 self.budget,
                 progress,
                 move |c| answer::parse(thread, &c.text).map_err(|e| e.to_string()),
