@@ -34,6 +34,7 @@ use regex::Regex;
 use regex::bytes::Regex as BytesRegex;
 use serde::Serialize;
 
+use super::features::{self, feature_hits, hidden_regions, rot13_reading};
 use super::fold::{Folded, fold};
 use super::gates;
 use super::redact::mask_secrets;
@@ -195,12 +196,12 @@ impl ScreenContext {
 
 /// A candidate before scoring.
 #[derive(Debug, Clone)]
-struct Hit {
-    kind: Kind,
-    rule: &'static str,
-    span: Range<usize>,
-    base: f64,
-    flags: u8,
+pub(super) struct Hit {
+    pub(super) kind: Kind,
+    pub(super) rule: &'static str,
+    pub(super) span: Range<usize>,
+    pub(super) base: f64,
+    pub(super) flags: u8,
 }
 
 /// The rules in groups: one regex per kind (and per addressing or not), each rule a
@@ -373,6 +374,7 @@ pub fn warm() {
     for re in [&BLOB, &DATE] {
         LazyLock::force(re);
     }
+    features::warm();
 }
 
 /// Screens `text` (see the module doc).
@@ -391,6 +393,11 @@ pub fn screen(text: &str, ctx: &ScreenContext) -> Screened {
             flags: 0,
         });
     }
+    let hidden = hidden_regions(text);
+    let rules_end = hits.len();
+    let discussion = feature_hits(text, &folded, &hidden, &mut hits);
+    damp_discussion(&mut hits[..rules_end], &discussion);
+    rot13_hits(text, &mut hits);
     blob_hits(text, &mut hits);
     if let Some(now) = ctx.now {
         date_hits(text, now, &mut hits);
@@ -403,12 +410,31 @@ pub fn screen(text: &str, ctx: &ScreenContext) -> Screened {
     }
 }
 
+/// Rule hits inside a sentence that discusses attacks (an advisory, documentation about
+/// prompt injection, a fraud warning) lose 0.4: such text quotes the phrases it warns
+/// about. Hidden characters keep their score.
+fn damp_discussion(hits: &mut [Hit], discussion: &[Range<usize>]) {
+    if discussion.is_empty() {
+        return;
+    }
+    for hit in hits.iter_mut().filter(|h| h.kind != Kind::HiddenText) {
+        let i = discussion.partition_point(|d| d.start <= hit.span.start);
+        let inside = i > 0 && discussion[i - 1].end >= hit.span.end;
+        if inside {
+            hit.base -= 0.4;
+        }
+    }
+}
+
 /// The word rules, on the folded text.
 fn word_hits(text: &str, folded: &Folded, hits: &mut Vec<Hit>) {
     for group in &COMPILED.words {
         for (rule, m) in group.matches(folded.text.as_bytes()) {
             if rule.flags & NEGATABLE != 0 {
-                let before = String::from_utf8_lossy(&folded.text.as_bytes()[..m.start()]);
+                // Four words back is never more than a few dozen bytes: a bounded look
+                // back keeps this linear however many matches the text has.
+                let bytes = folded.text.as_bytes();
+                let before = String::from_utf8_lossy(&bytes[m.start().saturating_sub(160)..m.start()]);
                 if negated(&before, &String::from_utf8_lossy(m.as_bytes())) {
                     continue;
                 }
@@ -453,8 +479,10 @@ fn raw_hits(text: &str, hits: &mut Vec<Hit>) {
     }
 }
 
-/// Whether the four words before a match, or the match itself, hold a negation ("we
-/// will never ask you to send your password", "by email. Never share your passcode").
+/// Whether the twelve words before a match, or the match itself, hold a negation ("we
+/// will never ask you to send your password", "we will never ask you to transfer money
+/// or to share your PIN"); a negation that is an idiom of encouragement ("don't
+/// hesitate", "don't forget") does not count.
 fn negated(before: &str, matched: &str) -> bool {
     let is_negation = |w: &str| {
         matches!(
@@ -476,13 +504,14 @@ fn negated(before: &str, matched: &str) -> bool {
                 | "не"
         )
     };
-    before
-        .split(' ')
-        .rev()
-        .filter(|w| !w.is_empty())
-        .take(4)
-        .any(is_negation)
-        || matched.split(' ').any(is_negation)
+    let idiom = |w: Option<&&str>| {
+        w.is_some_and(|w| matches!(*w, "hesitate" | "forget" | "miss" | "worry" | "wait" | "delay"))
+    };
+    let words: Vec<&str> = before.split(' ').filter(|w| !w.is_empty()).collect();
+    let from = words.len().saturating_sub(12);
+    let before_negated = (from..words.len())
+        .any(|i| is_negation(words[i]) && !idiom(words.get(i + 1)));
+    before_negated || matched.split(' ').any(is_negation)
 }
 
 /// The end of an e-mail address, a URL or a domain that follows `end` closely (within
@@ -617,11 +646,10 @@ fn blob_hits(text: &str, hits: &mut Vec<Hit>) {
             continue;
         };
         let span = m.start()..m.start() + blob.len();
-        let inner = inner_screen(&decoded);
-        let (base, rule) = if inner {
-            (0.95, "encoded instructions")
-        } else {
-            (0.45, "encoded text")
+        let (base, rule) = match inner_screen(&decoded) {
+            Inner::Detected => (0.95, "encoded instructions"),
+            Inner::Command => (0.6, "encoded command"),
+            Inner::Clean => (0.45, "encoded text"),
         };
         hits.push(Hit {
             kind: Kind::HiddenText,
@@ -633,17 +661,55 @@ fn blob_hits(text: &str, hits: &mut Vec<Hit>) {
     }
 }
 
-/// Whether decoded text holds a detection of its own (word and raw rules only).
-fn inner_screen(decoded: &str) -> bool {
+/// What decoded text holds.
+enum Inner {
+    /// A detection of its own.
+    Detected,
+    /// A command or another feature's core, short of a detection: plain text does not
+    /// hide its commands in an encoding.
+    Command,
+    Clean,
+}
+
+/// What decoded text holds (rules and features; no decoding again, so one level deep).
+fn inner_screen(decoded: &str) -> Inner {
     let folded = fold(decoded);
     let mut hits = Vec::new();
     word_hits(decoded, &folded, &mut hits);
     raw_hits(decoded, &mut hits);
-    !score(decoded, &hits).is_empty()
+    let _ = feature_hits(decoded, &folded, &[], &mut hits);
+    if !score(decoded, &hits).is_empty() {
+        Inner::Detected
+    } else if hits.iter().any(|h| h.base >= 0.2 && h.kind != Kind::HiddenText) {
+        Inner::Command
+    } else {
+        Inner::Clean
+    }
 }
 
-/// Whether decoded bytes read as text: at least 8 characters, nearly all printable, with
-/// letters and a space.
+/// Sentences written in ROT13 whose reading holds a command or a detection.
+fn rot13_hits(text: &str, hits: &mut Vec<Hit>) {
+    for range in features::sentences(text) {
+        let Some(decoded) = rot13_reading(&text[range.clone()]) else {
+            continue;
+        };
+        let (base, rule) = match inner_screen(&decoded) {
+            Inner::Detected => (0.9, "rot13 instructions"),
+            Inner::Command => (0.6, "rot13 command"),
+            Inner::Clean => continue,
+        };
+        hits.push(Hit {
+            kind: Kind::HiddenText,
+            rule,
+            span: range,
+            base,
+            flags: 0,
+        });
+    }
+}
+
+/// Whether decoded bytes read as text: at least 8 characters, nearly all printable, a
+/// third of them letters, and a space.
 fn looks_like_text(s: &str) -> bool {
     let total = s.chars().count();
     if total < 8 {
@@ -654,7 +720,7 @@ fn looks_like_text(s: &str) -> bool {
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t' | '\r'))
         .count();
     let letters = s.chars().filter(|c| c.is_alphabetic()).count();
-    printable * 100 >= total * 97 && letters * 2 >= total && s.contains(' ')
+    printable * 100 >= total * 97 && letters * 3 >= total && s.contains(' ')
 }
 
 fn decode_hex(blob: &str) -> Option<String> {
@@ -744,12 +810,23 @@ fn date_hits(text: &str, now: DateTime<Utc>, hits: &mut Vec<Hit>) {
 
 /// Final scores: a hit addressed to the model gains 0.25 when the text addresses it, a
 /// hit corroborated by another kind 0.15; detections are what reaches the threshold,
-/// one per span and kind (the strongest).
+/// one per span and kind (the strongest). O(n log n) in the hits: which kinds are
+/// present is counted once, and the overlap test looks up the kept spans of one kind in
+/// an ordered map (a text with a hundred thousand hits made the pairwise version
+/// quadratic).
 fn score(text: &str, hits: &[Hit]) -> Vec<Detection> {
     let addressed = hits
         .iter()
         .any(|h| h.flags & ADDRESSEE != 0 && h.base >= 0.35);
-    let mut scored: Vec<(Hit, f64)> = hits
+    // How many hits of each kind could corroborate another.
+    let mut strong = [0usize; Kind::ALL.len()];
+    for h in hits {
+        if h.kind != Kind::TemporalAnomaly && h.base >= 0.4 {
+            strong[h.kind as usize] += 1;
+        }
+    }
+    let strong_total: usize = strong.iter().sum();
+    let mut scored: Vec<(&Hit, f64)> = hits
         .iter()
         .map(|h| {
             let mut s = h.base;
@@ -760,13 +837,11 @@ fn score(text: &str, hits: &[Hit]) -> Vec<Detection> {
             {
                 s += 0.25;
             }
-            let corroborated = hits
-                .iter()
-                .any(|o| o.kind != h.kind && o.kind != Kind::TemporalAnomaly && o.base >= 0.4);
+            let corroborated = strong_total > strong[h.kind as usize];
             if corroborated && h.kind != Kind::TemporalAnomaly {
                 s += 0.15;
             }
-            (h.clone(), (s.min(1.0) * 100.0).round() / 100.0)
+            (h, (s.min(1.0) * 100.0).round() / 100.0)
         })
         .filter(|(_, s)| *s >= THRESHOLD)
         .collect();
@@ -774,12 +849,18 @@ fn score(text: &str, hits: &[Hit]) -> Vec<Detection> {
         b.1.total_cmp(&a.1)
             .then(a.0.span.start.cmp(&b.0.span.start))
     });
-    let mut kept: Vec<(Hit, f64)> = Vec::new();
+    // Per kind, the kept spans (which never overlap each other) by start.
+    let mut taken: [std::collections::BTreeMap<usize, usize>; Kind::ALL.len()] =
+        Default::default();
+    let mut kept: Vec<(&Hit, f64)> = Vec::new();
     for (hit, s) in scored {
-        let overlaps = kept.iter().any(|(k, _)| {
-            k.kind == hit.kind && k.span.start < hit.span.end && hit.span.start < k.span.end
-        });
-        if !overlaps {
+        let spans = &mut taken[hit.kind as usize];
+        let before = spans
+            .range(..hit.span.end)
+            .next_back()
+            .is_some_and(|(_, &end)| end > hit.span.start);
+        if !before {
+            spans.insert(hit.span.start, hit.span.end);
             kept.push((hit, s));
         }
     }
@@ -794,7 +875,7 @@ fn score(text: &str, hits: &[Hit]) -> Vec<Detection> {
             kind: h.kind,
             rule: h.rule,
             evidence: mask_secrets(&visible(&text[h.span.clone()])),
-            span: h.span,
+            span: h.span.clone(),
             score: s,
         })
         .collect()
