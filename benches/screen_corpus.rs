@@ -94,7 +94,15 @@ fn main() {
             let why: Vec<String> = s
                 .detections
                 .iter()
-                .map(|d| format!("{} {:.2} ({}) {:?}", d.kind.name(), d.score, d.rule, d.evidence))
+                .map(|d| {
+                    format!(
+                        "{} {:.2} ({}) {:?}",
+                        d.kind.name(),
+                        d.score,
+                        d.rule,
+                        d.evidence
+                    )
+                })
                 .collect();
             let _ = writeln!(report, "  false alarm {}: {}", item.id, why.join("; "));
         }
@@ -123,16 +131,26 @@ fn main() {
             la.1,
             pct(la.0, la.1)
         );
-        numbers.insert(format!("{split}_hostile_detected_pct"), pct(h.0, h.1).into());
+        numbers.insert(
+            format!("{split}_hostile_detected_pct"),
+            pct(h.0, h.1).into(),
+        );
         numbers.insert(format!("{split}_hostile"), h.1.into());
         numbers.insert(format!("{split}_benign_flagged_pct"), pct(b.0, b.1).into());
         numbers.insert(format!("{split}_benign"), b.1.into());
-        numbers.insert(format!("{split}_look_alikes_flagged_pct"), pct(la.0, la.1).into());
+        numbers.insert(
+            format!("{split}_look_alikes_flagged_pct"),
+            pct(la.0, la.1).into(),
+        );
         numbers.insert(format!("{split}_look_alikes"), la.1.into());
         for (name, counts) in [("hostile", &hostile), ("benign", &benign)] {
             for ((s, label), (hit, n)) in counts.iter() {
                 if s == split {
-                    let verb = if name == "hostile" { "detected" } else { "flagged" };
+                    let verb = if name == "hostile" {
+                        "detected"
+                    } else {
+                        "flagged"
+                    };
                     let _ = writeln!(
                         out,
                         "  {name:<7} {label:<28} {verb} {hit:>3}/{n:<3} {:>5.1} %",

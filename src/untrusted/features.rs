@@ -79,218 +79,818 @@ const PHRASES: &[(u32, &[&str])] = &[
     (
         MONEY_VERB,
         &[
-            "pay", "paying", "transfer", "wire", "remit", "deposit", "send money", "send the money",
-            "send the payment", "payment", "payments", "transaction", "transfers", "wire transfer",
-            "uberweisen", "uberweisung", "uberweist", "zahlen", "bezahlen", "virement", "payez", "payer",
-            "transfiera", "transfiere", "pague", "paga", "pagar", "bonifico", "paghi", "transfira",
-            "betaal", "betalen", "maak over", "переведите", "перевести", "оплатите", "汇入", "转账",
-            "付款", "汇款", "settle", "process the wire", "invoice", "invoices", "funds",
-            "transferring", "transferring funds", "wiring",
+            "pay",
+            "paying",
+            "transfer",
+            "wire",
+            "remit",
+            "deposit",
+            "send money",
+            "send the money",
+            "send the payment",
+            "payment",
+            "payments",
+            "transaction",
+            "transfers",
+            "wire transfer",
+            "uberweisen",
+            "uberweisung",
+            "uberweist",
+            "zahlen",
+            "bezahlen",
+            "virement",
+            "payez",
+            "payer",
+            "transfiera",
+            "transfiere",
+            "pague",
+            "paga",
+            "pagar",
+            "bonifico",
+            "paghi",
+            "transfira",
+            "betaal",
+            "betalen",
+            "maak over",
+            "переведите",
+            "перевести",
+            "оплатите",
+            "汇入",
+            "转账",
+            "付款",
+            "汇款",
+            "settle",
+            "process the wire",
+            "invoice",
+            "invoices",
+            "funds",
+            "transferring",
+            "transferring funds",
+            "wiring",
         ],
     ),
     (
         SEND_VERB,
         &[
-            "send", "forward", "email", "e mail", "mail", "post", "upload", "share", "reply with",
-            "respond with", "bcc", "cc", "copy", "concatenate", "export", "sync", "envoyez", "envoie",
-            "envia", "envie", "invia", "manda", "mandami", "stuur", "schicke", "sende", "отправьте",
-            "перешлите", "发送", "转发", "read out", "text me", "tell them",
+            "send",
+            "forward",
+            "email",
+            "e mail",
+            "mail",
+            "post",
+            "upload",
+            "share",
+            "reply with",
+            "respond with",
+            "bcc",
+            "cc",
+            "copy",
+            "concatenate",
+            "export",
+            "sync",
+            "envoyez",
+            "envoie",
+            "envia",
+            "envie",
+            "invia",
+            "manda",
+            "mandami",
+            "stuur",
+            "schicke",
+            "sende",
+            "отправьте",
+            "перешлите",
+            "发送",
+            "转发",
+            "read out",
+            "text me",
+            "tell them",
         ],
     ),
     (
         BEC,
         &[
-            "bank details have changed", "bank details changed", "bank details has changed",
-            "banking details have changed", "banking details", "our bank details", "new bank details",
-            "payment details have changed", "payment details", "payment information has been updated",
-            "payment information", "new account", "new bank account", "new beneficiary",
-            "beneficiary account", "new iban", "new banking", "changed banks", "changed our bank",
-            "change of remittance", "remittance address", "new payment", "updated banking",
-            "update my direct deposit", "direct deposit", "account is frozen", "old account",
-            "previous account", "old details", "vendor payment details", "modify the recipient",
-            "recipient of a recurring payment", "neues konto", "neue bankverbindung", "bankverbindung",
-            "alte bankverbindung", "kontoverbindung", "coordonnees bancaires", "nouveau compte",
-            "nueva cuenta", "datos bancarios", "nuovo conto", "coordinate bancarie", "nova conta",
-            "dados bancarios", "nieuwe rekening", "новый счет", "новыи счет", "реквизиты",
-            "新账户", "新账号", "旧账户", "新的账户",
+            "bank details have changed",
+            "bank details changed",
+            "bank details has changed",
+            "banking details have changed",
+            "banking details",
+            "our bank details",
+            "new bank details",
+            "payment details have changed",
+            "payment details",
+            "payment information has been updated",
+            "payment information",
+            "new account",
+            "new bank account",
+            "new beneficiary",
+            "beneficiary account",
+            "new iban",
+            "new banking",
+            "changed banks",
+            "changed our bank",
+            "change of remittance",
+            "remittance address",
+            "new payment",
+            "updated banking",
+            "update my direct deposit",
+            "direct deposit",
+            "account is frozen",
+            "old account",
+            "previous account",
+            "old details",
+            "vendor payment details",
+            "modify the recipient",
+            "recipient of a recurring payment",
+            "neues konto",
+            "neue bankverbindung",
+            "bankverbindung",
+            "alte bankverbindung",
+            "kontoverbindung",
+            "coordonnees bancaires",
+            "nouveau compte",
+            "nueva cuenta",
+            "datos bancarios",
+            "nuovo conto",
+            "coordinate bancarie",
+            "nova conta",
+            "dados bancarios",
+            "nieuwe rekening",
+            "новый счет",
+            "новыи счет",
+            "реквизиты",
+            "新账户",
+            "新账号",
+            "旧账户",
+            "新的账户",
         ],
     ),
     (
         GIFT,
         &[
-            "gift card", "gift cards", "giftcard", "giftcards", "apple gift", "google play cards",
-            "google play card", "itunes cards", "itunes card", "steam cards", "amazon cards",
-            "prepaid cards", "carte regalo", "carta regalo", "cartes cadeaux", "gutscheinkarten",
-            "tarjetas de regalo", "cartoes presente", "scratch off",
+            "gift card",
+            "gift cards",
+            "giftcard",
+            "giftcards",
+            "apple gift",
+            "google play cards",
+            "google play card",
+            "itunes cards",
+            "itunes card",
+            "steam cards",
+            "amazon cards",
+            "prepaid cards",
+            "carte regalo",
+            "carta regalo",
+            "cartes cadeaux",
+            "gutscheinkarten",
+            "tarjetas de regalo",
+            "cartoes presente",
+            "scratch off",
         ],
     ),
     (
         CRED_NOUN,
         &[
-            "password", "passwords", "passcode", "pin", "one time code", "one time password",
-            "verification code", "security code", "6 digit code", "the code", "2fa code", "otp",
-            "login details", "credentials", "username and password", "card number", "card details",
-            "cvv", "bank login", "banking login", "seed phrase", "recovery phrase", "bank details",
-            "passwort", "mot de passe", "contrasena", "senha", "пароль", "密码",
+            "password",
+            "passwords",
+            "passcode",
+            "pin",
+            "one time code",
+            "one time password",
+            "verification code",
+            "security code",
+            "6 digit code",
+            "the code",
+            "2fa code",
+            "otp",
+            "login details",
+            "credentials",
+            "username and password",
+            "card number",
+            "card details",
+            "cvv",
+            "bank login",
+            "banking login",
+            "seed phrase",
+            "recovery phrase",
+            "bank details",
+            "passwort",
+            "mot de passe",
+            "contrasena",
+            "senha",
+            "пароль",
+            "密码",
         ],
     ),
     (
         CRED_VERB,
         &[
-            "send", "reply", "reply with", "give", "share", "tell", "read out", "provide",
-            "confirm", "enter", "verify", "re enter", "submit", "fill in", "change the password",
-            "change your password", "disclose", "send me", "text me",
+            "send",
+            "reply",
+            "reply with",
+            "give",
+            "share",
+            "tell",
+            "read out",
+            "provide",
+            "confirm",
+            "enter",
+            "verify",
+            "re enter",
+            "submit",
+            "fill in",
+            "change the password",
+            "change your password",
+            "disclose",
+            "send me",
+            "text me",
         ],
     ),
     (
         URGENT,
         &[
-            "urgent", "urgently", "immediately", "immediate", "asap", "right away", "right now",
-            "today", "tonight", "act now", "final notice", "last chance", "time sensitive",
-            "within 24 hours", "within 48 hours", "within the hour", "within 2 hours",
-            "within 30 minutes", "in 30 minutes", "in 2 hours", "before 3pm", "end of business",
-            "end of day", "before friday", "dringend", "sofort", "noch heute", "urgente",
-            "immediatement", "des aujourd hui", "срочно", "立即", "ainda hoje", "e urgente",
+            "urgent",
+            "urgently",
+            "immediately",
+            "immediate",
+            "asap",
+            "right away",
+            "right now",
+            "today",
+            "tonight",
+            "act now",
+            "final notice",
+            "last chance",
+            "time sensitive",
+            "within 24 hours",
+            "within 48 hours",
+            "within the hour",
+            "within 2 hours",
+            "within 30 minutes",
+            "in 30 minutes",
+            "in 2 hours",
+            "before 3pm",
+            "end of business",
+            "end of day",
+            "before friday",
+            "dringend",
+            "sofort",
+            "noch heute",
+            "urgente",
+            "immediatement",
+            "des aujourd hui",
+            "срочно",
+            "立即",
+            "ainda hoje",
+            "e urgente",
         ],
     ),
     (
         THREAT,
         &[
-            "suspended", "will be suspended", "deleted", "will be deleted", "locked", "will be locked",
-            "closed", "will be closed", "blocked", "disabled", "terminated", "returned", "arrest",
-            "warrant", "penalty", "legal action", "court", "lose access", "stop working",
-            "will be returned", "frozen", "delayed", "expired", "has expired", "sera devolvida",
-            "nicht mehr gultig", "не деиствуют", "已停用",
+            "suspended",
+            "will be suspended",
+            "deleted",
+            "will be deleted",
+            "locked",
+            "will be locked",
+            "closed",
+            "will be closed",
+            "blocked",
+            "disabled",
+            "terminated",
+            "returned",
+            "arrest",
+            "warrant",
+            "penalty",
+            "legal action",
+            "court",
+            "lose access",
+            "stop working",
+            "will be returned",
+            "frozen",
+            "delayed",
+            "expired",
+            "has expired",
+            "sera devolvida",
+            "nicht mehr gultig",
+            "не деиствуют",
+            "已停用",
         ],
     ),
     (
         AUTHORITY,
         &[
-            "ceo", "cfo", "director", "your director", "your manager", "manager has approved",
-            "it administrator", "administrator", "system administrator", "it department",
-            "security team", "fraud department", "legal department", "tax office", "irs", "hmrc",
-            "police", "hr notice", "microsoft support", "apple support", "paypal", "your bank s",
-            "this is the", "as your", "on behalf of", "important message from", "message from me",
-            "mandatory", "finance department", "the board", "president",
+            "ceo",
+            "cfo",
+            "director",
+            "your director",
+            "your manager",
+            "manager has approved",
+            "it administrator",
+            "administrator",
+            "system administrator",
+            "it department",
+            "security team",
+            "fraud department",
+            "legal department",
+            "tax office",
+            "irs",
+            "hmrc",
+            "police",
+            "hr notice",
+            "microsoft support",
+            "apple support",
+            "paypal",
+            "your bank s",
+            "this is the",
+            "as your",
+            "on behalf of",
+            "important message from",
+            "message from me",
+            "mandatory",
+            "finance department",
+            "the board",
+            "president",
         ],
     ),
     (
         SECRECY,
         &[
-            "confidential", "keep this between us", "between us", "do not discuss",
-            "don t tell", "dont tell", "tell no one", "surprise", "can t talk", "cant talk",
-            "in a meeting", "sono in riunione", "email only", "only answer email", "do not call",
-            "don t call", "boarding a plane", "usual channels", "keep it quiet", "quietly",
-            "without telling", "without the usual", "skip the usual", "bypass the usual",
-            "no need to verify", "no need to call", "don t verify", "tra di noi",
+            "confidential",
+            "keep this between us",
+            "between us",
+            "do not discuss",
+            "don t tell",
+            "dont tell",
+            "tell no one",
+            "surprise",
+            "can t talk",
+            "cant talk",
+            "in a meeting",
+            "sono in riunione",
+            "email only",
+            "only answer email",
+            "do not call",
+            "don t call",
+            "boarding a plane",
+            "usual channels",
+            "keep it quiet",
+            "quietly",
+            "without telling",
+            "without the usual",
+            "skip the usual",
+            "bypass the usual",
+            "no need to verify",
+            "no need to call",
+            "don t verify",
+            "tra di noi",
         ],
     ),
     (
         ADDRESSEE,
         &[
-            "ai assistant", "assistant", "assistants", "ai agent", "ai agents", "language model",
-            "llm", "gpt", "gpt 4", "chatgpt", "claude", "gemini", "copilot", "summariser",
-            "summarizer", "automated assistant", "automated system", "ki assistent",
-            "als ki", "the model", "model", "ai system", "any ai",
+            "ai assistant",
+            "assistant",
+            "assistants",
+            "ai agent",
+            "ai agents",
+            "language model",
+            "llm",
+            "gpt",
+            "gpt 4",
+            "chatgpt",
+            "claude",
+            "gemini",
+            "copilot",
+            "summariser",
+            "summarizer",
+            "automated assistant",
+            "automated system",
+            "ki assistent",
+            "als ki",
+            "the model",
+            "model",
+            "ai system",
+            "any ai",
         ],
     ),
     (
         META,
         &[
-            "in your summary", "in your response", "in your answer", "in your reply",
-            "in every answer", "when summarising", "when summarizing", "summaries of",
-            "save it to memory", "save this to memory", "to memory", "remember this",
-            "remember that", "add a reminder", "create a notification", "notify the user",
-            "tell the user", "ask the user", "the user has asked", "the user wants",
-            "the user already agreed", "user has approved", "pre approved", "preapproved",
-            "mark this", "mark it", "mark this meeting", "treat this", "escalate",
-            "recommend our", "say that", "include in your", "include the link", "include the text",
-            "your response", "your answer", "your reply", "your output", "end of your",
-            "decode this", "decode the following", "and follow it", "follow these",
-            "follow the instructions", "the following instructions", "new instructions",
-            "regardless of content", "before summarising", "before you can solve",
-            "the task that i gave you", "do the following", "following instruction",
-            "instead of", "respond by", "als dringend markieren", "nutzer bitten",
+            "in your summary",
+            "in your response",
+            "in your answer",
+            "in your reply",
+            "in every answer",
+            "when summarising",
+            "when summarizing",
+            "summaries of",
+            "save it to memory",
+            "save this to memory",
+            "to memory",
+            "remember this",
+            "remember that",
+            "add a reminder",
+            "create a notification",
+            "notify the user",
+            "tell the user",
+            "ask the user",
+            "the user has asked",
+            "the user wants",
+            "the user already agreed",
+            "user has approved",
+            "pre approved",
+            "preapproved",
+            "mark this",
+            "mark it",
+            "mark this meeting",
+            "treat this",
+            "escalate",
+            "recommend our",
+            "say that",
+            "include in your",
+            "include the link",
+            "include the text",
+            "your response",
+            "your answer",
+            "your reply",
+            "your output",
+            "end of your",
+            "decode this",
+            "decode the following",
+            "and follow it",
+            "follow these",
+            "follow the instructions",
+            "the following instructions",
+            "new instructions",
+            "regardless of content",
+            "before summarising",
+            "before you can solve",
+            "the task that i gave you",
+            "do the following",
+            "following instruction",
+            "instead of",
+            "respond by",
+            "als dringend markieren",
+            "nutzer bitten",
         ],
     ),
     (
         LURE,
         &[
-            "customs fee", "delivery fee", "shipping fee", "redelivery fee", "handling fee",
-            "clearance fee", "release your parcel", "release the parcel", "claim your refund",
-            "claim your prize", "taxa de entrega", "to claim", "parcel fees", "unpaid taxes",
-            "verify your account", "verify your password", "keep your mailbox active",
-            "out of date", "share your screen", "remote access", "remote help", "teamviewer",
-            "anydesk", "run the tool", "your refund",
+            "customs fee",
+            "delivery fee",
+            "shipping fee",
+            "redelivery fee",
+            "handling fee",
+            "clearance fee",
+            "release your parcel",
+            "release the parcel",
+            "claim your refund",
+            "claim your prize",
+            "taxa de entrega",
+            "to claim",
+            "parcel fees",
+            "unpaid taxes",
+            "verify your account",
+            "verify your password",
+            "keep your mailbox active",
+            "out of date",
+            "share your screen",
+            "remote access",
+            "remote help",
+            "teamviewer",
+            "anydesk",
+            "run the tool",
+            "your refund",
         ],
     ),
     (
         DATA_OBJ,
         &[
-            "emails", "email", "messages", "message", "file", "files", "contents", "body",
-            "data", "documents", "document", "contacts", "customer list", "thread", "invoices",
-            "attendee list", "codes", "code", "history", "inbox", "conversation", "all channels",
-            "correos", "mails",
+            "emails",
+            "email",
+            "messages",
+            "message",
+            "file",
+            "files",
+            "contents",
+            "body",
+            "data",
+            "documents",
+            "document",
+            "contacts",
+            "customer list",
+            "thread",
+            "invoices",
+            "attendee list",
+            "codes",
+            "code",
+            "history",
+            "inbox",
+            "conversation",
+            "all channels",
+            "correos",
+            "mails",
         ],
     ),
     (
         NEGATION,
         &[
-            "never", "not", "no", "don t", "dont", "nobody", "nie", "niemals", "nicht", "jamais",
-            "nunca", "mai", "nooit", "никогда", "не", "ignore this", "if you did not",
+            "never",
+            "not",
+            "no",
+            "don t",
+            "dont",
+            "nobody",
+            "nie",
+            "niemals",
+            "nicht",
+            "jamais",
+            "nunca",
+            "mai",
+            "nooit",
+            "никогда",
+            "не",
+            "ignore this",
+            "if you did not",
         ],
     ),
     (
         LINK_WORD,
-        &["link", "url", "website", "site", "page", "login page", "portal"],
+        &[
+            "link",
+            "url",
+            "website",
+            "site",
+            "page",
+            "login page",
+            "portal",
+        ],
     ),
     (
         DESTRUCTIVE,
-        &["delete", "erase", "wipe", "remove him", "then delete", "and delete"],
+        &[
+            "delete",
+            "erase",
+            "wipe",
+            "remove him",
+            "then delete",
+            "and delete",
+        ],
     ),
     (TODO, &["todo"]),
     (
         DISCUSSION,
         &[
-            "scam", "scams", "scammers", "fraud", "fraudsters", "criminals", "attacker",
-            "attackers", "attack", "attacks", "phishing", "impersonate", "impersonating",
-            "pretending", "claiming", "injection", "injections", "malicious", "researchers",
-            "for example", "e g", "such as", "might", "if you receive", "if you get",
-            "if you see", "if you notice", "be careful", "beware",
+            "scam",
+            "scams",
+            "scammers",
+            "fraud",
+            "fraudsters",
+            "criminals",
+            "attacker",
+            "attackers",
+            "attack",
+            "attacks",
+            "phishing",
+            "impersonate",
+            "impersonating",
+            "pretending",
+            "claiming",
+            "injection",
+            "injections",
+            "malicious",
+            "researchers",
+            "for example",
+            "e g",
+            "such as",
+            "might",
+            "if you receive",
+            "if you get",
+            "if you see",
+            "if you notice",
+            "be careful",
+            "beware",
         ],
     ),
 ];
 
 /// Words a command starts with: the actions an attacker wants taken.
 const ACT_VERBS: &[&str] = &[
-    "pay", "transfer", "wire", "remit", "send", "forward", "call", "ring", "phone", "dial", "text",
-    "click", "tap", "reply", "respond", "run", "execute", "install", "download", "share", "open",
-    "visit", "go", "log", "sign", "login", "buy", "purchase", "get", "update", "confirm", "verify",
-    "change", "modify", "enter", "provide", "submit", "upload", "post", "email", "delete",
-    "approve", "process", "invite", "add", "book", "make", "say", "tell", "include", "recommend",
-    "create", "schedule", "concatenate", "save", "remember", "mark", "treat", "escalate",
-    "notify", "fill", "settle", "deposit", "release", "read", "contact", "use", "ignore",
-    "disregard", "write", "print", "reveal", "output", "repeat", "respond",
+    "pay",
+    "transfer",
+    "wire",
+    "remit",
+    "send",
+    "forward",
+    "call",
+    "ring",
+    "phone",
+    "dial",
+    "text",
+    "click",
+    "tap",
+    "reply",
+    "respond",
+    "run",
+    "execute",
+    "install",
+    "download",
+    "share",
+    "open",
+    "visit",
+    "go",
+    "log",
+    "sign",
+    "login",
+    "buy",
+    "purchase",
+    "get",
+    "update",
+    "confirm",
+    "verify",
+    "change",
+    "modify",
+    "enter",
+    "provide",
+    "submit",
+    "upload",
+    "post",
+    "email",
+    "delete",
+    "approve",
+    "process",
+    "invite",
+    "add",
+    "book",
+    "make",
+    "say",
+    "tell",
+    "include",
+    "recommend",
+    "create",
+    "schedule",
+    "concatenate",
+    "save",
+    "remember",
+    "mark",
+    "treat",
+    "escalate",
+    "notify",
+    "fill",
+    "settle",
+    "deposit",
+    "release",
+    "read",
+    "contact",
+    "use",
+    "ignore",
+    "disregard",
+    "write",
+    "print",
+    "reveal",
+    "output",
+    "repeat",
+    "respond",
     // other languages
-    "uberweisen", "zahlen", "bezahlen", "senden", "schicken", "schicke", "klicken", "klicke",
-    "rufen", "antworten", "installieren", "kaufen", "offnen", "bitte", "payez", "virez",
-    "envoyez", "cliquez", "appelez", "repondez", "installez", "partagez", "achetez", "ouvrez",
-    "veuillez", "paga", "pague", "transfiere", "envia", "envie", "llama", "responde", "instala",
-    "comparte", "compra", "abre", "ignora", "paghi", "invia", "manda", "clicca", "chiama",
-    "rispondi", "installa", "condividi", "acquista", "apri", "transfira", "clique", "ligue",
-    "responda", "instale", "compartilhe", "compre", "abra", "betaal", "stuur", "klik", "bel",
-    "installeer", "deel", "koop", "переведите", "оплатите", "отправьте", "нажмите", "позвоните",
-    "перешлите", "купите", "установите", "срочно", "请",
+    "uberweisen",
+    "zahlen",
+    "bezahlen",
+    "senden",
+    "schicken",
+    "schicke",
+    "klicken",
+    "klicke",
+    "rufen",
+    "antworten",
+    "installieren",
+    "kaufen",
+    "offnen",
+    "bitte",
+    "payez",
+    "virez",
+    "envoyez",
+    "cliquez",
+    "appelez",
+    "repondez",
+    "installez",
+    "partagez",
+    "achetez",
+    "ouvrez",
+    "veuillez",
+    "paga",
+    "pague",
+    "transfiere",
+    "envia",
+    "envie",
+    "llama",
+    "responde",
+    "instala",
+    "comparte",
+    "compra",
+    "abre",
+    "ignora",
+    "paghi",
+    "invia",
+    "manda",
+    "clicca",
+    "chiama",
+    "rispondi",
+    "installa",
+    "condividi",
+    "acquista",
+    "apri",
+    "transfira",
+    "clique",
+    "ligue",
+    "responda",
+    "instale",
+    "compartilhe",
+    "compre",
+    "abra",
+    "betaal",
+    "stuur",
+    "klik",
+    "bel",
+    "installeer",
+    "deel",
+    "koop",
+    "переведите",
+    "оплатите",
+    "отправьте",
+    "нажмите",
+    "позвоните",
+    "перешлите",
+    "купите",
+    "установите",
+    "срочно",
+    "请",
 ];
 
 /// Words skipped before a command's verb: politeness, greetings, the addressee.
 const LEAD_INS: &[&str] = &[
-    "please", "pls", "kindly", "now", "then", "also", "just", "so", "and", "but", "first",
-    "todo", "urgent", "important", "note", "ok", "okay", "hey", "hi", "hello", "dear",
-    "attention", "immediately", "quickly", "simply", "assistant", "ai", "model", "gpt", "claude",
-    "agent", "bot", "llm", "you", "must", "need", "to", "should", "i", "want", "can", "could",
-    "would", "sure", "be", "per", "favore", "por", "favor", "s", "il", "vous", "plait",
-    "bitte", "do", "finally", "next", "after", "instead",
+    "please",
+    "pls",
+    "kindly",
+    "now",
+    "then",
+    "also",
+    "just",
+    "so",
+    "and",
+    "but",
+    "first",
+    "todo",
+    "urgent",
+    "important",
+    "note",
+    "ok",
+    "okay",
+    "hey",
+    "hi",
+    "hello",
+    "dear",
+    "attention",
+    "immediately",
+    "quickly",
+    "simply",
+    "assistant",
+    "ai",
+    "model",
+    "gpt",
+    "claude",
+    "agent",
+    "bot",
+    "llm",
+    "you",
+    "must",
+    "need",
+    "to",
+    "should",
+    "i",
+    "want",
+    "can",
+    "could",
+    "would",
+    "sure",
+    "be",
+    "per",
+    "favore",
+    "por",
+    "favor",
+    "s",
+    "il",
+    "vous",
+    "plait",
+    "bitte",
+    "do",
+    "finally",
+    "next",
+    "after",
+    "instead",
 ];
 
 struct Matcher {
@@ -306,7 +906,11 @@ static MATCHER: LazyLock<Matcher> = LazyLock::new(|| {
         for p in *phrases {
             // Scripts without spaces between words are matched anywhere.
             let cjk = p.chars().next().is_some_and(|c| c >= '\u{3000}');
-            patterns.push(if cjk { (*p).to_string() } else { format!(" {p} ") });
+            patterns.push(if cjk {
+                (*p).to_string()
+            } else {
+                format!(" {p} ")
+            });
             features.push(*feature);
         }
     }
@@ -333,7 +937,8 @@ struct Shapes {
     link_title: Option<Regex>,
 }
 
-static SHAPES: LazyLock<Shapes> = LazyLock::new(|| Shapes {
+static SHAPES: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes {
     url: Regex::new(r"(?i)(?-u:\b)(?:https?://|www\.)[^\s<>\x22')]+|(?-u:\b)[a-z0-9-]{2,}(?:\.[a-z0-9-]{2,})*\.(?:com|net|org|io|top|xyz|site|info|biz|ru|cn|tk|me|cc|co|uk|de|fr|online|app|link|click)(?-u:\b)(?:/[^\s<>\x22')]*)?").ok(),
     email: Regex::new(r"(?i)[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}").ok(),
     phone: Regex::new(r"(?:\+|(?-u:\b)0)[0-9][0-9 ()./-]{6,16}[0-9]|(?-u:\b)[0-9]{3}[ .-][0-9]{3}[ .-][0-9]{4}(?-u:\b)|(?-u:\b)[0-9]{3}-[0-9]{4}(?-u:\b)").ok(),
@@ -341,7 +946,34 @@ static SHAPES: LazyLock<Shapes> = LazyLock::new(|| Shapes {
     amount: Regex::new(r"(?i)[$€£¥₽]\s?[0-9]|(?-u:\b)[0-9][0-9.,]*\s?(?:eur|usd|gbp|chf|euros?|dollars?|pounds?|€|\$|£)(?-u:\b)?|(?-u:\b)(?:eur|usd|gbp|chf)\s?[0-9]").ok(),
     hidden_open: Regex::new(r#"(?i)<[a-z][a-z0-9]*[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*[;"']|opacity\s*:\s*0\s*[;"']|(?:^|[^-])color\s*[:=]\s*["']?\s*(?:#fff(?:fff)?|white)(?-u:\b)|size\s*=\s*["']?[01]["'\s>])[^>]*>"#).ok(),
     link_title: Regex::new(r#"\]\(\S+\s+"([^"\n]{12,400})"\)|(?i)title\s*=\s*"([^"\n]{12,400})""#).ok(),
+}
 });
+
+/// The operative details of `text` (URLs, e-mail addresses, phone and account numbers),
+/// sorted and not overlapping, each with what it is.
+pub(super) fn details(text: &str) -> Vec<(Range<usize>, &'static str)> {
+    let shapes = &*SHAPES;
+    let mut found: Vec<(Range<usize>, &'static str)> = Vec::new();
+    for (re, what) in [
+        (&shapes.email, "e-mail address"),
+        (&shapes.url, "link"),
+        (&shapes.account, "number"),
+        (&shapes.phone, "number"),
+    ] {
+        if let Some(re) = re {
+            found.extend(re.find_iter(text).map(|m| (m.range(), what)));
+        }
+    }
+    found.sort_by(|a, b| a.0.start.cmp(&b.0.start).then(b.0.end.cmp(&a.0.end)));
+    let mut out: Vec<(Range<usize>, &'static str)> = Vec::new();
+    for (r, what) in found {
+        match out.last_mut() {
+            Some(last) if r.start < last.0.end => last.0.end = last.0.end.max(r.end),
+            _ => out.push((r, what)),
+        }
+    }
+    out
+}
 
 /// Builds the automaton and the regexes now (see `screen::warm`).
 pub(super) fn warm() {
@@ -365,6 +997,7 @@ pub(super) fn sentences(text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut last_space = None;
+    let mut tag_open = false;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -386,8 +1019,9 @@ pub(super) fn sentences(text: &str) -> Vec<Range<usize>> {
                         && bytes.get(i + 2).is_some_and(u8::is_ascii_lowercase)
                         && text[start..i].split_whitespace().count() >= 3)
             }
-            // Markup: a tag ends a sentence (`<span …>Send…`, `…</span>`).
-            b'>' => next.is_some_and(|n| n.is_ascii_alphabetic()),
+            // Markup: an HTML tag ends a sentence (`<span …>Send…`, `…</span>`); a
+            // chat-template token (`<|im_start|>system`) does not.
+            b'>' => tag_open && next.is_some_and(|n| n.is_ascii_alphabetic()),
             b'\n' => next.is_none_or(|n| {
                 n == b'\n'
                     || n == b'\r'
@@ -402,12 +1036,12 @@ pub(super) fn sentences(text: &str) -> Vec<Range<usize>> {
         if b.is_ascii_whitespace() {
             last_space = Some(i);
         }
-        if b == b'<'
-            && i > start
-            && next.is_some_and(|n| n.is_ascii_alphabetic() || n == b'/' || n == b'!')
-        {
-            push(&mut out, text, start, i);
-            start = i;
+        if b == b'<' {
+            tag_open = next.is_some_and(|n| n.is_ascii_alphabetic() || n == b'/' || n == b'!');
+            if tag_open && i > start {
+                push(&mut out, text, start, i);
+                start = i;
+            }
         }
         if end_here || cjk_stop {
             let end = if cjk_stop { i + 3 } else { i + 1 };
@@ -498,7 +1132,8 @@ pub(super) fn feature_hits(
     if let Some(ac) = &matcher.automaton {
         for m in ac.find_overlapping_iter(folded.text.as_bytes()) {
             let feature = matcher.features[m.pattern().as_usize()];
-            let at = folded.origin_of(m.start() + usize::from(folded.text.as_bytes()[m.start()] == b' '));
+            let at = folded
+                .origin_of(m.start() + usize::from(folded.text.as_bytes()[m.start()] == b' '));
             let s = &mut sentences[which(at)];
             if at >= s.range.end {
                 continue;
@@ -506,7 +1141,10 @@ pub(super) fn feature_hits(
             if feature == NEGATION {
                 s.negations.push(m.start());
             } else if feature & NEGATABLE == 0
-                || !s.negations.iter().any(|&n| n < m.start() && m.start() - n < 48)
+                || !s
+                    .negations
+                    .iter()
+                    .any(|&n| n < m.start() && m.start() - n < 48)
             {
                 s.features |= feature;
             }
@@ -535,7 +1173,12 @@ pub(super) fn feature_hits(
         sentences[which(w.start)].features |= SPELLED;
         // A long run spelled out letter by letter hides its words from a reader's
         // search and from filters; nobody writes a sentence that way.
-        if text[w.clone()].chars().filter(|c| c.is_alphabetic()).count() >= 25 {
+        if text[w.clone()]
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .count()
+            >= 25
+        {
             hits.push(Hit {
                 kind: Kind::HiddenText,
                 rule: "spelled-out text",
@@ -557,7 +1200,18 @@ pub(super) fn feature_hits(
         }
     }
 
-    let context = sentences.iter().fold(0, |a, s| a | (s.features & CONTEXTUAL));
+    // A sentence that ends in a colon introduces the details on the next line
+    // (`…to our new account:` / `IBAN GB33…`).
+    const DETAILS: u32 = URL | EMAIL | PHONE | ACCOUNT | AMOUNT;
+    for i in 1..sentences.len() {
+        if text[sentences[i - 1].range.clone()].ends_with(':') {
+            let next = sentences[i].features & DETAILS;
+            sentences[i - 1].features |= next;
+        }
+    }
+    let context = sentences
+        .iter()
+        .fold(0, |a, s| a | (s.features & CONTEXTUAL));
     for s in &sentences {
         if let Some((base, kind, rule)) = judge(s, context) {
             hits.push(Hit {
@@ -599,7 +1253,11 @@ fn first_verbs(folded: &Folded, sentences: &mut [Sentence], which: &dyn Fn(usize
             continue;
         }
         decided = true;
-        if ACT_VERBS.contains(&word) || ACT_VERBS.iter().any(|v| !v.is_ascii() && word.starts_with(v)) {
+        if ACT_VERBS.contains(&word)
+            || ACT_VERBS
+                .iter()
+                .any(|v| !v.is_ascii() && word.starts_with(v))
+        {
             if let Some(sentence) = sentences.get_mut(s) {
                 sentence.first_verb = true;
             }
@@ -686,7 +1344,10 @@ fn judge(s: &Sentence, context: u32) -> Option<(f64, Kind, &'static str)> {
     if has(DISCUSSION) && !s.first_verb {
         score -= 0.3;
     }
-    if (has(AUTHORITY) || context & AUTHORITY != 0) && (has(URGENT) || context & URGENT != 0) && kind == Kind::ActionRequest {
+    if (has(AUTHORITY) || context & AUTHORITY != 0)
+        && (has(URGENT) || context & URGENT != 0)
+        && kind == Kind::ActionRequest
+    {
         kind = Kind::AuthorityClaim;
         rule = "urgency with claimed authority";
     }
@@ -746,9 +1407,42 @@ fn floor(text: &str, mut at: usize) -> usize {
 
 /// Common English words, for telling ROT13 text from text.
 const COMMON: &[&str] = &[
-    "the", "and", "to", "of", "a", "in", "is", "you", "that", "it", "for", "your", "all", "on",
-    "with", "this", "be", "are", "send", "from", "my", "me", "now", "please", "pay", "at",
-    "by", "or", "an", "as", "ignore", "instructions", "user", "account", "money", "password",
+    "the",
+    "and",
+    "to",
+    "of",
+    "a",
+    "in",
+    "is",
+    "you",
+    "that",
+    "it",
+    "for",
+    "your",
+    "all",
+    "on",
+    "with",
+    "this",
+    "be",
+    "are",
+    "send",
+    "from",
+    "my",
+    "me",
+    "now",
+    "please",
+    "pay",
+    "at",
+    "by",
+    "or",
+    "an",
+    "as",
+    "ignore",
+    "instructions",
+    "user",
+    "account",
+    "money",
+    "password",
 ];
 
 /// The ROT13 reading of a sentence when it reads as English and the sentence does not.
@@ -761,7 +1455,10 @@ pub(super) fn rot13_reading(sentence: &str) -> Option<String> {
     if words.len() < 4 {
         return None;
     }
-    let plain = words.iter().filter(|w| COMMON.contains(&w.as_str())).count();
+    let plain = words
+        .iter()
+        .filter(|w| COMMON.contains(&w.as_str()))
+        .count();
     let decoded = words
         .iter()
         .filter(|w| COMMON.contains(&rot13(w).as_str()))
@@ -796,9 +1493,18 @@ mod tests {
     fn sentences_end_where_people_end_them() {
         assert_eq!(
             cut("Hi Ana,\n\nplease pay now. Thanks! See you\nat 5.\nRegards"),
-            ["Hi Ana,", "please pay now.", "Thanks!", "See you\nat 5.", "Regards"]
+            [
+                "Hi Ana,",
+                "please pay now.",
+                "Thanks!",
+                "See you\nat 5.",
+                "Regards"
+            ]
         );
-        assert_eq!(cut("会议改到周四。请准时参加。"), ["会议改到周四。", "请准时参加。"]);
+        assert_eq!(
+            cut("会议改到周四。请准时参加。"),
+            ["会议改到周四。", "请准时参加。"]
+        );
         let long = "word ".repeat(400);
         assert!(cut(&long).iter().all(|s| s.len() <= MAX_SENTENCE));
         let one = "a".repeat(2000);

@@ -56,10 +56,9 @@ impl Folded {
     /// The original byte offset that folded byte `at` came from (the text's length past
     /// its end).
     pub fn origin_of(&self, at: usize) -> usize {
-        self.origin.get(at).map_or_else(
-            || self.origin.last().map_or(0, |o| o.1),
-            |o| o.0,
-        )
+        self.origin
+            .get(at)
+            .map_or_else(|| self.origin.last().map_or(0, |o| o.1), |o| o.0)
     }
 }
 
@@ -138,8 +137,16 @@ impl Folded {
     /// word of three letters or more, when a run of two capitals or of four lowercase
     /// letters ends there (`iPhone`, `PayPal`, `PDFs` stay whole).
     fn camel_words(&mut self, letters: &mut [Letter], singles: &mut Vec<Vec<Letter>>) {
-        let up = |i: usize| letters.get(i).is_some_and(|l| l.folded.is_ascii_uppercase());
-        let low = |i: usize| letters.get(i).is_some_and(|l| l.folded.is_ascii_lowercase());
+        let up = |i: usize| {
+            letters
+                .get(i)
+                .is_some_and(|l| l.folded.is_ascii_uppercase())
+        };
+        let low = |i: usize| {
+            letters
+                .get(i)
+                .is_some_and(|l| l.folded.is_ascii_lowercase())
+        };
         let mut cuts = Vec::new();
         let (mut uppers, mut lowers) = (0usize, 0usize);
         for i in 0..letters.len() {
@@ -158,7 +165,8 @@ impl Folded {
                 lowers = 0;
             }
         }
-        self.glued.extend(cuts.iter().filter_map(|&i| letters.get(i).map(|l| l.start)));
+        self.glued
+            .extend(cuts.iter().filter_map(|&i| letters.get(i).map(|l| l.start)));
         let mut from = 0;
         for cut in cuts.into_iter().chain(std::iter::once(letters.len())) {
             self.word(&mut letters[from..cut], singles);
@@ -200,10 +208,7 @@ impl Folded {
         // A gap is wider when it is longer, or as long but holds white space where the
         // narrowest does not (`P-a-y t-h-e`: the hyphens join, the space separates).
         let gap = |a: &[Letter], b: &[Letter]| match (a.last(), b.first()) {
-            (Some(a), Some(b)) => (
-                b.start.saturating_sub(a.end),
-                b.space_before,
-            ),
+            (Some(a), Some(b)) => (b.start.saturating_sub(a.end), b.space_before),
             _ => (0, false),
         };
         let narrowest = singles
@@ -405,7 +410,10 @@ mod tests {
         assert_eq!(folded("i g n o r e it"), " ignore it ");
         assert_eq!(folded("P-a-y t-h-e f-e-e"), " pay the fee ");
         assert_eq!(folded("p a y  t h e  f e e"), " pay the fee ");
-        assert_eq!(folded("USAIgnore accordinglyPlease"), " usa ignore accordingly please ");
+        assert_eq!(
+            folded("USAIgnore accordinglyPlease"),
+            " usa ignore accordingly please "
+        );
         assert_eq!(folded("iPhone PayPal PDFs"), " iphone paypal pdfs ");
         assert_eq!(folded("Précédentes Straße"), " precedentes strasse ");
         assert_eq!(folded("раypal"), " paypal ");
