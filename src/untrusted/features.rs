@@ -70,6 +70,8 @@ const SPELLED: u32 = 1 << 26;
 
 /// Features that negate a core when a negation stands just before them.
 const NEGATABLE: u32 = BEC | GIFT | CRED_VERB | CRED_NOUN | META | LURE | SEND_VERB | MONEY_VERB;
+/// The operative details.
+const DETAILS: u32 = URL | EMAIL | PHONE | ACCOUNT | AMOUNT;
 /// Features that count (half) from elsewhere in the text.
 const CONTEXTUAL: u32 = URGENT | THREAT | AUTHORITY | SECRECY | ADDRESSEE | BEC;
 
@@ -1153,6 +1155,47 @@ pub(super) fn feature_hits(
     // First words, on the folded text: walk its words once.
     first_verbs(folded, &mut sentences, &which);
 
+    mark_shapes(text, folded, hidden, &mut sentences, &which, hits);
+
+    // A sentence that ends in a colon introduces the details on the next line
+    // (`…to our new account:` / `IBAN GB33…`).
+    for i in 1..sentences.len() {
+        if text[sentences[i - 1].range.clone()].ends_with(':') {
+            let next = sentences[i].features & DETAILS;
+            sentences[i - 1].features |= next;
+        }
+    }
+    let context = sentences
+        .iter()
+        .fold(0, |a, s| a | (s.features & CONTEXTUAL));
+    for s in &sentences {
+        if let Some((base, kind, rule)) = judge(s, context) {
+            hits.push(Hit {
+                kind,
+                rule,
+                span: s.range.clone(),
+                base,
+                flags: 0,
+            });
+        }
+    }
+    sentences
+        .into_iter()
+        .filter(|s| s.features & DISCUSSION != 0 && !s.first_verb)
+        .map(|s| s.range)
+        .collect()
+}
+
+/// The features found on the original text (operative details, hidden carriers) and
+/// the spelled-out words; a long spelled-out run is a hit of its own.
+fn mark_shapes(
+    text: &str,
+    folded: &Folded,
+    hidden: &[Range<usize>],
+    sentences: &mut [Sentence],
+    which: &dyn Fn(usize) -> usize,
+    hits: &mut Vec<Hit>,
+) {
     // Shapes, on the original.
     let shapes = &*SHAPES;
     for (re, feature) in [
@@ -1199,35 +1242,6 @@ pub(super) fn feature_hits(
             }
         }
     }
-
-    // A sentence that ends in a colon introduces the details on the next line
-    // (`…to our new account:` / `IBAN GB33…`).
-    const DETAILS: u32 = URL | EMAIL | PHONE | ACCOUNT | AMOUNT;
-    for i in 1..sentences.len() {
-        if text[sentences[i - 1].range.clone()].ends_with(':') {
-            let next = sentences[i].features & DETAILS;
-            sentences[i - 1].features |= next;
-        }
-    }
-    let context = sentences
-        .iter()
-        .fold(0, |a, s| a | (s.features & CONTEXTUAL));
-    for s in &sentences {
-        if let Some((base, kind, rule)) = judge(s, context) {
-            hits.push(Hit {
-                kind,
-                rule,
-                span: s.range.clone(),
-                base,
-                flags: 0,
-            });
-        }
-    }
-    sentences
-        .into_iter()
-        .filter(|s| s.features & DISCUSSION != 0 && !s.first_verb)
-        .map(|s| s.range)
-        .collect()
 }
 
 fn first_verbs(folded: &Folded, sentences: &mut [Sentence], which: &dyn Fn(usize) -> usize) {
@@ -1253,14 +1267,13 @@ fn first_verbs(folded: &Folded, sentences: &mut [Sentence], which: &dyn Fn(usize
             continue;
         }
         decided = true;
-        if ACT_VERBS.contains(&word)
+        if (ACT_VERBS.contains(&word)
             || ACT_VERBS
                 .iter()
-                .any(|v| !v.is_ascii() && word.starts_with(v))
+                .any(|v| !v.is_ascii() && word.starts_with(v)))
+            && let Some(sentence) = sentences.get_mut(s)
         {
-            if let Some(sentence) = sentences.get_mut(s) {
-                sentence.first_verb = true;
-            }
+            sentence.first_verb = true;
         }
     }
 }
@@ -1387,10 +1400,10 @@ pub(super) fn hidden_regions(text: &str) -> Vec<Range<usize>> {
     }
     if let Some(re) = &shapes.link_title {
         for c in re.captures_iter(text) {
-            if let Some(m) = c.get(1).or_else(|| c.get(2)) {
-                if m.as_str().split_whitespace().count() >= 3 {
-                    out.push(m.range());
-                }
+            if let Some(m) = c.get(1).or_else(|| c.get(2))
+                && m.as_str().split_whitespace().count() >= 3
+            {
+                out.push(m.range());
             }
         }
     }
