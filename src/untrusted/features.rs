@@ -32,7 +32,7 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
-use regex::Regex;
+use regex::bytes::Regex;
 
 use super::fold::Folded;
 use super::screen::{Hit, Kind};
@@ -72,6 +72,8 @@ const SPELLED: u32 = 1 << 26;
 const NEGATABLE: u32 = BEC | GIFT | CRED_VERB | CRED_NOUN | META | LURE | SEND_VERB | MONEY_VERB;
 /// The operative details.
 const DETAILS: u32 = URL | EMAIL | PHONE | ACCOUNT | AMOUNT;
+/// Features that make a sentence a candidate (with a command as its first word).
+const CORES: u32 = BEC | GIFT | CRED_NOUN | META | LURE | TODO | ADDRESSEE;
 /// Features that count (half) from elsewhere in the text.
 const CONTEXTUAL: u32 = URGENT | THREAT | AUTHORITY | SECRECY | ADDRESSEE | BEC;
 
@@ -917,7 +919,9 @@ static MATCHER: LazyLock<Matcher> = LazyLock::new(|| {
         }
     }
     let automaton = AhoCorasick::builder()
-        .kind(Some(AhoCorasickKind::DFA))
+        // The contiguous NFA: a fraction of a DFA's memory (the screen runs in every
+        // tick), still one pass.
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
         .match_kind(MatchKind::Standard)
         .build(&patterns)
         .ok();
@@ -927,27 +931,37 @@ static MATCHER: LazyLock<Matcher> = LazyLock::new(|| {
     }
 });
 
-/// Operative details and hidden carriers, on the original text (ASCII classes only, so
-/// they compile small).
+/// Operative details and hidden carriers, on the original text's bytes (ASCII classes
+/// only, so they compile small and run on the lazy DFA; matches start and end on ASCII
+/// bytes or on whole characters, and are snapped to character boundaries anyway).
 struct Shapes {
     url: Option<Regex>,
     email: Option<Regex>,
     phone: Option<Regex>,
     account: Option<Regex>,
     amount: Option<Regex>,
+}
+
+/// Hidden carriers, built only for a text with markup in it.
+struct Carriers {
     hidden_open: Option<Regex>,
     link_title: Option<Regex>,
 }
 
 static SHAPES: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes {
-    url: Regex::new(r"(?i)(?-u:\b)(?:https?://|www\.)[^\s<>\x22')]+|(?-u:\b)[a-z0-9-]{2,}(?:\.[a-z0-9-]{2,})*\.(?:com|net|org|io|top|xyz|site|info|biz|ru|cn|tk|me|cc|co|uk|de|fr|online|app|link|click)(?-u:\b)(?:/[^\s<>\x22')]*)?").ok(),
-    email: Regex::new(r"(?i)[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}").ok(),
-    phone: Regex::new(r"(?:\+|(?-u:\b)0)[0-9][0-9 ()./-]{6,16}[0-9]|(?-u:\b)[0-9]{3}[ .-][0-9]{3}[ .-][0-9]{4}(?-u:\b)|(?-u:\b)[0-9]{3}-[0-9]{4}(?-u:\b)").ok(),
-    account: Regex::new(r"(?-u:\b)[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?-u:\b)|(?-u:\b)[0-9]{6,}(?-u:\b)|(?-u:\b)[0-9]{3,4}(?:[ -][0-9]{3,7}){2,4}(?-u:\b)").ok(),
-    amount: Regex::new(r"(?i)[$€£¥₽]\s?[0-9]|(?-u:\b)[0-9][0-9.,]*\s?(?:eur|usd|gbp|chf|euros?|dollars?|pounds?|€|\$|£)(?-u:\b)?|(?-u:\b)(?:eur|usd|gbp|chf)\s?[0-9]").ok(),
-    hidden_open: Regex::new(r#"(?i)<[a-z][a-z0-9]*[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*[;"']|opacity\s*:\s*0\s*[;"']|(?:^|[^-])color\s*[:=]\s*["']?\s*(?:#fff(?:fff)?|white)(?-u:\b)|size\s*=\s*["']?[01]["'\s>])[^>]*>"#).ok(),
-    link_title: Regex::new(r#"\]\(\S+\s+"([^"\n]{12,400})"\)|(?i)title\s*=\s*"([^"\n]{12,400})""#).ok(),
+    url: Regex::new(r"(?i-u)\b(?:https?://|www\.)[^\s<>\x22')]+|\b[a-z0-9-]{2,}(?:\.[a-z0-9-]{2,})*\.(?:com|net|org|io|top|xyz|site|info|biz|ru|cn|tk|me|cc|co|uk|de|fr|online|app|link|click)\b(?:/[^\s<>\x22')]*)?").ok(),
+    email: Regex::new(r"(?i-u)[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}").ok(),
+    phone: Regex::new(r"(?-u)(?:\+|\b0)[0-9][0-9 ()./-]{6,16}[0-9]|\b[0-9]{3}[ .-][0-9]{3}[ .-][0-9]{4}\b|\b[0-9]{3}-[0-9]{4}\b").ok(),
+    account: Regex::new(r"(?-u)\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b|\b[0-9]{6,}\b|\b[0-9]{3,4}(?:[ -][0-9]{3,7}){2,4}\b").ok(),
+    amount: Regex::new(r"(?i-u)(?:\$|€|£|¥|₽)\s?[0-9]|\b[0-9][0-9.,]*\s?(?:eur\b|usd\b|gbp\b|chf\b|euros?\b|dollars?\b|pounds?\b|€|\$|£)|\b(?:eur|usd|gbp|chf)\s?[0-9]").ok(),
+}
+});
+
+static CARRIERS: LazyLock<Carriers> = LazyLock::new(|| {
+    Carriers {
+    hidden_open: Regex::new(r#"(?i-u)<[a-z][a-z0-9]*[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*[;"']|opacity\s*:\s*0\s*[;"']|(?:^|[^-])color\s*[:=]\s*["']?\s*(?:#fff(?:fff)?|white)\b|size\s*=\s*["']?[01]["'\s>])[^>]*>"#).ok(),
+    link_title: Regex::new(r#"(?-u)\]\([^\s)]+\s+"([^"\n]{12,400})"\)|(?i)title\s*=\s*"([^"\n]{12,400})""#).ok(),
 }
 });
 
@@ -963,7 +977,10 @@ pub(super) fn details(text: &str) -> Vec<(Range<usize>, &'static str)> {
         (&shapes.phone, "number"),
     ] {
         if let Some(re) = re {
-            found.extend(re.find_iter(text).map(|m| (m.range(), what)));
+            found.extend(
+                re.find_iter(text.as_bytes())
+                    .map(|m| (floor(text, m.start())..ceil(text, m.end()), what)),
+            );
         }
     }
     found.sort_by(|a, b| a.0.start.cmp(&b.0.start).then(b.0.end.cmp(&a.0.end)));
@@ -981,6 +998,7 @@ pub(super) fn details(text: &str) -> Vec<(Range<usize>, &'static str)> {
 pub(super) fn warm() {
     LazyLock::force(&MATCHER);
     LazyLock::force(&SHAPES);
+    LazyLock::force(&CARRIERS);
 }
 
 /// One sentence: its range in the original text and its features.
@@ -1155,7 +1173,12 @@ pub(super) fn feature_hits(
     // First words, on the folded text: walk its words once.
     first_verbs(folded, &mut sentences, &which);
 
-    mark_shapes(text, folded, hidden, &mut sentences, &which, hits);
+    // The details matter only to a sentence with a core: a text without one (most
+    // answers, most mail) builds no detail regex.
+    let core = sentences
+        .iter()
+        .any(|s| s.first_verb || s.features & CORES != 0);
+    mark_shapes(text, folded, hidden, core, &mut sentences, &which, hits);
 
     // A sentence that ends in a colon introduces the details on the next line
     // (`…to our new account:` / `IBAN GB33…`).
@@ -1192,23 +1215,24 @@ fn mark_shapes(
     text: &str,
     folded: &Folded,
     hidden: &[Range<usize>],
+    core: bool,
     sentences: &mut [Sentence],
     which: &dyn Fn(usize) -> usize,
     hits: &mut Vec<Hit>,
 ) {
     // Shapes, on the original.
-    let shapes = &*SHAPES;
-    for (re, feature) in [
-        (&shapes.url, URL),
-        (&shapes.email, EMAIL),
-        (&shapes.phone, PHONE),
-        (&shapes.account, ACCOUNT),
-        (&shapes.amount, AMOUNT),
-    ] {
-        if let Some(re) = re {
-            for m in re.find_iter(text) {
-                let s = &mut sentences[which(m.start())];
-                s.features |= feature;
+    if core {
+        let shapes = &*SHAPES;
+        for (re, feature) in [
+            (&shapes.url, URL),
+            (&shapes.email, EMAIL),
+            (&shapes.phone, PHONE),
+            (&shapes.account, ACCOUNT),
+            (&shapes.amount, AMOUNT),
+        ] {
+            let Some(re) = re else { continue };
+            for m in re.find_iter(text.as_bytes()) {
+                sentences[which(m.start())].features |= feature;
             }
         }
     }
@@ -1383,27 +1407,38 @@ pub(super) fn hidden_regions(text: &str) -> Vec<Range<usize>> {
         out.push(start..end);
         at = end.max(start + 4);
     }
-    let shapes = &*SHAPES;
+    // Most texts have no markup: no carrier regex is built for them.
+    let markup = text.contains('<') || text.contains("](") || text.contains("title");
+    if !markup {
+        out.sort_by_key(|r| r.start);
+        return out;
+    }
+    let shapes = &*CARRIERS;
     if let Some(re) = &shapes.hidden_open {
         let mut from = 0;
-        while let Some(m) = re.find_at(text, from) {
-            let limit = floor(text, (m.end() + MAX).min(text.len()));
-            let end = text[m.end()..limit]
+        while let Some(m) = re.find_at(text.as_bytes(), from) {
+            let (start, open_end) = (floor(text, m.start()), ceil(text, m.end()));
+            let limit = floor(text, (open_end + MAX).min(text.len())).max(open_end);
+            let end = text[open_end..limit]
                 .find("</")
-                .map_or(limit, |e| m.end() + e);
-            out.push(m.start()..end);
-            from = end.max(m.end());
+                .map_or(limit, |e| open_end + e);
+            out.push(start..end);
+            from = end.max(open_end);
             if from >= text.len() {
                 break;
             }
         }
     }
     if let Some(re) = &shapes.link_title {
-        for c in re.captures_iter(text) {
+        for c in re.captures_iter(text.as_bytes()) {
             if let Some(m) = c.get(1).or_else(|| c.get(2))
-                && m.as_str().split_whitespace().count() >= 3
+                && m.as_bytes()
+                    .split(u8::is_ascii_whitespace)
+                    .filter(|w| !w.is_empty())
+                    .count()
+                    >= 3
             {
-                out.push(m.range());
+                out.push(floor(text, m.start())..ceil(text, m.end()));
             }
         }
     }
@@ -1411,7 +1446,16 @@ pub(super) fn hidden_regions(text: &str) -> Vec<Range<usize>> {
     out
 }
 
+fn ceil(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
 fn floor(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at -= 1;
     }
@@ -1459,22 +1503,30 @@ const COMMON: &[&str] = &[
 ];
 
 /// The ROT13 reading of a sentence when it reads as English and the sentence does not.
+/// Cheap for ordinary text: a sentence with common English words in it is no ROT13, and
+/// no word is copied until that is known.
 pub(super) fn rot13_reading(sentence: &str) -> Option<String> {
-    let words: Vec<String> = sentence
-        .split(|c: char| !c.is_ascii_alphabetic())
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect();
-    if words.len() < 4 {
+    let words = || {
+        sentence
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| !w.is_empty() && w.len() <= 16)
+    };
+    let common = |w: &str| COMMON.iter().any(|c| c.eq_ignore_ascii_case(w));
+    let (mut total, mut plain) = (0, 0);
+    for w in words() {
+        total += 1;
+        plain += usize::from(common(w));
+    }
+    if total < 4 || plain * 5 > total {
         return None;
     }
-    let plain = words
-        .iter()
-        .filter(|w| COMMON.contains(&w.as_str()))
-        .count();
-    let decoded = words
-        .iter()
-        .filter(|w| COMMON.contains(&rot13(w).as_str()))
+    let mut buf = String::new();
+    let decoded = words()
+        .filter(|w| {
+            buf.clear();
+            buf.push_str(&rot13(w));
+            common(&buf)
+        })
         .count();
     // A short label before a colon (`rot13:`) is not part of the message.
     let body = match sentence.split_once(": ") {
@@ -1522,6 +1574,21 @@ mod tests {
         assert!(cut(&long).iter().all(|s| s.len() <= MAX_SENTENCE));
         let one = "a".repeat(2000);
         assert_eq!(cut(&one).concat(), one);
+    }
+
+    #[test]
+    fn every_shape_compiles() {
+        let s = &*SHAPES;
+        for re in [&s.url, &s.email, &s.phone, &s.account, &s.amount] {
+            assert!(re.is_some());
+        }
+        assert!(CARRIERS.hidden_open.is_some() && CARRIERS.link_title.is_some());
+        assert!(MATCHER.automaton.is_some());
+        let found: Vec<&str> = details("Pay £40 to GB33 BUKB 2020 1555 5555 55, see https://x.example.top/p or call +44 20 7946 0123, mail a@b.example")
+            .into_iter()
+            .map(|(_, what)| what)
+            .collect();
+        assert_eq!(found, ["number", "link", "number", "e-mail address"]);
     }
 
     #[test]
