@@ -1350,8 +1350,9 @@ fn judge(s: &Sentence, context: u32) -> Option<(f64, Kind, &'static str)> {
         rule = "sends data to an address in the text";
     }
     if has(MONEY_VERB) && has(ACCOUNT) {
-        // Money moved to an account the text itself gives: more when it is an order.
-        score += if s.first_verb { 0.2 } else { 0.15 };
+        // Money moved to an account the text itself gives. An invoice says as much, so
+        // it takes another signal (urgency, authority, a changed account…) to detect.
+        score += 0.15;
     }
     if has(DESTRUCTIVE) && s.first_verb {
         score += 0.1;
