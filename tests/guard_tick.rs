@@ -55,10 +55,9 @@ fn a_hostile_mail_never_steers_the_subconscious_or_the_user() {
         "the span reached the model"
     );
     assert!(sent.contains("[thinker screened this source:"), "marked");
-    assert!(
-        sent.contains("From: IT Support <it@evil.example>"),
-        "still shown"
-    );
+    // Still shown; the addresses next to the screened sentence are taken out with it.
+    assert!(sent.contains("From: IT Support"), "still shown");
+    assert!(!sent.contains("drop@evil.example"), "the payload's address");
     // The subconscious holds none of it; nothing was escalated, nothing delivered.
     let state = run.state().to_string().to_lowercase();
     assert!(!state.contains(SPAN), "{state}");

@@ -483,7 +483,7 @@ fn prompt_prints_the_prompt_with_command_output_fenced_and_calls_no_model() {
     // Shown, but screened: the attempt neutralised and the source marked.
     assert!(
         fenced[..close].contains("[thinker screened this source: instruction override;")
-            && fenced[..close].contains("Subject: [screened: instruction override]"),
+            && fenced[..close].contains("[screened: instruction override, "),
         "{fenced}"
     );
     assert!(!text.contains("IGNORE ALL PREVIOUS INSTRUCTIONS"), "{text}");

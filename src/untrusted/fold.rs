@@ -28,6 +28,11 @@ pub struct Folded {
     origin: Vec<(usize, usize)>,
     /// Original spans of words that mixed Latin letters with Cyrillic or Greek lookalikes.
     pub mixed_words: Vec<Range<usize>>,
+    /// Original spans of words of four letters or more that were spelled out one letter
+    /// at a time (`i g n o r e`, `P-a-y`).
+    pub spelled: Vec<Range<usize>>,
+    /// Original offsets where a word glued to the one before starts (`USA|Transfer`).
+    pub glued: Vec<usize>,
 }
 
 impl Folded {
@@ -47,6 +52,14 @@ impl Folded {
         }
         Some(self.origin[a].0..self.origin[b - 1].1)
     }
+
+    /// The original byte offset that folded byte `at` came from (the text's length past
+    /// its end).
+    pub fn origin_of(&self, at: usize) -> usize {
+        self.origin
+            .get(at)
+            .map_or_else(|| self.origin.last().map_or(0, |o| o.1), |o| o.0)
+    }
 }
 
 /// One character of a word: what it folds to, and where it was.
@@ -54,6 +67,8 @@ struct Letter {
     folded: char,
     start: usize,
     end: usize,
+    /// Whether white space separates it from the word before (first letters only).
+    space_before: bool,
 }
 
 /// Folds `text` (see the module doc).
@@ -62,6 +77,8 @@ pub fn fold(text: &str) -> Folded {
         text: String::with_capacity(text.len() + 2),
         origin: Vec::with_capacity(text.len() + 2),
         mixed_words: Vec::new(),
+        spelled: Vec::new(),
+        glued: Vec::new(),
     };
     out.push(' ', (0, 0));
     let mut word: Vec<Letter> = Vec::new();
@@ -69,6 +86,7 @@ pub fn fold(text: &str) -> Folded {
     let mut singles: Vec<Vec<Letter>> = Vec::new();
     let mut chars = text.char_indices().peekable();
     let mut prev_alnum = false;
+    let mut space_before = false;
     while let Some((i, c)) = chars.next() {
         let end = i + c.len_utf8();
         let c = widen(c);
@@ -86,18 +104,21 @@ pub fn fold(text: &str) -> Folded {
                 folded: c,
                 start: i,
                 end,
+                space_before: word.is_empty() && space_before,
             });
+            space_before = false;
             prev_alnum = true;
         } else {
+            space_before |= c.is_whitespace();
             if !word.is_empty() {
-                out.word(&mut word, &mut singles);
+                out.camel_words(&mut word, &mut singles);
                 word.clear();
             }
             prev_alnum = false;
         }
     }
     if !word.is_empty() {
-        out.word(&mut word, &mut singles);
+        out.camel_words(&mut word, &mut singles);
     }
     out.flush_singles(&mut singles);
     out
@@ -108,6 +129,48 @@ impl Folded {
         self.text.push(c);
         for _ in 0..c.len_utf8() {
             self.origin.push(origin);
+        }
+    }
+
+    /// Adds a run of letters as words, cut where two words were glued together without a
+    /// space (`USAIgnore`, `accordinglyPlease`): before a capital that starts a lowercase
+    /// word of three letters or more, when a run of two capitals or of four lowercase
+    /// letters ends there (`iPhone`, `PayPal`, `PDFs` stay whole).
+    fn camel_words(&mut self, letters: &mut [Letter], singles: &mut Vec<Vec<Letter>>) {
+        let up = |i: usize| {
+            letters
+                .get(i)
+                .is_some_and(|l| l.folded.is_ascii_uppercase())
+        };
+        let low = |i: usize| {
+            letters
+                .get(i)
+                .is_some_and(|l| l.folded.is_ascii_lowercase())
+        };
+        let mut cuts = Vec::new();
+        let (mut uppers, mut lowers) = (0usize, 0usize);
+        for i in 0..letters.len() {
+            let starts_word = up(i) && low(i + 1) && low(i + 2) && low(i + 3);
+            if i > 0 && starts_word && (uppers >= 2 || lowers >= 4) {
+                cuts.push(i);
+            }
+            if up(i) {
+                uppers += 1;
+                lowers = 0;
+            } else if low(i) {
+                lowers += 1;
+                uppers = 0;
+            } else {
+                uppers = 0;
+                lowers = 0;
+            }
+        }
+        self.glued
+            .extend(cuts.iter().filter_map(|&i| letters.get(i).map(|l| l.start)));
+        let mut from = 0;
+        for cut in cuts.into_iter().chain(std::iter::once(letters.len())) {
+            self.word(&mut letters[from..cut], singles);
+            from = cut;
         }
     }
 
@@ -125,6 +188,7 @@ impl Folded {
                 folded: one.folded,
                 start: one.start,
                 end: one.end,
+                space_before: one.space_before,
             }]);
             return;
         }
@@ -141,26 +205,38 @@ impl Folded {
             }
             return;
         }
+        // A gap is wider when it is longer, or as long but holds white space where the
+        // narrowest does not (`P-a-y t-h-e`: the hyphens join, the space separates).
         let gap = |a: &[Letter], b: &[Letter]| match (a.last(), b.first()) {
-            (Some(a), Some(b)) => b.start.saturating_sub(a.end),
-            _ => 0,
+            (Some(a), Some(b)) => (b.start.saturating_sub(a.end), b.space_before),
+            _ => (0, false),
         };
         let narrowest = singles
             .windows(2)
             .map(|w| gap(&w[0], &w[1]))
             .min()
-            .unwrap_or(0);
+            .unwrap_or((0, false));
         let mut word: Vec<Letter> = Vec::new();
         for letters in singles.drain(..) {
             if !word.is_empty() && gap(&word, &letters) > narrowest {
-                self.emit(&word);
+                self.emit_spelled(&word);
                 word.clear();
             }
             word.extend(letters);
         }
         if !word.is_empty() {
-            self.emit(&word);
+            self.emit_spelled(&word);
         }
+    }
+
+    /// Emits a word joined from single letters, noting it when it is four letters or more.
+    fn emit_spelled(&mut self, letters: &[Letter]) {
+        if letters.len() >= 4
+            && let (Some(first), Some(last)) = (letters.first(), letters.last())
+        {
+            self.spelled.push(first.start..last.end);
+        }
+        self.emit(letters);
     }
 
     fn emit(&mut self, letters: &[Letter]) {
@@ -332,6 +408,13 @@ mod tests {
         assert_eq!(folded("ig\u{200b}no\u{200d}re"), " ignore ");
         assert_eq!(folded("1gn0re prev10us"), " ignore previous ");
         assert_eq!(folded("i g n o r e it"), " ignore it ");
+        assert_eq!(folded("P-a-y t-h-e f-e-e"), " pay the fee ");
+        assert_eq!(folded("p a y  t h e  f e e"), " pay the fee ");
+        assert_eq!(
+            folded("USAIgnore accordinglyPlease"),
+            " usa ignore accordingly please "
+        );
+        assert_eq!(folded("iPhone PayPal PDFs"), " iphone paypal pdfs ");
         assert_eq!(folded("Précédentes Straße"), " precedentes strasse ");
         assert_eq!(folded("раypal"), " paypal ");
         assert_eq!(folded("p@ssword"), " password ");

@@ -14,6 +14,10 @@ pub(super) const WORD: &[&[&[u8]]] = &[
     &[b" abandon", b" bypass ", b" cancel ", b" discard", b" disrega", b" ditch ", b" do not ", b" don t f", b" don t o", b" dont fo", b" drop ", b" forget ", b" forgett", b" ignore ", b" ignorin", b" neglect", b" no long", b" nullify", b" overrid", b" overrul", b" pay no ", b" set asi", b" skip ", b" stop fo", b" stop ob", b" superce", b" superse", b" throw a", b" throw o", b" void "],
     // ignore previous instructions
     &[b" bypass ", b" discard", b" disrega", b" forget ", b" ignore ", b" overrid"],
+    // ignore your previous instructions
+    &[b" discard", b" disrega", b" drop al", b" drop an", b" drop yo", b" forget ", b" ignore ", b" overrid"],
+    // mode switch
+    &[b" admin m", b" adminis", b" dan mod", b" debug m", b" debuggi", b" develop", b" god mod", b" jailbre", b" mainten", b" root mo", b" sudo mo", b" unfilte", b" unrestr", b" you are", b" you re ", b" youre a", b" youre n", b" youre o", b" youre r", b" youre w"],
     // forget everything
     &[b" clear ", b" disrega", b" erase ", b" forget ", b" ignore ", b" wipe "],
     // forget everything
@@ -161,6 +165,8 @@ pub(super) const RAW: &[&[&[u8]]] = &[
     &[b"http://", b"https://"],
     // image beacon
     &[b"<img", b"](\x09", b"](\x0a", b"](\x0b", b"](\x0c", b"](\x0d", b"]( ", b"](<http:", b"](<https", b"](http:/", b"](https:"],
+    // script in text
+    &[b"<img", b"<script", b"<svg", b"javascri"],
     // text hidden by style
     &[b"color\x09", b"color\x0a", b"color\x0b", b"color\x0c", b"color\x0d", b"color ", b"color:", b"display\x09", b"display\x0a", b"display\x0b", b"display\x0c", b"display\x0d", b"display ", b"display:", b"font-siz", b"opacity\x09", b"opacity\x0a", b"opacity\x0b", b"opacity\x0c", b"opacity\x0d", b"opacity ", b"opacity:", b"visibili"],
 ];

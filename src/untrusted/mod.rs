@@ -16,6 +16,7 @@
 //! and their generated gates in `gates`) and the redaction of personal data and
 //! secrets ([`redact`]) live beside these functions.
 
+mod features;
 mod fold;
 #[rustfmt::skip]
 mod gates;

@@ -68,6 +68,20 @@ pub const WORD_RULES: &[Rule] = &[
     ),
     rule(
         InstructionOverride,
+        "ignore your previous instructions",
+        0.7,
+        0,
+        r" (?:ignore|disregard|forget|override|discard|drop) (?:all |any )?your (?:previous|prior|earlier|original|initial|above|current|existing|standing) [^ ]+| (?:ignore|disregard) (?:the )?(?:user s|users|owner s|human s) (?:request|question|instruction|task|prompt|query|message)[^ ]*",
+    ),
+    rule(
+        InstructionOverride,
+        "mode switch",
+        0.75,
+        0,
+        r" (?:developer|debug|debugging|god|admin|administrator|maintenance|jailbreak|dan|unrestricted|unfiltered|root|sudo) mode (?:is )?(?:enabled|activated|on|engaged|unlocked)| (?:you are|you re|youre) (?:now )?(?:operating|running|working|acting) (?:in|under) (?:[^ ]+ ){0,2}(?:developer|debug|debugging|god|admin|maintenance|unrestricted|unfiltered|root|sudo|jailbreak) mode",
+    ),
+    rule(
+        InstructionOverride,
         "forget everything",
         0.8,
         0,
@@ -578,6 +592,13 @@ pub const RAW_RULES: &[Rule] = &[
         0.5,
         0,
         r"!\[[^\]\n]{0,200}\]\(\s*<?https?://[^)\s]+\?[^)\s]+\)|(?i)<img\b[^>]{0,300}\bsrc\s*=\s*[\x22']?https?://[^\x22'>\s]+\?[^\x22'>\s]*(?:data|d|q|c|p|info|msg|payload|secret|key|token|content|summary|history)=",
+    ),
+    rule(
+        ActionRequest,
+        "script in text",
+        0.45,
+        0,
+        r"(?i)<script\b|<svg\b[^>]{0,100}\bon[a-z]{3,12}\s*=|<img\b[^>]{0,200}\bon(?:error|load)\s*=|\bjavascript:[a-z]",
     ),
     rule(
         Kind::HiddenText,
