@@ -314,6 +314,7 @@ fn tools(dir: &Path, now: &str) -> Tools {
         state_dir: dir.to_path_buf(),
         allowances: Allowances::default(),
         clock: Box::new(move || Clock::utc(now)),
+        recall: thinker::recollect::RecallSettings::default(),
     }
 }
 

@@ -52,6 +52,9 @@ mod transport;
 mod usage;
 mod wire;
 
+/// The HTTP client of a TLS trust, for the embeddings endpoint (`crate::embeddings`).
+pub(crate) use transport::{build_client, error_chain};
+
 use crate::untrusted::redact::Redactor;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -64,7 +67,7 @@ pub use self::progress::{Progress, Waiting};
 pub use self::usage::cost;
 pub use self::wire::CallRequest;
 
-use self::key::ApiKey;
+pub use self::key::ApiKey;
 use self::transport::Transport;
 use self::usage::Usage;
 use self::wire::WireFormat;
