@@ -34,8 +34,10 @@ const PREFIX_LETTERS: usize = 5;
 /// A source's name, or the weekday or month of the due date, counts this much of a
 /// word of the summary.
 const SIDE_WEIGHT: f64 = 0.5;
-/// Entries in a time window the question names rank this much higher.
+/// Entries in a time window the question names rank this much higher…
 const TIME_BOOST: f64 = 1.25;
+/// …and need this share of the coverage others need.
+const TIME_EASE: f64 = 0.6;
 
 /// The bars an entry must clear (see the module's doc).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,7 +56,7 @@ pub struct Acceptance {
 impl Default for Acceptance {
     fn default() -> Self {
         Acceptance {
-            one_word: 0.5,
+            one_word: 0.45,
             many_words: 0.3,
             floor: 1.0,
             relative: 0.45,
@@ -193,6 +195,22 @@ impl Corpus {
         }
     }
 
+    /// How much a question's word weighs: its IDF when the memory or the archive has
+    /// it; else, when a synonym of it is there, what that synonym can give (a word the
+    /// memory knows by another name); else the IDF of a word found nowhere.
+    fn weight_of(&self, stem: &str, synonyms: &Synonyms) -> f64 {
+        if self.df.contains_key(stem) {
+            return self.idf(stem);
+        }
+        synonyms
+            .of(stem)
+            .into_iter()
+            .filter(|s| self.df.contains_key(*s))
+            .map(|s| SYNONYM_WEIGHT * self.idf(s))
+            .reduce(f64::max)
+            .unwrap_or_else(|| self.idf(stem))
+    }
+
     fn idf(&self, stem: &str) -> f64 {
         let df = f64::from(self.df.get(stem).copied().unwrap_or(0));
         (1.0 + (self.docs - df + 0.5) / (df + 0.5)).ln()
@@ -293,7 +311,11 @@ pub fn rank<'a>(
     let entries: Vec<(Category, &Entry)> = state.all_entries().collect();
     let docs: Vec<Doc> = entries.iter().map(|(_, e)| doc(e, clock)).collect();
     let corpus = Corpus::new(&docs, inputs.archive);
-    let mass: f64 = question.terms.iter().map(|q| corpus.idf(q)).sum();
+    let mass: f64 = question
+        .terms
+        .iter()
+        .map(|q| words::weight(q) * corpus.weight_of(q, inputs.synonyms))
+        .sum();
     let acceptance = inputs.acceptance;
 
     let lexical: Vec<Lexical> = docs
@@ -307,7 +329,7 @@ pub fn rank<'a>(
                 let idf = corpus.idf(s);
                 let norm = K1 * (1.0 - B + B * d.len / corpus.avg_len);
                 l.score += w * idf * tf * (K1 + 1.0) / (tf + norm);
-                l.coverage += w * idf;
+                l.coverage += words::weight(q) * w * idf;
                 l.words += 1;
                 let word = d.surface.get(s).cloned().unwrap_or_else(|| s.to_string());
                 if !l.matched.contains(&word) {
@@ -321,25 +343,33 @@ pub fn rank<'a>(
         })
         .collect();
 
-    let clears = |l: &Lexical| {
+    // An entry in a time window the question names needs less of its words ("is the
+    // release going out this week?": the release due this week).
+    let in_time: Vec<bool> = entries
+        .iter()
+        .map(|(_, e)| !question.time.is_empty() && question.time.holds(e, clock))
+        .collect();
+    let clears = |i: usize, l: &Lexical| {
+        let ease = if in_time[i] { TIME_EASE } else { 1.0 };
         l.score >= acceptance.floor
             && match l.words {
                 0 => false,
-                1 => l.coverage >= acceptance.one_word,
-                _ => l.coverage >= acceptance.many_words,
+                1 => l.coverage >= acceptance.one_word * ease,
+                _ => l.coverage >= acceptance.many_words * ease,
             }
     };
     let best = lexical
         .iter()
-        .filter(|l| clears(l))
-        .map(|l| l.score)
+        .enumerate()
+        .filter(|(i, l)| clears(*i, l))
+        .map(|(_, l)| l.score)
         .fold(0.0_f64, f64::max);
     let mut picked: Vec<(usize, f64, Vec<String>)> = lexical
         .iter()
         .enumerate()
-        .filter(|(_, l)| clears(l) && l.score >= acceptance.relative * best)
+        .filter(|(i, l)| clears(*i, l) && l.score >= acceptance.relative * best)
         .map(|(i, l)| {
-            let boost = if question.time.holds(entries[i].1, clock) {
+            let boost = if in_time[i] {
                 TIME_BOOST
             } else {
                 1.0

@@ -22,8 +22,30 @@ const FILLER: &[&str] = &[
     "said", "say", "see", "shall", "should", "show", "some", "something", "still", "sure",
     "tell", "thank", "thanks", "thing", "things", "think", "thinker", "through", "up",
     "very", "want", "wanted", "what", "whats", "when", "where", "whether", "which", "while",
-    "who", "whom", "whose", "why", "will", "would", "yet", "ll", "ve",
+    "who", "whom", "whose", "why", "will", "would", "yet", "ll", "ve", "out", "too", "always",
+    "anyway", "yes", "am", "is", "isn", "don", "doesn", "didn", "won", "wasn",
 ];
+
+/// Words so common in English that they say little about what a question is about
+/// ("time", "down", "end", "work"): they count half in the question's weight, so that
+/// "why is the internet down" is about the internet. Stems, as [`stem`] makes them.
+const COMMON: &[&str] = &[
+    "time", "day", "month", "year", "way", "peopl", "end", "start", "good", "bad",
+    "new", "old", "big", "small", "long", "short", "high", "low", "late", "earli", "last",
+    "next", "first", "second", "littl", "lot", "down", "run", "take", "put", "keep", "set",
+    "use", "find", "turn", "move", "tri", "call", "feel", "seem", "real", "enough", "same",
+    "differ", "abl", "part", "place", "case", "point", "number", "fact", "kind", "sort",
+    "type", "alreadi", "never", "often", "sometim", "usual", "work", "happen", "best",
+    "better", "great", "well", "mean", "thing", "world", "life", "hand", "home", "back",
+    "left", "stuff", "sure", "night", "morn", "even", "write", "explain", "simpl", "give",
+    "name", "read", "learn", "most", "less", "few", "each",
+];
+
+/// How much a question's word (a stem) weighs against the others: half for the
+/// [`COMMON`] words, else whole.
+pub fn weight(stem: &str) -> f64 {
+    if COMMON.contains(&stem) { 0.5 } else { 1.0 }
+}
 
 /// Whether `word` (lowercase) carries no meaning for recall.
 pub fn is_filler(word: &str) -> bool {
