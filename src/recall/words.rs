@@ -91,7 +91,7 @@ mod tests {
             ("paying", "pay"),
             ("declined", "decline"),
             ("appointments", "appointment"),
-            ("hospitalised", "hospitalis"),
+            ("hospitalised", "hospitalise"),
             ("flights", "flight"),
             ("deploying", "deploy"),
         ] {
