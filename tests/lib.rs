@@ -45,6 +45,7 @@ mod proof_overlap;
 mod provider_breaker;
 mod providers;
 mod quiet_tick;
+mod recall_rank;
 mod replay;
 mod report_html;
 mod sources_command;

@@ -31,6 +31,9 @@ pub const SYNONYM_WEIGHT: f64 = 0.7;
 /// `configuration`).
 pub const PREFIX_WEIGHT: f64 = 0.8;
 const PREFIX_LETTERS: usize = 5;
+/// Synonyms and prefixes count this share of their weight when an entry of the memory
+/// has the question's word itself.
+const BACK_OFF: f64 = 0.5;
 /// A source's name, or the weekday or month of the due date, counts this much of a
 /// word of the summary.
 const SIDE_WEIGHT: f64 = 0.5;
@@ -38,6 +41,10 @@ const SIDE_WEIGHT: f64 = 0.5;
 const TIME_BOOST: f64 = 1.25;
 /// …and need this share of the coverage others need.
 const TIME_EASE: f64 = 0.6;
+/// An importance point above or below 5 moves a lexical score by this share.
+const IMPORTANCE_PRIOR: f64 = 0.04;
+/// A strength point above or below 5 moves it by this share.
+const STRENGTH_PRIOR: f64 = 0.02;
 
 /// The bars an entry must clear (see the module's doc).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -153,6 +160,8 @@ fn doc(entry: &Entry, clock: &Clock) -> Doc {
 /// Document frequencies over the memory and the archive.
 struct Corpus {
     df: HashMap<String, u32>,
+    /// The stems of the memory's entries (not the archive's).
+    in_memory: std::collections::HashSet<String>,
     docs: f64,
     avg_len: f64,
 }
@@ -190,6 +199,10 @@ impl Corpus {
         let n = (docs.len() + archive.len()) as f64;
         Corpus {
             df,
+            in_memory: docs
+                .iter()
+                .flat_map(|d| d.terms.iter().map(|(s, _)| s.clone()))
+                .collect(),
             docs: n.max(1.0),
             avg_len: if n > 0.0 { (total_len / n).max(1.0) } else { 1.0 },
         }
@@ -250,14 +263,20 @@ fn best_match<'d>(
     synonyms: &Synonyms,
     corpus: &Corpus,
 ) -> Option<(f64, &'d str, f64)> {
+    // Other words are weaker evidence where the memory has the word itself.
+    let known = if corpus.in_memory.contains(q) {
+        BACK_OFF
+    } else {
+        1.0
+    };
     let mut best: Option<(f64, &str, f64)> = None;
     for (s, tf) in &d.terms {
         let w = if s == q {
             1.0
         } else if synonyms.meet(q, s) {
-            SYNONYM_WEIGHT
+            SYNONYM_WEIGHT * known
         } else if prefix_meets(q, s) {
-            PREFIX_WEIGHT
+            PREFIX_WEIGHT * known
         } else {
             continue;
         };
@@ -374,9 +393,13 @@ pub fn rank<'a>(
             } else {
                 1.0
             };
-            (i, l.score / best * boost, l.matched.clone())
+            (i, l.score * boost * prior(entries[i].1), l.matched.clone())
         })
         .collect();
+    let top = picked.iter().map(|p| p.1).fold(0.0_f64, f64::max);
+    for p in &mut picked {
+        p.1 /= top;
+    }
 
     if let Some(sem) = inputs.semantic {
         picked = blend(&entries, &lexical, picked, best, sem);
@@ -440,6 +463,14 @@ pub fn rank<'a>(
     out.extend(rest);
     out.truncate(max);
     out
+}
+
+/// An entry's importance and strength as a prior on its score: ±4 % an importance
+/// point from 5, ±2 % a strength point (a matter the threads judged important and keep
+/// seeing ranks before a trivia of the same words).
+fn prior(entry: &Entry) -> f64 {
+    1.0 + IMPORTANCE_PRIOR * (fields::importance(entry) - fields::DEFAULT_IMPORTANCE)
+        + STRENGTH_PRIOR * (fields::strength(entry) - 5.0)
 }
 
 /// The cosine similarity of two vectors (0 when either is empty, zero or of another
