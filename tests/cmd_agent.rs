@@ -148,6 +148,27 @@ fn show_prompt_for_ids_and_paths() {
     }
 }
 
+/// Issue 21: one-word questions and a question in other words found nothing.
+#[test]
+fn show_prompt_for_one_word_and_other_words() {
+    for (text, id) in [
+        ("invoice", "t-acme-invoice-overdue"),
+        ("dentist", "t-dentist-tuesday"),
+        ("what about the invoice?", "t-acme-invoice-overdue"),
+        ("has the bill from ACME been paid?", "t-acme-invoice-overdue"),
+        ("why did the backup fail", "p-backup-fails-mondays"),
+    ] {
+        let out = quiet_tick().thinker(&["show", "--for", text]);
+        out.expect_exit(0);
+        let first = out.stdout.lines().find(|l| l.starts_with("- ["));
+        assert!(
+            first.is_some_and(|l| l.starts_with(&format!("- [{id}]"))),
+            "{text}: {}",
+            out.stdout
+        );
+    }
+}
+
 #[test]
 fn show_prompt_for_an_unrelated_text_prints_nothing() {
     for text in [

@@ -36,6 +36,7 @@ mod hardening_untrusted;
 mod litellm_e2e;
 mod llama_e2e;
 mod mcp_e2e;
+mod openclaw_plugin;
 mod prompts;
 mod proof_crash;
 mod proof_disk;

@@ -53,9 +53,11 @@ pub struct Acceptance {
     pub one_word: f64,
     /// With two or more: this share.
     pub many_words: f64,
-    /// The score an entry needs at least (about one matched word found in a tenth of
-    /// the documents).
-    pub floor: f64,
+    /// The score an entry needs at least: 90 % of what one matched word found in this
+    /// share of the documents (memory and archive; at least one document) gives, so a
+    /// word most entries have carries nothing on its own, in a memory of 3 entries as
+    /// in one of 3,000.
+    pub floor_share: f64,
     /// And this share of the best entry's score.
     pub relative: f64,
 }
@@ -65,7 +67,7 @@ impl Default for Acceptance {
         Acceptance {
             one_word: 0.45,
             many_words: 0.3,
-            floor: 1.0,
+            floor_share: 0.4,
             relative: 0.45,
         }
     }
@@ -225,7 +227,11 @@ impl Corpus {
     }
 
     fn idf(&self, stem: &str) -> f64 {
-        let df = f64::from(self.df.get(stem).copied().unwrap_or(0));
+        self.idf_at(f64::from(self.df.get(stem).copied().unwrap_or(0)))
+    }
+
+    /// The IDF of a word found in `df` documents.
+    fn idf_at(&self, df: f64) -> f64 {
         (1.0 + (self.docs - df + 0.5) / (df + 0.5)).ln()
     }
 }
@@ -336,6 +342,7 @@ pub fn rank<'a>(
         .map(|q| words::weight(q) * corpus.weight_of(q, inputs.synonyms))
         .sum();
     let acceptance = inputs.acceptance;
+    let floor = 0.9 * corpus.idf_at((acceptance.floor_share * corpus.docs).max(1.0));
 
     let lexical: Vec<Lexical> = docs
         .iter()
@@ -370,7 +377,7 @@ pub fn rank<'a>(
         .collect();
     let clears = |i: usize, l: &Lexical| {
         let ease = if in_time[i] { TIME_EASE } else { 1.0 };
-        l.score >= acceptance.floor
+        l.score >= floor
             && match l.words {
                 0 => false,
                 1 => l.coverage >= acceptance.one_word * ease,
