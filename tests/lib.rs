@@ -46,6 +46,7 @@ mod proof_overlap;
 mod provider_breaker;
 mod providers;
 mod quiet_tick;
+mod recall_embeddings;
 mod recall_rank;
 mod replay;
 mod report_html;
