@@ -861,7 +861,12 @@ impl Validator<'_> {
                 defaults.max_bytes,
                 crate::recall::MIN_MAX_BYTES..=1_000_000,
             )?,
-            max_entries: self.int("recall.max_entries", r.max_entries, defaults.max_entries, 1..=50)?,
+            max_entries: self.int(
+                "recall.max_entries",
+                r.max_entries,
+                defaults.max_entries,
+                1..=50,
+            )?,
             synonyms: r.synonyms.unwrap_or_default(),
             embeddings,
         })

@@ -45,11 +45,11 @@ pub enum EmbedError {
         status: u16,
         excerpt: String,
     },
-    #[error(
-        "the embeddings model {model} answered something that is not embeddings ({message})"
-    )]
+    #[error("the embeddings model {model} answered something that is not embeddings ({message})")]
     Shape { model: String, message: String },
-    #[error("the key variable {var} of provider {provider} is not set: export it, or remove [recall] embeddings")]
+    #[error(
+        "the key variable {var} of provider {provider} is not set: export it, or remove [recall] embeddings"
+    )]
     Key { var: String, provider: String },
     #[error("cannot write the embeddings cache: {0}")]
     Cache(#[from] StorageError),
@@ -184,7 +184,10 @@ async fn request(
             texts.len()
         )));
     }
-    if vectors.iter().any(|v| v.is_empty() || v.iter().any(|x| !x.is_finite())) {
+    if vectors
+        .iter()
+        .any(|v| v.is_empty() || v.iter().any(|x| !x.is_finite()))
+    {
         return Err(shape("an empty vector or one that is not finite".into()));
     }
     Ok(vectors)

@@ -85,7 +85,10 @@ impl Recollection {
     pub fn inputs(&self) -> Inputs<'_> {
         Inputs {
             archive: &self.archive,
-            synonyms: self.synonyms.as_ref().unwrap_or_else(|| Synonyms::builtin()),
+            synonyms: self
+                .synonyms
+                .as_ref()
+                .unwrap_or_else(|| Synonyms::builtin()),
             acceptance: Acceptance::default(),
             semantic: self.semantic.as_ref(),
         }
@@ -110,7 +113,11 @@ pub fn archive_summaries(dir: &StateDir) -> Vec<String> {
         return Vec::new();
     }
     let mut bytes = Vec::new();
-    if file.take(ARCHIVE_TAIL_BYTES).read_to_end(&mut bytes).is_err() {
+    if file
+        .take(ARCHIVE_TAIL_BYTES)
+        .read_to_end(&mut bytes)
+        .is_err()
+    {
         return Vec::new();
     }
     let mut lines = bytes.split(|&b| b == b'\n');
@@ -151,7 +158,10 @@ pub async fn add_semantic(
     let cache = Cache::load(dir);
     let mut entries = HashMap::new();
     for (_, e) in state.all_entries() {
-        if let Some(v) = cache.vectors.get(&Cache::key(&model, &Cache::text(&e.summary))) {
+        if let Some(v) = cache
+            .vectors
+            .get(&Cache::key(&model, &Cache::text(&e.summary)))
+        {
             entries.insert(e.id.clone(), v.clone());
         }
     }

@@ -70,12 +70,7 @@ fn hook_with(tick: &mut Tick, agent: &str, event: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(event)
-        .unwrap();
+    child.stdin.take().unwrap().write_all(event).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "a hook never fails the agent");
     out
@@ -155,7 +150,10 @@ fn show_prompt_for_one_word_and_other_words() {
         ("invoice", "t-acme-invoice-overdue"),
         ("dentist", "t-dentist-tuesday"),
         ("what about the invoice?", "t-acme-invoice-overdue"),
-        ("has the bill from ACME been paid?", "t-acme-invoice-overdue"),
+        (
+            "has the bill from ACME been paid?",
+            "t-acme-invoice-overdue",
+        ),
         ("why did the backup fail", "p-backup-fails-mondays"),
     ] {
         let out = quiet_tick().thinker(&["show", "--for", text]);
@@ -336,7 +334,11 @@ fn show_json_for_lists_the_matching_entries() {
     assert_eq!(v["entries"], serde_json::json!([]));
     // Without --for, --format json is still the file as it is.
     let file = quiet_tick().thinker(&["show", "--format", "json"]);
-    assert!(file.stdout.contains("\"escalation_history\""), "{}", file.stdout);
+    assert!(
+        file.stdout.contains("\"escalation_history\""),
+        "{}",
+        file.stdout
+    );
 }
 
 // --- hook codex and the hosts' limits -------------------------------------------------
@@ -349,7 +351,10 @@ fn hook_codex_answers_with_the_same_shape() {
     assert_eq!(event, "SessionStart");
     assert!(text.contains("t-dentist-tuesday"), "{text}");
     let prompt = hook_of(&mut tick, "codex", "codex_prompt.json");
-    insta::assert_snapshot!("hook_codex_prompt", String::from_utf8(prompt.stdout.clone()).unwrap());
+    insta::assert_snapshot!(
+        "hook_codex_prompt",
+        String::from_utf8(prompt.stdout.clone()).unwrap()
+    );
     // Once per change, per session, as for Claude Code.
     let again = hook_of(&mut tick, "codex", "codex_prompt.json");
     assert_eq!(context_of(&again), None);
@@ -409,10 +414,17 @@ fn a_memory_larger_than_the_hosts_limit_gives_a_block_under_it_best_first() {
             let out = hook_with(&mut tick, agent, event.as_bytes());
             let (_, text) = context_of(&out).unwrap_or_else(|| panic!("{agent} {what}: nothing"));
             assert!(text.len() <= limit, "{agent} {what}: {} bytes", text.len());
-            assert!(text.len() > limit - 400, "{agent} {what}: the room is used: {}", text.len());
+            assert!(
+                text.len() > limit - 400,
+                "{agent} {what}: the room is used: {}",
+                text.len()
+            );
             assert!(text.ends_with("</thinker-memory>\n"), "whole, not cut");
             let s = strengths(&text);
-            assert!(s.windows(2).all(|w| w[0] >= w[1]), "{agent} {what}: best first {s:?}");
+            assert!(
+                s.windows(2).all(|w| w[0] >= w[1]),
+                "{agent} {what}: best first {s:?}"
+            );
             assert_eq!(s.first(), Some(&10), "{agent} {what}");
         }
     }

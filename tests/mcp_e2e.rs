@@ -356,8 +356,7 @@ fn a_raw_stateless_exchange_is_answered() {
         &json!({"name": "recall", "arguments": {"text": MATCHING}, "_meta": meta}),
     );
     assert_eq!(
-        found["result"]["structuredContent"]["entries"][0]["id"],
-        "p-backup-fails-mondays",
+        found["result"]["structuredContent"]["entries"][0]["id"], "p-backup-fails-mondays",
         "{found}"
     );
     // A request without the metadata the revision requires is refused, by name.

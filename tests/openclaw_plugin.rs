@@ -31,21 +31,30 @@ fn node() -> String {
 /// The hook's results for `prompts`, one JSON value per prompt.
 fn host(tick: &mut Tick, options: &Value, prompts: &[&str]) -> Vec<Value> {
     let thinker = tick.command(&["show"]);
-    let dir = format!("{}/examples/openclaw/thinker-recall", env!("CARGO_MANIFEST_DIR"));
+    let dir = format!(
+        "{}/examples/openclaw/thinker-recall",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let mut node = Command::new(node());
-    node.arg(format!("{}/tests/openclaw/host.mjs", env!("CARGO_MANIFEST_DIR")))
-        .arg(&dir)
-        .arg(options.to_string())
-        .args(prompts);
+    node.arg(format!(
+        "{}/tests/openclaw/host.mjs",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .arg(&dir)
+    .arg(options.to_string())
+    .args(prompts);
     for (var, value) in thinker.get_envs() {
         match value {
             Some(v) => node.env(var, v),
             None => node.env_remove(var),
         };
     }
-    let out = node
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {} ({e}): install nodejs", node.get_program().to_string_lossy()));
+    let out = node.output().unwrap_or_else(|e| {
+        panic!(
+            "cannot run {} ({e}): install nodejs",
+            node.get_program().to_string_lossy()
+        )
+    });
     assert!(
         out.status.success(),
         "node failed: {}",
@@ -73,12 +82,23 @@ fn the_openclaw_plugin_prepends_what_show_for_prints() {
     let results = host(
         &mut tick,
         &options,
-        &[matching, "write a haiku about autumn leaves", "messages:dentist"],
+        &[
+            matching,
+            "write a haiku about autumn leaves",
+            "messages:dentist",
+        ],
     );
     let shown = tick.thinker(&["show", "--format", "prompt", "--for", matching]);
     shown.expect_exit(0);
-    assert!(shown.stdout.contains("[t-acme-invoice-overdue]"), "{}", shown.stdout);
-    assert_eq!(results[0]["result"]["prependContext"], shown.stdout.as_str());
+    assert!(
+        shown.stdout.contains("[t-acme-invoice-overdue]"),
+        "{}",
+        shown.stdout
+    );
+    assert_eq!(
+        results[0]["result"]["prependContext"],
+        shown.stdout.as_str()
+    );
     assert_eq!(results[1]["result"], Value::Null, "unrelated: nothing");
     let dentist = results[2]["result"]["prependContext"].as_str().unwrap();
     assert!(dentist.contains("[t-dentist-weber]"), "{dentist}");

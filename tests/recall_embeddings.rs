@@ -57,7 +57,8 @@ impl Respond for Vectors {
             .collect();
         let vectors: Vec<Vec<f32>> = inputs.iter().map(|t| vector_of(t)).collect();
         if self.ollama {
-            ResponseTemplate::new(200).set_body_json(json!({"model": body["model"], "embeddings": vectors}))
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"model": body["model"], "embeddings": vectors}))
         } else {
             let data: Vec<Value> = vectors
                 .iter()
@@ -65,7 +66,8 @@ impl Respond for Vectors {
                 .rev() // out of order: read by `index`
                 .map(|(i, v)| json!({"object": "embedding", "index": i, "embedding": v}))
                 .collect();
-            ResponseTemplate::new(200).set_body_json(json!({"object": "list", "data": data, "model": body["model"]}))
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"object": "list", "data": data, "model": body["model"]}))
         }
     }
 }
@@ -82,7 +84,11 @@ impl Server {
             .build()
             .unwrap();
         let server = rt.block_on(MockServer::start());
-        let route = if ollama { "/api/embed" } else { "/v1/embeddings" };
+        let route = if ollama {
+            "/api/embed"
+        } else {
+            "/v1/embeddings"
+        };
         rt.block_on(
             Mock::given(method("POST"))
                 .and(path(route))
@@ -130,20 +136,34 @@ fn the_tick_embeds_the_memory_and_show_for_blends() {
         let mut tick = Tick::new().state(STATE).config_extra(&config(kind, &base));
         // Lexically, nothing in the memory is about being broke.
         let before = tick.thinker(&["show", "--format", "json", "--for", BROKE]);
-        assert_eq!(ids(&before.stdout), Vec::<String>::new(), "{kind}: no cache yet");
+        assert_eq!(
+            ids(&before.stdout),
+            Vec::<String>::new(),
+            "{kind}: no cache yet"
+        );
 
         tick.run().expect_exit(0);
-        let cache: Value =
-            serde_json::from_str(&std::fs::read_to_string(tick.dir().join("embeddings.json")).unwrap())
-                .unwrap();
-        assert_eq!(cache["vectors"].as_object().unwrap().len(), 3, "{kind}: {cache}");
+        let cache: Value = serde_json::from_str(
+            &std::fs::read_to_string(tick.dir().join("embeddings.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            cache["vectors"].as_object().unwrap().len(),
+            3,
+            "{kind}: {cache}"
+        );
         let sent = server.requests();
         assert_eq!(sent.len(), 1, "{kind}: one request for the three entries");
         assert_eq!(sent[0]["model"], "toy-embed");
         assert_eq!(sent[0]["input"].as_array().unwrap().len(), 3);
 
         let after = tick.thinker(&["show", "--format", "json", "--for", BROKE]);
-        assert_eq!(ids(&after.stdout), ["p-payday-spending"], "{kind}: {}", after.stdout);
+        assert_eq!(
+            ids(&after.stdout),
+            ["p-payday-spending"],
+            "{kind}: {}",
+            after.stdout
+        );
         assert_eq!(server.requests().len(), 2, "{kind}: the question embedded");
 
         // The next tick embeds nothing new (the cache is keyed by the text).
@@ -197,8 +217,9 @@ fn an_embeddings_endpoint_that_is_down_falls_back_to_lexical_recall() {
 #[test]
 #[ignore = "needs a llama-server started with --embeddings --pooling mean (THINKER_LLAMA_EMBED_URL): .ci/run starts one"]
 fn a_real_llama_server_embeds_the_memory_and_the_question() {
-    let url = std::env::var("THINKER_LLAMA_EMBED_URL")
-        .expect("THINKER_LLAMA_EMBED_URL: the base URL of llama-server --embeddings --pooling mean");
+    let url = std::env::var("THINKER_LLAMA_EMBED_URL").expect(
+        "THINKER_LLAMA_EMBED_URL: the base URL of llama-server --embeddings --pooling mean",
+    );
     let mut tick = Tick::new().state(STATE).config_extra(&format!(
         "[providers.emb]\nkind = \"openai\"\nbase_url = \"{}/v1\"\ntimeout_seconds = 300\n\n[recall]\nembeddings = \"emb/smollm2\"\nembeddings_timeout_ms = 20000\n",
         url.trim_end_matches('/')
@@ -217,5 +238,9 @@ fn a_real_llama_server_embeds_the_memory_and_the_question() {
         "{}",
         out.stdout
     );
-    assert!(!out.stderr.contains("lexical recall only"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("lexical recall only"),
+        "{}",
+        out.stderr
+    );
 }

@@ -77,8 +77,12 @@ fn one_word_questions_find_their_entry() {
         ("passport", "t-passport-renewal"),
         ("Netflix", "h-streaming-subscriptions"),
     ] {
-            let got = ask(text);
-        assert_eq!(got.first().map(String::as_str), Some(want), "{text}: {got:?}");
+        let got = ask(text);
+        assert_eq!(
+            got.first().map(String::as_str),
+            Some(want),
+            "{text}: {got:?}"
+        );
     }
 }
 
@@ -109,7 +113,10 @@ fn time_words_return_due_and_important_entries() {
         Some("t-acme-invoice-overdue"),
         "overdue first: {urgent:?}"
     );
-    assert!(urgent.contains(&"t-boiler-plumber".to_string()), "{urgent:?}");
+    assert!(
+        urgent.contains(&"t-boiler-plumber".to_string()),
+        "{urgent:?}"
+    );
     // Tomorrow is Wednesday 25 November: the plumber at 8, the nativity play at 18.
     let tomorrow = ask("what's on tomorrow?");
     assert!(
@@ -117,9 +124,15 @@ fn time_words_return_due_and_important_entries() {
             && tomorrow.contains(&"t-emma-nativity".to_string()),
         "{tomorrow:?}"
     );
-    assert!(!tomorrow.contains(&"t-dad-st-marys".to_string()), "{tomorrow:?}");
+    assert!(
+        !tomorrow.contains(&"t-dad-st-marys".to_string()),
+        "{tomorrow:?}"
+    );
     let friday = ask("what do I have on Friday");
-    assert!(friday.contains(&"t-budget-review".to_string()), "{friday:?}");
+    assert!(
+        friday.contains(&"t-budget-review".to_string()),
+        "{friday:?}"
+    );
     let week = ask("what's due this week?");
     assert!(!week.contains(&"t-flight-lisbon".to_string()), "{week:?}");
     assert!(week.contains(&"t-emma-nativity".to_string()), "{week:?}");
@@ -155,7 +168,10 @@ fn the_archive_counts_in_the_idf() {
     let state = memory();
     let question = "coffee";
     let without = ask_with(&state, &[], question, Inputs::default());
-    assert!(without.contains(&"p-coffee-spend".to_string()), "{without:?}");
+    assert!(
+        without.contains(&"p-coffee-spend".to_string()),
+        "{without:?}"
+    );
     let noisy: Vec<String> = (0..200).map(|i| format!("coffee order {i}")).collect();
     let with = ask_with(&state, &noisy, question, Inputs::default());
     assert!(with.is_empty(), "{with:?}");
@@ -216,15 +232,25 @@ fn the_semantic_rerank_blends_and_adds_similar_entries() {
     let broke = "why am I always broke at the end of the month";
     assert!(ask_with(&state, &archive, broke, Inputs::default()).is_empty());
     assert_eq!(
-        ask_with(&state, &archive, broke, inputs).first().map(String::as_str),
+        ask_with(&state, &archive, broke, inputs)
+            .first()
+            .map(String::as_str),
         Some("p-payday-spending")
     );
     // Four entries say "card"; lexically the blocked card (importance 9) leads, with the
     // similarity the spending pattern does.
     let lexical = ask_with(&state, &archive, "card", Inputs::default());
-    assert_eq!(lexical.first().map(String::as_str), Some("t-card-blocked"), "{lexical:?}");
+    assert_eq!(
+        lexical.first().map(String::as_str),
+        Some("t-card-blocked"),
+        "{lexical:?}"
+    );
     let card = ask_with(&state, &archive, "card", inputs);
-    assert_eq!(card.first().map(String::as_str), Some("p-payday-spending"), "{card:?}");
+    assert_eq!(
+        card.first().map(String::as_str),
+        Some("p-payday-spending"),
+        "{card:?}"
+    );
 }
 
 /// Words made of letters no English word is spelled with.

@@ -48,7 +48,9 @@ fn refresh_embeddings(config: &crate::config::Config, state_dir: &std::path::Pat
             done.kept,
             done.dropped
         ),
-        Ok(Err(e)) => tracing::warn!("embeddings not refreshed: {e}; recall stays lexical for new entries"),
+        Ok(Err(e)) => {
+            tracing::warn!("embeddings not refreshed: {e}; recall stays lexical for new entries")
+        }
         Err(e) => tracing::warn!("embeddings not refreshed: {e}"),
     }
 }

@@ -147,9 +147,13 @@ fn doc(entry: &Entry, clock: &Clock) -> Doc {
         let local = clock.zone.at(due);
         let day = time::weekday_word(chrono::Datelike::weekday(&local));
         add(words::stem(day), SIDE_WEIGHT);
-        surface.entry(words::stem(day)).or_insert_with(|| day.to_string());
+        surface
+            .entry(words::stem(day))
+            .or_insert_with(|| day.to_string());
         let month = local.format("%B").to_string().to_lowercase();
-        surface.entry(words::stem(&month)).or_insert_with(|| month.clone());
+        surface
+            .entry(words::stem(&month))
+            .or_insert_with(|| month.clone());
         add(words::stem(&month), SIDE_WEIGHT);
     }
     Doc {
@@ -206,7 +210,11 @@ impl Corpus {
                 .flat_map(|d| d.terms.iter().map(|(s, _)| s.clone()))
                 .collect(),
             docs: n.max(1.0),
-            avg_len: if n > 0.0 { (total_len / n).max(1.0) } else { 1.0 },
+            avg_len: if n > 0.0 {
+                (total_len / n).max(1.0)
+            } else {
+                1.0
+            },
         }
     }
 
@@ -395,11 +403,7 @@ pub fn rank<'a>(
         .enumerate()
         .filter(|(i, l)| clears(*i, l) && l.score >= acceptance.relative * best)
         .map(|(i, l)| {
-            let boost = if in_time[i] {
-                TIME_BOOST
-            } else {
-                1.0
-            };
+            let boost = if in_time[i] { TIME_BOOST } else { 1.0 };
             (i, l.score * boost * prior(entries[i].1), l.matched.clone())
         })
         .collect();
@@ -416,7 +420,11 @@ pub fn rank<'a>(
     let unmatched = question
         .terms
         .iter()
-        .filter(|q| !docs.iter().any(|d| best_match(q, d, inputs.synonyms, &corpus).is_some()))
+        .filter(|q| {
+            !docs
+                .iter()
+                .any(|d| best_match(q, d, inputs.synonyms, &corpus).is_some())
+        })
         .count();
     if picked.is_empty() && !question.time.is_empty() && unmatched <= 1 {
         picked = entries
@@ -525,7 +533,11 @@ fn blend(
         }
         let sim = similarity(i);
         if sim >= sem.min_similarity {
-            let lex = if best > 0.0 { lexical[i].score / best } else { 0.0 };
+            let lex = if best > 0.0 {
+                lexical[i].score / best
+            } else {
+                0.0
+            };
             out.push((
                 i,
                 (1.0 - w) * lex.min(1.0) + w * sim,

@@ -141,7 +141,10 @@ mod tests {
     fn config_groups_extend_the_table() {
         let t = Synonyms::with_groups(&[vec!["Octopus".into(), "electricity".into()]]);
         assert!(t.meet("octopus", &words::stem("power")) || t.meet("octopus", "electr"));
-        assert!(t.of("octopus").contains(&words::stem("electricity").as_str()));
+        assert!(
+            t.of("octopus")
+                .contains(&words::stem("electricity").as_str())
+        );
         // A group of one word is ignored.
         let one = Synonyms::with_groups(&[vec!["alone".into()]]);
         assert!(one.of("alon").is_empty());

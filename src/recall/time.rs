@@ -150,12 +150,14 @@ fn in_window(window: Window, entry: &Entry, clock: &Clock) -> bool {
             (today, today + TimeDelta::days(left))
         }
         Window::NextWeek => {
-            let monday = today + TimeDelta::days(7 - i64::from(today.weekday().num_days_from_monday()));
+            let monday =
+                today + TimeDelta::days(7 - i64::from(today.weekday().num_days_from_monday()));
             return day >= monday && day <= monday + TimeDelta::days(6);
         }
         Window::Weekend => {
-            let to_saturday =
-                (i64::from(Weekday::Sat.num_days_from_monday()) - i64::from(today.weekday().num_days_from_monday())).rem_euclid(7);
+            let to_saturday = (i64::from(Weekday::Sat.num_days_from_monday())
+                - i64::from(today.weekday().num_days_from_monday()))
+            .rem_euclid(7);
             let saturday = if today.weekday() == Weekday::Sun {
                 today - TimeDelta::days(1)
             } else {
@@ -239,8 +241,18 @@ mod tests {
             (Window::ThisWeek, Some("2026-11-24T09:00:00Z"), 5.0, false),
             (Window::NextWeek, Some("2026-11-24T09:00:00Z"), 5.0, true),
             (Window::Weekend, Some("2026-11-21T15:00:00Z"), 5.0, true),
-            (Window::Day(Weekday::Tue), Some("2026-11-24T09:00:00Z"), 5.0, true),
-            (Window::Day(Weekday::Wed), Some("2026-11-24T09:00:00Z"), 5.0, false),
+            (
+                Window::Day(Weekday::Tue),
+                Some("2026-11-24T09:00:00Z"),
+                5.0,
+                true,
+            ),
+            (
+                Window::Day(Weekday::Wed),
+                Some("2026-11-24T09:00:00Z"),
+                5.0,
+                false,
+            ),
             (Window::Soon, Some("2026-11-25T09:00:00Z"), 5.0, true),
             (Window::Soon, Some("2026-12-25T09:00:00Z"), 5.0, false),
             (Window::Urgent, Some("2026-12-25T09:00:00Z"), 9.0, true),
@@ -251,7 +263,11 @@ mod tests {
             let ask = TimeAsk {
                 windows: vec![window],
             };
-            assert_eq!(ask.holds(&due(at, importance), &c), want, "{window:?} {at:?}");
+            assert_eq!(
+                ask.holds(&due(at, importance), &c),
+                want,
+                "{window:?} {at:?}"
+            );
         }
     }
 }
