@@ -164,18 +164,15 @@ async fn request(
     if bytes.len() > MAX_BODY {
         return Err(shape(format!("a body of {} bytes", bytes.len())));
     }
-    let vectors = match provider.kind {
-        ProviderKind::Ollama => {
-            serde_json::from_slice::<OllamaAnswer>(&bytes)
-                .map_err(|e| shape(e.to_string()))?
-                .embeddings
-        }
-        _ => {
-            let mut answer: OpenAiAnswer =
-                serde_json::from_slice(&bytes).map_err(|e| shape(e.to_string()))?;
-            answer.data.sort_by_key(|d| d.index.unwrap_or(usize::MAX));
-            answer.data.into_iter().map(|d| d.embedding).collect()
-        }
+    let vectors = if provider.kind == ProviderKind::Ollama {
+        serde_json::from_slice::<OllamaAnswer>(&bytes)
+            .map_err(|e| shape(e.to_string()))?
+            .embeddings
+    } else {
+        let mut answer: OpenAiAnswer =
+            serde_json::from_slice(&bytes).map_err(|e| shape(e.to_string()))?;
+        answer.data.sort_by_key(|d| d.index.unwrap_or(usize::MAX));
+        answer.data.into_iter().map(|d| d.embedding).collect()
     };
     if vectors.len() != texts.len() {
         return Err(shape(format!(

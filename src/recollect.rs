@@ -107,7 +107,7 @@ pub fn archive_summaries(dir: &StateDir) -> Vec<String> {
     let Ok(mut file) = std::fs::File::open(dir.file(crate::storage::ARCHIVE_FILE)) else {
         return Vec::new();
     };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let len = file.metadata().map_or(0, |m| m.len());
     let start = len.saturating_sub(ARCHIVE_TAIL_BYTES);
     if file.seek(SeekFrom::Start(start)).is_err() {
         return Vec::new();

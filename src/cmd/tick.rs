@@ -49,7 +49,7 @@ fn refresh_embeddings(config: &crate::config::Config, state_dir: &std::path::Pat
             done.dropped
         ),
         Ok(Err(e)) => {
-            tracing::warn!("embeddings not refreshed: {e}; recall stays lexical for new entries")
+            tracing::warn!("embeddings not refreshed: {e}; recall stays lexical for new entries");
         }
         Err(e) => tracing::warn!("embeddings not refreshed: {e}"),
     }

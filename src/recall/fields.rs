@@ -80,7 +80,7 @@ mod tests {
     #[test]
     fn version_one_entries_read_with_the_upgrade_defaults() {
         let e = entry(Value::Null);
-        assert_eq!(importance(&e), 5.0);
+        assert!((importance(&e) - 5.0).abs() < 1e-9);
         assert_eq!(sightings(&e), 1);
         assert_eq!(provenance(&e), ["watcher"]);
         assert!(source_names(&e).is_empty());
@@ -91,11 +91,11 @@ mod tests {
         let e = entry(serde_json::json!({
             "importance": 12, "sightings": 4, "from": ["watcher/inbox", "oracle/calendar"]
         }));
-        assert_eq!(importance(&e), 10.0);
+        assert!((importance(&e) - 10.0).abs() < 1e-9);
         assert_eq!(sightings(&e), 4);
         assert_eq!(source_names(&e), ["inbox", "calendar"]);
         let odd = entry(serde_json::json!({"importance": "high", "from": "inbox"}));
-        assert_eq!(importance(&odd), 5.0);
+        assert!((importance(&odd) - 5.0).abs() < 1e-9);
         assert_eq!(provenance(&odd), ["watcher"]);
     }
 }

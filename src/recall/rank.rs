@@ -331,33 +331,23 @@ pub struct Scored<'a> {
     pub matched: Vec<String>,
 }
 
-/// Ranks the state's entries for `question`; `outright` are entries named by id or
-/// path (always in, first). At most `max` returned.
-pub fn rank<'a>(
-    state: &'a State,
+/// Each doc's lexical score for the question.
+fn lexical_scores(
     question: &Question,
-    outright: &[(Category, &'a Entry, String)],
-    clock: &Clock,
-    inputs: &Inputs<'_>,
-    max: usize,
-) -> Vec<Scored<'a>> {
-    let entries: Vec<(Category, &Entry)> = state.all_entries().collect();
-    let docs: Vec<Doc> = entries.iter().map(|(_, e)| doc(e, clock)).collect();
-    let corpus = Corpus::new(&docs, inputs.archive);
+    docs: &[Doc],
+    corpus: &Corpus,
+    synonyms: &Synonyms,
+) -> Vec<Lexical> {
     let mass: f64 = question
         .terms
         .iter()
-        .map(|q| words::weight(q) * corpus.weight_of(q, inputs.synonyms))
+        .map(|q| words::weight(q) * corpus.weight_of(q, synonyms))
         .sum();
-    let acceptance = inputs.acceptance;
-    let floor = 0.9 * corpus.idf_at((acceptance.floor_share * corpus.docs).max(1.0));
-
-    let lexical: Vec<Lexical> = docs
-        .iter()
+    docs.iter()
         .map(|d| {
             let mut l = Lexical::default();
             for q in &question.terms {
-                let Some((w, s, tf)) = best_match(q, d, inputs.synonyms, &corpus) else {
+                let Some((w, s, tf)) = best_match(q, d, synonyms, corpus) else {
                     continue;
                 };
                 let idf = corpus.idf(s);
@@ -375,7 +365,93 @@ pub fn rank<'a>(
             }
             l
         })
+        .collect()
+}
+
+/// A question about time alone: the entries in its windows, overdue then soonest (then
+/// the most important), scored in that order.
+fn by_time(
+    entries: &[(Category, &Entry)],
+    question: &Question,
+    clock: &Clock,
+) -> Vec<(usize, f64, Vec<String>)> {
+    let mut picked: Vec<(usize, f64, Vec<String>)> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, e))| question.time.holds(e, clock))
+        .map(|(i, _)| (i, 1.0, vec!["(time)".to_string()]))
         .collect();
+    picked.sort_by(|a, b| {
+        let (ea, eb) = (entries[a.0].1, entries[b.0].1);
+        match (ea.due, eb.due) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        }
+        .then(fields::importance(eb).total_cmp(&fields::importance(ea)))
+    });
+    for (rank, p) in picked.iter_mut().enumerate() {
+        p.1 = 1.0 / (1.0 + rank as f64 * 0.01);
+    }
+    picked
+}
+
+/// The entries named outright first, then the picks best first; at most `max`.
+fn finish<'a>(
+    entries: &[(Category, &'a Entry)],
+    outright: &[(Category, &'a Entry, String)],
+    picked: Vec<(usize, f64, Vec<String>)>,
+    max: usize,
+) -> Vec<Scored<'a>> {
+    let mut out: Vec<Scored<'a>> = outright
+        .iter()
+        .map(|(category, entry, what)| Scored {
+            category: *category,
+            entry,
+            score: 1.0,
+            matched: vec![what.clone()],
+        })
+        .collect();
+    let mut rest: Vec<Scored<'a>> = picked
+        .into_iter()
+        .filter(|(i, _, _)| !out.iter().any(|o| o.entry.id == entries[*i].1.id))
+        .map(|(i, score, matched)| Scored {
+            category: entries[i].0,
+            entry: entries[i].1,
+            score: score.min(1.0),
+            matched,
+        })
+        .collect();
+    rest.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(fields::importance(b.entry).total_cmp(&fields::importance(a.entry)))
+            .then(fields::strength(b.entry).total_cmp(&fields::strength(a.entry)))
+            .then(a.category.cmp(&b.category))
+            .then(a.entry.id.cmp(&b.entry.id))
+    });
+    out.extend(rest);
+    out.truncate(max);
+    out
+}
+
+/// Ranks the state's entries for `question`; `outright` are entries named by id or
+/// path (always in, first). At most `max` returned.
+pub fn rank<'a>(
+    state: &'a State,
+    question: &Question,
+    outright: &[(Category, &'a Entry, String)],
+    clock: &Clock,
+    inputs: &Inputs<'_>,
+    max: usize,
+) -> Vec<Scored<'a>> {
+    let entries: Vec<(Category, &Entry)> = state.all_entries().collect();
+    let docs: Vec<Doc> = entries.iter().map(|(_, e)| doc(e, clock)).collect();
+    let corpus = Corpus::new(&docs, inputs.archive);
+    let acceptance = inputs.acceptance;
+    let floor = 0.9 * corpus.idf_at((acceptance.floor_share * corpus.docs).max(1.0));
+    let lexical = lexical_scores(question, &docs, &corpus, inputs.synonyms);
 
     // An entry in a time window the question names needs less of its words ("is the
     // release going out this week?": the release due this week).
@@ -427,57 +503,9 @@ pub fn rank<'a>(
         })
         .count();
     if picked.is_empty() && !question.time.is_empty() && unmatched <= 1 {
-        picked = entries
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, e))| question.time.holds(e, clock))
-            .map(|(i, _)| (i, 1.0, vec!["(time)".to_string()]))
-            .collect();
-        picked.sort_by(|a, b| {
-            let (ea, eb) = (entries[a.0].1, entries[b.0].1);
-            match (ea.due, eb.due) {
-                (Some(x), Some(y)) => x.cmp(&y),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
-            }
-            .then(fields::importance(eb).total_cmp(&fields::importance(ea)))
-        });
-        for (rank, p) in picked.iter_mut().enumerate() {
-            p.1 = 1.0 / (1.0 + rank as f64 * 0.01);
-        }
+        picked = by_time(&entries, question, clock);
     }
-
-    let mut out: Vec<Scored<'a>> = outright
-        .iter()
-        .map(|(category, entry, what)| Scored {
-            category: *category,
-            entry,
-            score: 1.0,
-            matched: vec![what.clone()],
-        })
-        .collect();
-    let mut rest: Vec<Scored<'a>> = picked
-        .into_iter()
-        .filter(|(i, _, _)| !out.iter().any(|o| o.entry.id == entries[*i].1.id))
-        .map(|(i, score, matched)| Scored {
-            category: entries[i].0,
-            entry: entries[i].1,
-            score: score.min(1.0),
-            matched,
-        })
-        .collect();
-    rest.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(fields::importance(b.entry).total_cmp(&fields::importance(a.entry)))
-            .then(fields::strength(b.entry).total_cmp(&fields::strength(a.entry)))
-            .then(a.category.cmp(&b.category))
-            .then(a.entry.id.cmp(&b.entry.id))
-    });
-    out.extend(rest);
-    out.truncate(max);
-    out
+    finish(&entries, outright, picked, max)
 }
 
 /// An entry's importance and strength as a prior on its score: ±4 % an importance
@@ -527,17 +555,13 @@ fn blend(
         .into_iter()
         .map(|(i, lex, matched)| (i, (1.0 - w) * lex + w * similarity(i).max(0.0), matched))
         .collect();
-    for i in 0..entries.len() {
+    for (i, l) in lexical.iter().enumerate() {
         if out.iter().any(|(j, _, _)| *j == i) {
             continue;
         }
         let sim = similarity(i);
         if sim >= sem.min_similarity {
-            let lex = if best > 0.0 {
-                lexical[i].score / best
-            } else {
-                0.0
-            };
+            let lex = if best > 0.0 { l.score / best } else { 0.0 };
             out.push((
                 i,
                 (1.0 - w) * lex.min(1.0) + w * sim,
