@@ -244,3 +244,30 @@ fn a_real_llama_server_embeds_the_memory_and_the_question() {
         out.stderr
     );
 }
+
+/// `[recall]` keys are checked, and an error names the key and the way out.
+#[test]
+fn recall_settings_are_checked_naming_the_key() {
+    for (extra, said) in [
+        ("[recall]\nmax_bytes = 10\n", "recall.max_bytes"),
+        ("[recall]\nmax_entries = 0\n", "recall.max_entries"),
+        (
+            "[recall]\nembeddings = \"nowhere/model\"\n",
+            "provider `nowhere` is not defined",
+        ),
+        (
+            "[providers.claude]\nkind = \"anthropic\"\n[recall]\nembeddings = \"claude/x\"\n",
+            "is not of kind \"openai\" or \"ollama\"",
+        ),
+        (
+            "[providers.emb]\nkind = \"ollama\"\n[recall]\nembeddings = \"emb/x\"\nmin_similarity = 1.5\n",
+            "recall.min_similarity",
+        ),
+        ("[recall]\nsynonym = [[\"a\", \"b\"]]\n", "synonym"),
+    ] {
+        let mut tick = Tick::new().state(STATE).config_extra(extra);
+        let out = tick.thinker(&["show", "--for", "invoice"]);
+        out.expect_exit(2);
+        assert!(out.stderr.contains(said), "{extra}: {}", out.stderr);
+    }
+}
