@@ -282,3 +282,26 @@ proptest! {
         prop_assert!(ask(&question).is_empty(), "{question}");
     }
 }
+
+/// "When is…" asks for a date: of two entries with the same words, the dated one first
+/// (the README walkthrough's "When is the budget review?").
+#[test]
+fn a_question_that_asks_when_prefers_the_dated_entry() {
+    let state = State::from_json(
+        r#"{"hunches": [{"id": "h-agenda", "summary": "An agenda template could serve both the budget review and the 1:1", "strength": 3,
+              "created": "2026-11-22T10:00:00Z", "last_seen": "2026-11-22T10:00:00Z"}],
+            "active_threads": [{"id": "t-budget", "summary": "Budget review moved to Friday 10:00; prepare a written agenda for Alice", "strength": 5,
+              "created": "2026-11-22T10:00:00Z", "last_seen": "2026-11-22T10:00:00Z", "due": "2026-11-27T10:00:00Z"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        ask_with(&state, &[], "When is the budget review?", Inputs::default()),
+        ["t-budget", "h-agenda"]
+    );
+    assert_eq!(
+        ask_with(&state, &[], "budget review template", Inputs::default())
+            .first()
+            .map(String::as_str),
+        Some("h-agenda")
+    );
+}

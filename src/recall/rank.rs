@@ -37,10 +37,13 @@ const BACK_OFF: f64 = 0.5;
 /// A source's name, or the weekday or month of the due date, counts this much of a
 /// word of the summary.
 const SIDE_WEIGHT: f64 = 0.5;
-/// Entries in a time window the question names rank this much higher…
+/// Entries in a time window the question names (or with a due date, for a question
+/// that asks when) rank this much higher…
 const TIME_BOOST: f64 = 1.25;
 /// …and need this share of the coverage others need.
 const TIME_EASE: f64 = 0.6;
+/// The floor applies from this many documents (memory and archive) up.
+const FLOOR_MIN_DOCS: f64 = 10.0;
 /// An importance point above or below 5 moves a lexical score by this share.
 const IMPORTANCE_PRIOR: f64 = 0.04;
 /// A strength point above or below 5 moves it by this share.
@@ -56,7 +59,7 @@ pub struct Acceptance {
     /// The score an entry needs at least: 90 % of what one matched word found in this
     /// share of the documents (memory and archive; at least one document) gives, so a
     /// word most entries have carries nothing on its own, in a memory of 3 entries as
-    /// in one of 3,000.
+    /// in one of 3,000 (not below 10 documents: too few to tell a common word by).
     pub floor_share: f64,
     /// And this share of the best entry's score.
     pub relative: f64,
@@ -249,6 +252,9 @@ impl Corpus {
 pub struct Question {
     pub terms: Vec<String>,
     pub time: TimeAsk,
+    /// It asks when ("when is…", "what time…", "what day…"): an entry with a due date
+    /// answers it better than one without.
+    pub asks_when: bool,
 }
 
 impl Question {
@@ -265,7 +271,18 @@ impl Question {
                 terms.push(s);
             }
         }
-        Question { terms, time }
+        let asks_when = raw.iter().enumerate().any(|(i, w)| {
+            w == "when"
+                || (w == "what"
+                    && raw
+                        .get(i + 1)
+                        .is_some_and(|n| matches!(n.as_str(), "time" | "day" | "date")))
+        });
+        Question {
+            terms,
+            time,
+            asks_when,
+        }
     }
 }
 
@@ -450,7 +467,12 @@ pub fn rank<'a>(
     let docs: Vec<Doc> = entries.iter().map(|(_, e)| doc(e, clock)).collect();
     let corpus = Corpus::new(&docs, inputs.archive);
     let acceptance = inputs.acceptance;
-    let floor = 0.9 * corpus.idf_at((acceptance.floor_share * corpus.docs).max(1.0));
+    // Below a few documents there is nothing to tell a common word by: no floor.
+    let floor = if corpus.docs < FLOOR_MIN_DOCS {
+        0.0
+    } else {
+        0.9 * corpus.idf_at((acceptance.floor_share * corpus.docs).max(1.0))
+    };
     let lexical = lexical_scores(question, &docs, &corpus, inputs.synonyms);
 
     // An entry in a time window the question names needs less of its words ("is the
@@ -479,7 +501,8 @@ pub fn rank<'a>(
         .enumerate()
         .filter(|(i, l)| clears(*i, l) && l.score >= acceptance.relative * best)
         .map(|(i, l)| {
-            let boost = if in_time[i] { TIME_BOOST } else { 1.0 };
+            let dated = question.asks_when && entries[i].1.due.is_some();
+            let boost = if in_time[i] || dated { TIME_BOOST } else { 1.0 };
             (i, l.score * boost * prior(entries[i].1), l.matched.clone())
         })
         .collect();
