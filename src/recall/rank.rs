@@ -6,7 +6,7 @@
 //!
 //! What is returned must clear two bars, so that a question about something else gets
 //! nothing: the share of the question's weight (its words' IDF) that the entry matches
-//! ([`Acceptance`]: half of it with one word, less with two or more), and a score near
+//! ([`Acceptance`]: nearly half of it with one word, less with two or more), and a score near
 //! the best entry's. A question made only of time words ("anything urgent?", "what's on
 //! tomorrow") gets what is due in its window instead.
 //!
