@@ -15,7 +15,8 @@
 # the whole-process scripts against stubs on loopback: scripts/bench-tick.py (http,
 # https, 1 s threads, the Python reference scripts/reference_tick.py side by side),
 # scripts/bench-rss.py (private memory, PIE and -no-pie in turn), scripts/bench-input.py
-# (hostile sources), scripts/bench-hook.py,
+# (hostile sources), scripts/bench-hook.py, scripts/bench-recall.py (recall@3 before and
+# after, unrelated prompts),
 # scripts/bench-idle.py, scripts/bench-scale.py and scripts/bench-week.py (a synthetic
 # week: what is remembered until it matters; about 4 minutes), each writing
 # JSON into a temp directory; scripts/bench-report.py turns those into the Markdown.
@@ -23,7 +24,7 @@
 # No network, no API key. Not part of CI's tests (too slow, machine-dependent).
 set -euo pipefail
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 
 quick=0
 out=BENCHMARKS.md
@@ -120,6 +121,12 @@ step "scripts/bench-hook.py"
 python3 scripts/bench-hook.py --binary "$binary" --json "$results/hook.json" "${hook_args[@]}" >&2
 step "scripts/bench-idle.py"
 python3 scripts/bench-idle.py --binary "$binary" --json "$results/idle.json" "${idle_args[@]}" >&2
+step "scripts/bench-recall.py"
+# With THINKER_LLAMA_EMBED_URL (llama-server --embeddings --pooling mean), with
+# embeddings too.
+recall_args=(--runs "$([ "$quick" = 1 ] && echo 1 || echo 5)")
+[ -n "${THINKER_LLAMA_EMBED_URL:-}" ] && recall_args+=(--embeddings "$THINKER_LLAMA_EMBED_URL")
+python3 scripts/bench-recall.py --binary "$binary" --json "$results/recall.json" "${recall_args[@]}" >&2
 step "scripts/bench-scale.py"
 python3 scripts/bench-scale.py --binary "$binary" --json "$results/scale-ticks.json" \
     "${scale_args[@]}" >&2

@@ -282,6 +282,8 @@ fn job_name(text: &str) -> Result<String, String> {
 pub enum HookAgent {
     /// Claude Code's `SessionStart` and `UserPromptSubmit` command hooks
     ClaudeCode,
+    /// Codex's `SessionStart` and `UserPromptSubmit` hooks (`codex_hooks = true`)
+    Codex,
 }
 
 #[derive(Debug, Args, Clone)]

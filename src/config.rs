@@ -95,12 +95,27 @@ struct RawConfig {
     guard: RawGuard,
     #[serde(default)]
     privacy: RawPrivacy,
+    #[serde(default)]
+    recall: RawRecall,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawPrivacy {
     private_to: Option<crate::privacy::PrivateTo>,
+}
+
+/// `[recall]`: what an agent is given (`crate::recollect`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRecall {
+    max_bytes: Option<usize>,
+    max_entries: Option<usize>,
+    synonyms: Option<Vec<Vec<String>>>,
+    embeddings: Option<String>,
+    embeddings_timeout_ms: Option<u64>,
+    min_similarity: Option<f64>,
+    semantic_weight: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -554,6 +569,8 @@ pub struct Config {
     pub timezone: Option<chrono_tz::Tz>,
     /// `[privacy]`: where private text may go (SPEC §9).
     pub privacy: crate::privacy::Settings,
+    /// `[recall]`: what an agent is given.
+    pub recall: crate::recollect::RecallSettings,
 }
 
 /// `journal.max_bytes` when `rotate = "size"` leaves it out: 10 MiB.
@@ -811,6 +828,7 @@ impl Validator<'_> {
             dismiss_memory,
             ..memory
         };
+        let recall = self.recall(raw.recall, &providers)?;
         Ok(Config {
             path: path.map(Path::to_path_buf),
             state_dir: raw
@@ -868,6 +886,76 @@ impl Validator<'_> {
                 })
                 .transpose()?,
             privacy,
+            recall,
+        })
+    }
+
+    /// `[recall]`: sizes, synonyms, and the optional embeddings model (an `openai` or
+    /// `ollama` provider).
+    fn recall(
+        &self,
+        r: RawRecall,
+        providers: &BTreeMap<String, ProviderConfig>,
+    ) -> Result<crate::recollect::RecallSettings, ConfigError> {
+        use crate::recollect::{EmbeddingsSettings, RecallSettings};
+        let defaults = RecallSettings::default();
+        let share = |key: &str, v: Option<f64>, default: f64| match v {
+            Some(x) if !(0.0..=1.0).contains(&x) => {
+                Err(self.err(key, format!("{x} is out of range: must be from 0 to 1")))
+            }
+            v => Ok(v.unwrap_or(default)),
+        };
+        let embeddings = match r.embeddings.as_deref() {
+            None => None,
+            Some(text) => {
+                let model = self.model_ref("recall.embeddings", text, providers)?;
+                let provider = providers[&model.provider].clone();
+                if !matches!(provider.kind, ProviderKind::Openai | ProviderKind::Ollama) {
+                    return Err(self.err(
+                        "recall.embeddings",
+                        format!(
+                            "provider `{}` is not of kind \"openai\" or \"ollama\": embeddings are read from an OpenAI-compatible /v1/embeddings or Ollama's /api/embed",
+                            model.provider
+                        ),
+                    ));
+                }
+                Some(EmbeddingsSettings {
+                    model: model.model,
+                    provider,
+                    timeout: Duration::from_millis(self.int(
+                        "recall.embeddings_timeout_ms",
+                        r.embeddings_timeout_ms,
+                        crate::recollect::DEFAULT_EMBEDDINGS_TIMEOUT_MS,
+                        100..=30_000,
+                    )?),
+                    min_similarity: share(
+                        "recall.min_similarity",
+                        r.min_similarity,
+                        crate::recollect::DEFAULT_MIN_SIMILARITY,
+                    )?,
+                    weight: share(
+                        "recall.semantic_weight",
+                        r.semantic_weight,
+                        crate::recollect::DEFAULT_SEMANTIC_WEIGHT,
+                    )?,
+                })
+            }
+        };
+        Ok(RecallSettings {
+            max_bytes: self.int(
+                "recall.max_bytes",
+                r.max_bytes,
+                defaults.max_bytes,
+                crate::recall::MIN_MAX_BYTES..=1_000_000,
+            )?,
+            max_entries: self.int(
+                "recall.max_entries",
+                r.max_entries,
+                defaults.max_entries,
+                1..=50,
+            )?,
+            synonyms: r.synonyms.unwrap_or_default(),
+            embeddings,
         })
     }
 

@@ -1,6 +1,7 @@
 //! Feeding the agent and hearing back, through the binary: `show --format prompt`
-//! (with and without `--for`), `hook claude-code` on recorded hook payloads
-//! (`tests/fixtures/hooks/`), and `feedback` applied by the next tick.
+//! (with and without `--for`) and `show --format json --for`, `hook claude-code` and
+//! `hook codex` on recorded hook payloads (`tests/fixtures/hooks/`), the hosts' limits on
+//! a memory larger than them, and `feedback` applied by the next tick.
 
 use std::fs;
 use std::io::Write;
@@ -52,19 +53,24 @@ fn fixture(name: &str) -> Vec<u8> {
 
 /// `thinker hook claude-code` with the fixture `name` on stdin.
 fn hook(tick: &mut Tick, name: &str) -> Output {
+    hook_of(tick, "claude-code", name)
+}
+
+/// `thinker hook AGENT` with the fixture `name` on stdin.
+fn hook_of(tick: &mut Tick, agent: &str, name: &str) -> Output {
+    hook_with(tick, agent, &fixture(name))
+}
+
+/// `thinker hook AGENT` with `event` on stdin.
+fn hook_with(tick: &mut Tick, agent: &str, event: &[u8]) -> Output {
     let mut child = tick
-        .command(&["hook", "claude-code"])
+        .command(&["hook", agent])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&fixture(name))
-        .unwrap();
+    child.stdin.take().unwrap().write_all(event).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "a hook never fails the agent");
     out
@@ -131,6 +137,30 @@ fn show_prompt_for_ids_and_paths() {
         assert_eq!(listed.len(), 1, "{text}: {}", out.stdout);
         assert!(
             listed[0].starts_with(&format!("- [{id}]")),
+            "{text}: {}",
+            out.stdout
+        );
+    }
+}
+
+/// Issue 21: one-word questions and a question in other words found nothing.
+#[test]
+fn show_prompt_for_one_word_and_other_words() {
+    for (text, id) in [
+        ("invoice", "t-acme-invoice-overdue"),
+        ("dentist", "t-dentist-tuesday"),
+        ("what about the invoice?", "t-acme-invoice-overdue"),
+        (
+            "has the bill from ACME been paid?",
+            "t-acme-invoice-overdue",
+        ),
+        ("why did the backup fail", "p-backup-fails-mondays"),
+    ] {
+        let out = quiet_tick().thinker(&["show", "--for", text]);
+        out.expect_exit(0);
+        let first = out.stdout.lines().find(|l| l.starts_with("- ["));
+        assert!(
+            first.is_some_and(|l| l.starts_with(&format!("- [{id}]"))),
             "{text}: {}",
             out.stdout
         );
@@ -278,6 +308,132 @@ fn hook_answers_nothing_to_what_it_does_not_handle() {
     let out = hook(&mut broken, "prompt_matching.json");
     assert_eq!(out.stdout, b"");
     assert!(!out.stderr.is_empty());
+}
+
+// --- show --format json --for --------------------------------------------------------
+
+#[test]
+fn show_json_for_lists_the_matching_entries() {
+    let out = quiet_tick().thinker(&[
+        "show",
+        "--format",
+        "json",
+        "--for",
+        "what about the invoice?",
+    ]);
+    out.expect_exit(0);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["for"], "what about the invoice?");
+    let entries = v["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{v}");
+    assert_eq!(entries[0]["id"], "t-acme-invoice-overdue");
+    assert_eq!(entries[0]["score"], 1.0);
+    assert_eq!(entries[0]["matched"][0], "invoice");
+    let none = quiet_tick().thinker(&["show", "--format", "json", "--for", "write a haiku"]);
+    let v: Value = serde_json::from_str(&none.stdout).unwrap();
+    assert_eq!(v["entries"], serde_json::json!([]));
+    // Without --for, --format json is still the file as it is.
+    let file = quiet_tick().thinker(&["show", "--format", "json"]);
+    assert!(
+        file.stdout.contains("\"escalation_history\""),
+        "{}",
+        file.stdout
+    );
+}
+
+// --- hook codex and the hosts' limits -------------------------------------------------
+
+#[test]
+fn hook_codex_answers_with_the_same_shape() {
+    let mut tick = quiet_tick();
+    let start = hook_of(&mut tick, "codex", "codex_session_start.json");
+    let (event, text) = context_of(&start).unwrap();
+    assert_eq!(event, "SessionStart");
+    assert!(text.contains("t-dentist-tuesday"), "{text}");
+    let prompt = hook_of(&mut tick, "codex", "codex_prompt.json");
+    insta::assert_snapshot!(
+        "hook_codex_prompt",
+        String::from_utf8(prompt.stdout.clone()).unwrap()
+    );
+    // Once per change, per session, as for Claude Code.
+    let again = hook_of(&mut tick, "codex", "codex_prompt.json");
+    assert_eq!(context_of(&again), None);
+    let bad = hook_of(&mut tick, "codex", "malformed.txt");
+    let stderr = String::from_utf8(bad.stderr).unwrap();
+    assert!(stderr.contains("is not a Codex hook event"), "{stderr}");
+}
+
+/// A memory of 300 long entries, strengths 10 down to 1; one in six about retention.
+fn large_state() -> String {
+    let entries: Vec<Value> = (0..300)
+        .map(|i| {
+            let topic = if i % 6 == 0 { "retention" } else { "rotation" };
+            serde_json::json!({
+                "id": format!("p-job-{i:03}"),
+                "summary": format!("Job {i} of the database server reported a warning about {topic} and the disk it writes to, again and again, with a long account of what happened overnight"),
+                "strength": 10 - (i % 10), "importance": 5,
+                "created": "2026-11-20T08:00:00Z", "last_seen": "2026-11-22T10:00:00Z"
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "version": 1, "tick_count": 4, "last_tick": "2026-11-22T10:00:00Z",
+        "active_threads": [], "patterns": entries, "hunches": [], "insights": [],
+        "escalation_history": [], "thread_state": {}
+    })
+    .to_string()
+}
+
+/// The strengths of the block's entry lines, in order.
+fn strengths(text: &str) -> Vec<u32> {
+    text.lines()
+        .filter(|l| l.starts_with("- ["))
+        .map(|l| {
+            let at = l.rfind("(strength ").unwrap() + "(strength ".len();
+            l[at..].split('/').next().unwrap().parse().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn a_memory_larger_than_the_hosts_limit_gives_a_block_under_it_best_first() {
+    for (agent, limit) in [("claude-code", 9_500), ("codex", 9_600)] {
+        let mut tick = Tick::new()
+            .state(&large_state())
+            .config_extra("[recall]\nmax_bytes = 1000000\nmax_entries = 50\n");
+        for (event, what) in [
+            (
+                r#"{"hook_event_name": "SessionStart", "session_id": "s1"}"#,
+                "what matters now",
+            ),
+            (
+                r#"{"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": "what about the retention warnings?"}"#,
+                "the prompt's matches",
+            ),
+        ] {
+            let out = hook_with(&mut tick, agent, event.as_bytes());
+            let (_, text) = context_of(&out).unwrap_or_else(|| panic!("{agent} {what}: nothing"));
+            assert!(text.len() <= limit, "{agent} {what}: {} bytes", text.len());
+            assert!(
+                text.len() > limit - 400,
+                "{agent} {what}: the room is used: {}",
+                text.len()
+            );
+            assert!(text.ends_with("</thinker-memory>\n"), "whole, not cut");
+            let s = strengths(&text);
+            assert!(
+                s.windows(2).all(|w| w[0] >= w[1]),
+                "{agent} {what}: best first {s:?}"
+            );
+            assert_eq!(s.first(), Some(&10), "{agent} {what}");
+        }
+    }
+    // `show --format prompt` has no host: the configured size.
+    let mut tick = Tick::new()
+        .state(&large_state())
+        .config_extra("[recall]\nmax_bytes = 1000000\n");
+    let out = tick.thinker(&["show", "--format", "prompt"]);
+    assert!(out.stdout.len() > 20_000, "{}", out.stdout.len());
 }
 
 // --- feedback --------------------------------------------------------------------------

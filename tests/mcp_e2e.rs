@@ -50,26 +50,16 @@ fn mcp_python() -> Option<String> {
     )
 }
 
-/// The SDK's client starts `thinker mcp`, lists and calls the tools and gives a `used`
-/// verdict; the next tick reinforces the entry and consumes `feedback.jsonl`.
-#[test]
-fn the_python_sdk_drives_the_server_and_the_next_tick_applies_its_feedback() {
-    let Some(python) = mcp_python() else {
-        return;
-    };
-    let mut tick = Tick::new().state(STATE);
-    let before = tick.run().expect_exit(0).state();
-    let strength_before = entry(&before, "p-backup-fails-mondays")["strength"]
-        .as_f64()
-        .unwrap();
-
+/// Runs `tests/mcp/client.py` in `era` against `thinker mcp` of `tick`; its stdout.
+fn run_client(python: &str, tick: &mut Tick, era: &str) -> String {
     let server = tick.command(&["mcp"]);
-    let mut client = std::process::Command::new(&python);
+    let mut client = std::process::Command::new(python);
     client
         .arg(format!(
             "{}/tests/mcp/client.py",
             env!("CARGO_MANIFEST_DIR")
         ))
+        .args(["--era", era])
         .args(["--match", MATCHING, "--match-id", "p-backup-fails-mondays"])
         .args([
             "--unrelated",
@@ -97,10 +87,37 @@ fn the_python_sdk_drives_the_server_and_the_next_tick_applies_its_feedback() {
     );
     assert!(
         out.status.success(),
-        "the MCP client failed ({}):\n{stdout}\n{stderr}",
+        "the MCP client ({era}) failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
     assert!(stdout.contains("ok: done"), "{stdout}");
+    stdout.into_owned()
+}
+
+/// The SDK's client starts `thinker mcp` (the initialize handshake), lists and calls the
+/// tools — their annotations and output schemas seen by the SDK — and gives a `used`
+/// verdict; the next tick reinforces the entry and consumes `feedback.jsonl`.
+#[test]
+fn the_python_sdk_drives_the_server_and_the_next_tick_applies_its_feedback() {
+    let Some(python) = mcp_python() else {
+        return;
+    };
+    let mut tick = Tick::new().state(STATE);
+    let before = tick.run().expect_exit(0).state();
+    let strength_before = entry(&before, "p-backup-fails-mondays")["strength"]
+        .as_f64()
+        .unwrap();
+
+    let stdout = run_client(&python, &mut tick, "legacy");
+    for seen in [
+        "ok: recall: readOnlyHint True",
+        "ok: feedback: readOnlyHint False",
+        "ok: feedback: idempotentHint",
+        "ok: status has an outputSchema",
+        "ok: initialize: the handshake era",
+    ] {
+        assert!(stdout.contains(seen), "{seen}: {stdout}");
+    }
     let waiting = fs::read_to_string(tick.dir().join("feedback.jsonl")).unwrap();
     assert!(
         waiting.contains(r#""id":"p-backup-fails-mondays","verdict":"used""#),
@@ -132,6 +149,23 @@ fn the_python_sdk_drives_the_server_and_the_next_tick_applies_its_feedback() {
     assert!(left.is_empty(), "feedback consumed: {left:?}");
 }
 
+/// The SDK's `Client` in `auto` mode: `server/discover`, then the stateless 2026-07-28
+/// protocol (`_meta` on every request); the same tools, hints and schemas.
+#[test]
+fn the_python_sdk_speaks_the_stateless_era_too() {
+    let Some(python) = mcp_python() else {
+        return;
+    };
+    let mut tick = Tick::new().state(STATE);
+    tick.run().expect_exit(0);
+    let stdout = run_client(&python, &mut tick, "modern");
+    assert!(
+        stdout.contains("ok: server/discover: the stateless era (2026-07-28)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ok: recall: readOnlyHint True"), "{stdout}");
+}
+
 fn entry<'a>(state: &'a Value, id: &str) -> &'a Value {
     ["active_threads", "patterns", "hunches", "insights"]
         .iter()
@@ -149,7 +183,8 @@ struct Session {
 }
 
 impl Session {
-    fn start(tick: &mut Tick) -> Session {
+    /// `thinker mcp -v` with nothing sent yet.
+    fn spawn(tick: &mut Tick) -> Session {
         let mut child = tick
             .command(&["mcp", "-v"])
             .stdin(Stdio::piped())
@@ -159,11 +194,16 @@ impl Session {
             .unwrap();
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut session = Session {
+        Session {
             child,
             stdin,
             stdout,
-        };
+        }
+    }
+
+    /// A session after the initialize handshake.
+    fn start(tick: &mut Tick) -> Session {
+        let mut session = Session::spawn(tick);
         let init = session.request(
             1,
             "initialize",
@@ -273,41 +313,60 @@ fn raw_json_rpc_lines_get_answers_and_stdout_carries_nothing_else() {
     assert!(stderr.contains("thinker mcp: serving on stdio"), "{stderr}");
 }
 
-/// Regression (issue 22's probe): a request line between 8 and 16 MB got no answer at
-/// all. Every request is answered: one past the limit with an error naming it, and the
-/// session goes on.
+/// The 2026-07-28 revision, raw: no `initialize`; `server/discover`, then requests that
+/// each carry the protocol version and the client's capabilities in `_meta`.
 #[test]
-fn a_request_past_the_size_limit_is_answered_with_an_error_naming_it() {
+fn a_raw_stateless_exchange_is_answered() {
     let mut tick = Tick::new().state(STATE);
-    let mut s = Session::start(&mut tick);
-    for (id, mb) in [(6u64, 2usize), (7, 9), (8, 17)] {
-        let big = "x".repeat(mb << 20);
-        s.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                       "params": {"name": "recall", "arguments": {"text": big}}}));
-        let answer = s.receive();
-        assert_eq!(answer["id"], id, "{answer}");
-        let message = answer["error"]["message"].as_str().unwrap_or_default();
-        assert!(
-            message.contains("over thinker mcp's limit of 1048576 bytes"),
-            "{answer}"
+    let mut s = Session::spawn(&mut tick);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "0"}
+    });
+    let discover = s.request(1, "server/discover", &json!({"_meta": meta}));
+    let result = &discover["result"];
+    assert!(
+        result["supportedVersions"]
+            .as_array()
+            .is_some_and(|v| v.contains(&json!("2026-07-28"))),
+        "{discover}"
+    );
+    assert!(result["capabilities"]["tools"].is_object(), "{discover}");
+
+    let listed = s.request(2, "tools/list", &json!({"_meta": meta}));
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
+    for (name, read_only) in [
+        ("recall", true),
+        ("subconscious", true),
+        ("status", true),
+        ("feedback", false),
+    ] {
+        assert_eq!(
+            tool(name)["annotations"]["readOnlyHint"],
+            read_only,
+            "{name}: {listed}"
         );
     }
-    // The id may come last: still answered, with it when it is within the head.
-    let tail = format!(
-        r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"recall","arguments":{{"text":"{}"}}}},"id":9}}"#,
-        "y".repeat(2 << 20)
+    assert_eq!(tool("feedback")["annotations"]["idempotentHint"], true);
+    for name in ["recall", "status", "feedback"] {
+        assert_eq!(tool(name)["outputSchema"]["type"], "object", "{name}");
+    }
+    assert!(tool("subconscious").get("outputSchema").is_none());
+
+    let found = s.request(
+        3,
+        "tools/call",
+        &json!({"name": "recall", "arguments": {"text": MATCHING}, "_meta": meta}),
     );
-    s.send_line(&tail);
-    let answer = s.receive();
-    assert!(answer["error"]["message"].is_string(), "{answer}");
-    // JSON that is no message the server knows, with an id: answered too.
-    s.send(&json!({"jsonrpc": "2.0", "id": 10, "params": 3}));
-    assert_eq!(s.receive()["id"], 10);
-    let sub = s.call(11, "subconscious", &json!({}));
-    assert!(
-        text(&sub).starts_with("<thinker-memory>"),
-        "the session goes on"
+    assert_eq!(
+        found["result"]["structuredContent"]["entries"][0]["id"], "p-backup-fails-mondays",
+        "{found}"
     );
+    // A request without the metadata the revision requires is refused, by name.
+    let bare = s.request(4, "tools/list", &json!({}));
+    assert!(bare.get("error").is_some(), "{bare}");
     let (code, stderr) = s.close();
     assert_eq!(code, Some(0), "{stderr}");
 }
@@ -358,6 +417,7 @@ fn tools(dir: &Path, now: &str) -> Tools {
         state_dir: dir.to_path_buf(),
         allowances: Allowances::default(),
         clock: Box::new(move || Clock::utc(now)),
+        recall: thinker::recollect::RecallSettings::default(),
     }
 }
 
@@ -673,4 +733,43 @@ fn status_without_ticks() {
     assert!(status.last_tick.is_none() && status.threads.is_empty());
     let text = status.render(&clock);
     assert!(text.contains("no token limit; no cost limit"), "{text}");
+}
+
+/// Regression (issue 22's probe): a request line between 8 and 16 MB got no answer at
+/// all. Every request is answered: one past the limit with an error naming it, and the
+/// session goes on.
+#[test]
+fn a_request_past_the_size_limit_is_answered_with_an_error_naming_it() {
+    let mut tick = Tick::new().state(STATE);
+    let mut s = Session::start(&mut tick);
+    for (id, mb) in [(6u64, 2usize), (7, 9), (8, 17)] {
+        let big = "x".repeat(mb << 20);
+        s.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": {"name": "recall", "arguments": {"text": big}}}));
+        let answer = s.receive();
+        assert_eq!(answer["id"], id, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("over thinker mcp's limit of 1048576 bytes"),
+            "{answer}"
+        );
+    }
+    // The id may come last: still answered, with it when it is within the head.
+    let tail = format!(
+        r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"recall","arguments":{{"text":"{}"}}}},"id":9}}"#,
+        "y".repeat(2 << 20)
+    );
+    s.send_line(&tail);
+    let answer = s.receive();
+    assert!(answer["error"]["message"].is_string(), "{answer}");
+    // JSON that is no message the server knows, with an id: answered too.
+    s.send(&json!({"jsonrpc": "2.0", "id": 10, "params": 3}));
+    assert_eq!(s.receive()["id"], 10);
+    let sub = s.call(11, "subconscious", &json!({}));
+    assert!(
+        text(&sub).starts_with("<thinker-memory>"),
+        "the session goes on"
+    );
+    let (code, stderr) = s.close();
+    assert_eq!(code, Some(0), "{stderr}");
 }

@@ -1,9 +1,14 @@
-//! `thinker hook claude-code`: answers a Claude Code hook event read from stdin.
+//! `thinker hook claude-code|codex`: answers a Claude Code or Codex hook event read
+//! from stdin (both send `hook_event_name`, `session_id`, `prompt` and take the same
+//! answer).
 //!
 //! `SessionStart` gets the compact text of what matters now; `UserPromptSubmit` gets the
 //! entries that match the prompt (`show --format prompt --for PROMPT`), or nothing. The
 //! answer is `{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}` on
-//! stdout. Within a session a block is injected once: the hook keeps a small record per
+//! stdout, within the host's limit ([`Host`]: `[recall] max_bytes`, at most 9,500 bytes
+//! for Claude Code and 9,600 for Codex), whole lines, best first. No chat model is called
+//! on this path; with `[recall] embeddings` the prompt is embedded within
+//! `embeddings_timeout_ms`. Within a session a block is injected once: the hook keeps a small record per
 //! session in `hooks/<hash of the session id>.json` (0600, written atomically without
 //! the tick lock) with the hashes of the last blocks it injected ([`crate::recall::Block::key`],
 //! which ignores relative times and strengths), so the same block is not injected again
@@ -21,7 +26,9 @@ use serde::{Deserialize, Serialize};
 use crate::cli::{HookAgent, HookArgs};
 use crate::cmd::Context;
 use crate::error::{EXIT_OK, Error};
-use crate::recall::{self, Block, Limits};
+use crate::recall::host::Host;
+use crate::recall::{self, Block};
+use crate::recollect::{self, RecallSettings};
 use crate::storage::{HOOKS_DIR, StateDir};
 use crate::{timestamp, untrusted};
 
@@ -71,9 +78,9 @@ enum Quiet {
     #[error("cannot read the hook event on stdin: {0}")]
     Stdin(std::io::Error),
     #[error(
-        "the hook event on stdin is not a Claude Code hook event ({0}); expected JSON with hook_event_name"
+        "the hook event on stdin is not a {0} hook event ({1}); expected JSON with hook_event_name"
     )]
-    Malformed(String),
+    Malformed(&'static str, String),
     #[error("event `{0}` is not handled (SessionStart and UserPromptSubmit are)")]
     Unhandled(String),
     #[error("{0}")]
@@ -90,8 +97,11 @@ pub fn run_with_input(
     args: &HookArgs,
     input: &mut dyn Read,
 ) -> Result<u8, Error> {
-    let HookAgent::ClaudeCode = args.agent;
-    match answer(ctx, input) {
+    let host = match args.agent {
+        HookAgent::ClaudeCode => Host::ClaudeCode,
+        HookAgent::Codex => Host::Codex,
+    };
+    match answer(ctx, input, host) {
         Ok(Some(json)) => ctx.stdout(json.as_bytes())?,
         Ok(None) => {}
         Err(e) => {
@@ -101,14 +111,22 @@ pub fn run_with_input(
     Ok(EXIT_OK)
 }
 
-fn answer(ctx: &Context<'_>, input: &mut dyn Read) -> Result<Option<String>, Quiet> {
+/// The host's name in messages.
+fn title(host: Host) -> &'static str {
+    match host {
+        Host::Codex => "Codex",
+        _ => "Claude Code",
+    }
+}
+
+fn answer(ctx: &Context<'_>, input: &mut dyn Read, host: Host) -> Result<Option<String>, Quiet> {
     let mut bytes = Vec::new();
     input
         .take(MAX_INPUT)
         .read_to_end(&mut bytes)
         .map_err(Quiet::Stdin)?;
     let event: Event = serde_json::from_slice(&bytes)
-        .map_err(|e| Quiet::Malformed(untrusted::excerpt(&e.to_string(), 120)))?;
+        .map_err(|e| Quiet::Malformed(title(host), untrusted::excerpt(&e.to_string(), 120)))?;
     let name = event.hook_event_name.as_str();
     let start = match name {
         "SessionStart" => true,
@@ -118,18 +136,21 @@ fn answer(ctx: &Context<'_>, input: &mut dyn Read) -> Result<Option<String>, Qui
     let resolved = ctx.optional_config()?;
     let dir = StateDir::at(&resolved.state_dir);
     let state = dir.load().map_err(Error::from)?;
-    let limits = Limits::default();
-    let block = if start {
-        recall::block(&state, None, &ctx.clock, &limits)
-    } else {
-        let prompt = event.prompt.as_deref().unwrap_or_default();
-        recall::block(&state, Some(prompt), &ctx.clock, &limits)
-    };
+    let settings: RecallSettings = resolved
+        .config
+        .as_ref()
+        .map(|c| c.recall.clone())
+        .unwrap_or_default();
+    let limits = settings.limits(host.max_bytes(settings.max_bytes));
+    let question = (!start).then(|| event.prompt.as_deref().unwrap_or_default());
+    let inputs = recollect::blocking(&dir, &state, &settings, question);
+    let block = recall::block(&state, question, &ctx.clock, &limits, &inputs.inputs());
     if !dir.path().is_dir() {
         return Ok(None);
     }
     if !remember(
         &dir,
+        host,
         event.session_id.as_deref(),
         &block,
         start,
@@ -156,6 +177,7 @@ fn answer(ctx: &Context<'_>, input: &mut dyn Read) -> Result<Option<String>, Qui
 /// removes records older than a day.
 fn remember(
     dir: &StateDir,
+    host: Host,
     session: Option<&str>,
     block: &Block,
     start: bool,
@@ -171,7 +193,7 @@ fn remember(
     let Some(session) = session.filter(|s| !s.is_empty()) else {
         return Ok(true);
     };
-    let name = format!("{}.json", untrusted::fence_id(&["claude-code", session]));
+    let name = format!("{}.json", untrusted::fence_id(&[host.name(), session]));
     let mut record = if start {
         SessionRecord::default()
     } else {

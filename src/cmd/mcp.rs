@@ -34,6 +34,11 @@ pub fn run(ctx: &mut Context<'_>, args: &McpArgs) -> Result<u8, Error> {
         state_dir: resolved.state_dir,
         allowances: Allowances::from_config(resolved.config.as_ref()),
         clock,
+        recall: resolved
+            .config
+            .as_ref()
+            .map(|c| c.recall.clone())
+            .unwrap_or_default(),
     });
     tracing::info!(
         "thinker mcp: serving on stdio, state {}",

@@ -1,28 +1,50 @@
 //! `thinker show`: the subconscious for a person ([`crate::show::render`], ages and
 //! wall-clock times from the context's clock), the state file as it is on disk
-//! (`--json`), or the compact text for an agent (`--format prompt`, implied by `--for`
-//! and `--max-bytes`: [`crate::recall`]). Reads only, takes no lock (the state is
-//! replaced atomically, so a read is always whole); works without a config.
+//! (`--json`), the entries that match a text as JSON (`--format json --for TEXT`), or
+//! the compact text for an agent (`--format prompt`, implied by `--for` and
+//! `--max-bytes`: [`crate::recall`], with its inputs from [`crate::recollect`]). Reads
+//! only, takes no lock (the state is replaced atomically, so a read is always whole);
+//! works without a config.
+
+use serde::Serialize;
 
 use crate::cli::{ShowArgs, ShowFormat};
 use crate::cmd::Context;
 use crate::error::{EXIT_OK, Error, to_json_pretty};
-use crate::recall::{self, DEFAULT_MAX_BYTES, Limits};
+use crate::recall::{self, Recalled};
+use crate::recollect::{self, RecallSettings};
 use crate::storage::{self, STATE_FILE, StateDir};
+
+/// `show --format json --for TEXT`.
+#[derive(Serialize)]
+struct Matches<'a> {
+    #[serde(rename = "for")]
+    text: &'a str,
+    entries: Vec<Recalled>,
+}
 
 pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
     let resolved = ctx.optional_config()?;
     let dir = StateDir::at(&resolved.state_dir);
+    let settings = resolved
+        .config
+        .as_ref()
+        .map(|c| c.recall.clone())
+        .unwrap_or_default();
+    if args.format == ShowFormat::Json
+        && let Some(text) = args.for_text.as_deref()
+    {
+        return matches(ctx, &dir, &settings, text);
+    }
     if args.json || args.format == ShowFormat::Json {
         return json(ctx, &dir);
     }
     if args.format == ShowFormat::Prompt || args.for_text.is_some() || args.max_bytes.is_some() {
         let state = dir.load()?;
-        let limits = Limits {
-            max_bytes: args.max_bytes.map_or(DEFAULT_MAX_BYTES, |n| n as usize),
-            ..Limits::default()
-        };
-        let block = recall::block(&state, args.for_text.as_deref(), &ctx.clock, &limits);
+        let limits = settings.limits(args.max_bytes.map_or(settings.max_bytes, |n| n as usize));
+        let question = args.for_text.as_deref();
+        let inputs = recollect::blocking(&dir, &state, &settings, question);
+        let block = recall::block(&state, question, &ctx.clock, &limits, &inputs.inputs());
         ctx.stdout(block.text.as_bytes())?;
         return Ok(EXIT_OK);
     }
@@ -30,6 +52,29 @@ pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
     let caps = resolved.config.map(|c| c.memory.caps).unwrap_or_default();
     let text = crate::show::render(&state, &caps, &ctx.clock, ctx.use_color(args.color));
     ctx.stdout(text.as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+/// `show --format json --for TEXT`: the entries that match, best first, as JSON.
+fn matches(
+    ctx: &mut Context<'_>,
+    dir: &StateDir,
+    settings: &RecallSettings,
+    text: &str,
+) -> Result<u8, Error> {
+    let state = dir.load()?;
+    let inputs = recollect::blocking(dir, &state, settings, Some(text));
+    let limits = settings.limits(settings.max_bytes);
+    let ranked = recall::recall(&state, text, &ctx.clock, &limits, &inputs.inputs());
+    let out = Matches {
+        text,
+        entries: ranked.iter().map(Recalled::of).collect(),
+    };
+    let mut json = to_json_pretty(&out, "the matching entries")?;
+    if !json.ends_with('\n') {
+        json.push('\n');
+    }
+    ctx.stdout(json.as_bytes())?;
     Ok(EXIT_OK)
 }
 

@@ -16,6 +16,9 @@ pub fn run(ctx: &mut Context<'_>, args: &TickArgs) -> Result<u8, Error> {
         clock: ctx.clock,
     };
     let report = tick::run(&resolved.config, &resolved.state_dir, &options)?;
+    if !args.dry_run {
+        refresh_embeddings(&resolved.config, &resolved.state_dir);
+    }
     if args.json {
         let text = to_json_pretty(&report, "the tick report")?;
         ctx.stdout(text.as_bytes())?;
@@ -25,4 +28,29 @@ pub fn run(ctx: &mut Context<'_>, args: &TickArgs) -> Result<u8, Error> {
         ctx.stderr(&account::render(&report))?;
     }
     Ok(report.exit_code())
+}
+
+/// With `[recall] embeddings`: the vectors of new and changed entries, cached for
+/// recall (after the state is written and the lock released; a failure is a warning and
+/// changes nothing else: recall stays lexical until a later tick succeeds).
+fn refresh_embeddings(config: &crate::config::Config, state_dir: &std::path::Path) {
+    let Some(settings) = &config.recall.embeddings else {
+        return;
+    };
+    let dir = crate::storage::StateDir::at(state_dir);
+    let Ok(state) = dir.load() else {
+        return;
+    };
+    match crate::runtime::block_on(crate::embeddings::refresh(&dir, &state, settings)) {
+        Ok(Ok(done)) => tracing::info!(
+            "embeddings: {} embedded, {} kept, {} dropped",
+            done.embedded,
+            done.kept,
+            done.dropped
+        ),
+        Ok(Err(e)) => {
+            tracing::warn!("embeddings not refreshed: {e}; recall stays lexical for new entries");
+        }
+        Err(e) => tracing::warn!("embeddings not refreshed: {e}"),
+    }
 }

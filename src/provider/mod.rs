@@ -52,6 +52,9 @@ mod transport;
 mod usage;
 mod wire;
 
+/// The HTTP client of a TLS trust, for the embeddings endpoint (`crate::embeddings`).
+pub(crate) use transport::{build_client, error_chain};
+
 use crate::egress::{self, Egress, Outgoing};
 use crate::privacy::PrivateTo;
 use crate::untrusted::redact::{RedactionKey, Redactor};
@@ -66,7 +69,7 @@ pub use self::progress::{Progress, Waiting};
 pub use self::usage::cost;
 pub use self::wire::CallRequest;
 
-use self::key::ApiKey;
+pub use self::key::ApiKey;
 use self::transport::Transport;
 use self::usage::Usage;
 use self::wire::WireFormat;

@@ -344,7 +344,7 @@ impl std::fmt::Debug for Transport {
 /// A client trusting `tls`'s roots: the compiled-in bundle (built from static data, no
 /// file read) or the platform's verifier, plus `ca_file`'s certificates; HTTP/2 or 1.1
 /// by ALPN, as reqwest offers by default.
-fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, String> {
+pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, String> {
     let provider = rustls::crypto::ring::default_provider();
     // Installed for the platform verifier (and anything else building a rustls config).
     let _ = provider.clone().install_default();

@@ -1,17 +1,13 @@
 //! What an agent is given of the subconscious: the entries that match a text
-//! ([`recall`], for `show --format prompt --for`, the Claude Code hook and the MCP
-//! `recall` tool) and the compact text block ([`compact_text`], for `show --format
-//! prompt`, hooks and the MCP `subconscious` tool).
+//! ([`recall`], for `show --format prompt --for`, the hooks and the MCP `recall` tool)
+//! and the compact text block ([`compact_text`], for `show --format prompt`, hooks and
+//! the MCP `subconscious` tool), kept within the host's limit ([`host::Host`]).
 //!
-//! Matching a text (a prompt, a file path, an error message): its words are normalized
-//! as [`crate::matching`] does (lowercase, stop words and one-letter words out), and an
-//! entry's word matches a word of the text when they are equal, share a stem (a few
-//! English suffixes cut) or one is a prefix of the other of at least 4 letters. An
-//! entry's id, or a file path in its summary (or its file name), named in the text
-//! matches outright. The score is the share of the entry's words found; only entries
-//! that clear [`Limits::threshold`] (two words and 30 %, or half of its words) — or that
-//! have at least two of the text's words and half of them (a short question about a long
-//! entry) — are returned, so an unrelated text gets nothing rather than noise.
+//! Matching a text (a prompt, a file path, an error message): an entry's id, or a file
+//! path in its summary (or its file name), named in the text matches outright; else the
+//! entries are ranked by [`rank`] (BM25 over stems, synonyms, IDF over the memory and
+//! the archive, time windows, optionally embeddings) and only those that clear its bars
+//! are returned, so an unrelated text gets nothing rather than noise.
 //!
 //! The block marks itself as background memory, not instructions; every model-written
 //! text in it is cleaned to one line ([`crate::untrusted::defang_line`]) and may not
@@ -19,56 +15,92 @@
 //! tick's decay (relative times, strengths), so a reader can tell a changed block from
 //! the same one shown later.
 //!
-//! Pure: state, text and clock in, values out. No I/O, no reading of the real time.
+//! Pure: state, text, the archive's summaries and clock in, values out. No I/O, no
+//! reading of the real time ([`crate::recollect`] reads what this is given).
 
 use std::fmt::Write;
 
 use chrono::TimeDelta;
 
 use crate::clock::{Clock, span};
-use crate::matching;
 use crate::state::{Category, Entry, EscalationOutcome, State};
 use crate::untrusted;
 
+pub mod fields;
+pub mod host;
+pub mod rank;
+pub mod synonyms;
+pub mod time;
+pub mod words;
+
+pub use rank::{Acceptance, Inputs, Semantic};
+pub use synonyms::Synonyms;
+
 /// How much [`recall`] returns and [`compact_text`] writes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// The block's size in bytes, markers included.
     pub max_bytes: usize,
     /// At most this many entries matched by a text.
     pub max_entries: usize,
-    /// The share of an entry's words a text must contain (with at least two words)…
-    pub threshold: f64,
-    /// …or this share with any number of words.
-    pub strong: f64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_bytes: DEFAULT_MAX_BYTES,
-            max_entries: 5,
-            threshold: 0.3,
-            strong: 0.5,
+            max_entries: DEFAULT_MAX_ENTRIES,
         }
     }
 }
 
 /// The default size of the block.
 pub const DEFAULT_MAX_BYTES: usize = 2000;
+/// The default number of entries matched by a text.
+pub const DEFAULT_MAX_ENTRIES: usize = 5;
 /// The smallest block size accepted (the markers and one line).
 pub const MIN_MAX_BYTES: usize = 300;
 
-/// An entry matched by a text.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ranked<'a> {
-    pub category: Category,
-    pub entry: &'a Entry,
-    /// 0..=1: the share of the entry's words in the text (1 when its id or a path of
-    /// its summary is named).
+/// An entry matched by a text: its category, a score in 0..=1 relative to the best
+/// match (1 when its id or a path of its summary is named), and the words (or the id or
+/// path) that matched, for people and tools.
+pub type Ranked<'a> = rank::Scored<'a>;
+
+/// One entry as `show --format json --for` and the MCP `recall` tool list it (model
+/// text through [`safe`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct Recalled {
+    /// The entry's id (for `thinker feedback ID used|wrong`).
+    pub id: String,
+    /// `active_threads`, `patterns`, `hunches` or `insights`.
+    pub category: String,
+    pub summary: String,
+    /// 0..=10, rounded.
+    pub strength: u8,
+    /// 0..=10.
+    pub importance: f64,
+    /// 0..=1, relative to the best match (1: its id or a path of it was named).
     pub score: f64,
-    /// The words (or the id or path) that matched, for people and tools.
+    /// The entry's words (or the id or path) that matched.
     pub matched: Vec<String>,
+    /// When it is due (RFC 3339 UTC), if it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub due: Option<String>,
+}
+
+impl Recalled {
+    pub fn of(r: &Ranked<'_>) -> Recalled {
+        Recalled {
+            id: safe(&r.entry.id),
+            category: r.category.key().to_string(),
+            summary: safe(&r.entry.summary),
+            strength: fields::strength(r.entry).round().clamp(0.0, 10.0) as u8,
+            importance: fields::importance(r.entry),
+            score: (r.score * 1000.0).round() / 1000.0,
+            matched: r.matched.iter().map(|m| safe(m)).collect(),
+            due: r.entry.due.map(crate::timestamp::format),
+        }
+    }
 }
 
 /// The compact text and what it says, apart from the clock.
@@ -96,28 +128,6 @@ pub fn safe(text: &str) -> String {
     untrusted::defang_line(text)
         .replace(OPEN, "‹thinker-memory›")
         .replace(CLOSE, "‹/thinker-memory›")
-}
-
-/// A few English suffixes cut, so that `deploys`, `deployed` and `deploying` meet.
-fn stem(word: &str) -> &str {
-    for suffix in [
-        "ations", "ation", "ings", "ing", "edly", "ed", "ies", "es", "ly", "s",
-    ] {
-        if let Some(base) = word.strip_suffix(suffix)
-            && base.chars().count() >= 3
-        {
-            return base;
-        }
-    }
-    word
-}
-
-fn words_meet(a: &str, b: &str) -> bool {
-    if a == b || stem(a) == stem(b) {
-        return true;
-    }
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    short.chars().count() >= 4 && long.starts_with(short)
 }
 
 /// File paths in a text: words with a `/`, or a name with an extension (`main.rs`),
@@ -148,109 +158,53 @@ fn path_meets(query: &str, entry: &str) -> bool {
         || (basename(query) == basename(entry) && basename(entry).contains('.'))
 }
 
-/// What a text is matched with, computed once.
-struct Query {
-    words: Vec<String>,
-    paths: Vec<String>,
-    lower: String,
+/// Whether `id` is named in `lower` (a lowercase text) as a word of its own.
+fn names_id(lower: &str, id: &str) -> bool {
+    let id = id.to_lowercase();
+    if id.len() < 3 {
+        return false;
+    }
+    let boundary =
+        |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || c == '-' || c == '_'));
+    lower.match_indices(&id).any(|(at, _)| {
+        boundary(lower[..at].chars().next_back()) && boundary(lower[at + id.len()..].chars().next())
+    })
 }
 
-impl Query {
-    fn new(text: &str) -> Query {
-        let mut words = matching::tokens(text);
-        words.sort_unstable();
-        words.dedup();
-        Query {
-            words,
-            paths: paths(text),
-            lower: text.to_lowercase(),
-        }
-    }
-
-    /// Whether `id` is named in the text as a word of its own.
-    fn names_id(&self, id: &str) -> bool {
-        let id = id.to_lowercase();
-        if id.len() < 3 {
-            return false;
-        }
-        let boundary =
-            |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || c == '-' || c == '_'));
-        self.lower.match_indices(&id).any(|(at, _)| {
-            boundary(self.lower[..at].chars().next_back())
-                && boundary(self.lower[at + id.len()..].chars().next())
-        })
-    }
-
-    fn score(&self, entry: &Entry, limits: &Limits) -> Option<(f64, Vec<String>)> {
-        if self.names_id(&entry.id) {
-            return Some((1.0, vec![entry.id.clone()]));
-        }
-        if let Some(p) = paths(&entry.summary)
-            .into_iter()
-            .find(|p| self.paths.iter().any(|q| path_meets(q, p)))
-        {
-            return Some((1.0, vec![p]));
-        }
-        let mut own = matching::tokens(&entry.summary);
-        own.sort_unstable();
-        own.dedup();
-        if own.is_empty() {
-            return None;
-        }
-        let matched: Vec<String> = own
-            .iter()
-            .filter(|w| self.words.iter().any(|q| words_meet(q, w)))
-            .cloned()
-            .collect();
-        let score = matched.len() as f64 / own.len() as f64;
-        // A short question ("when is the budget review?") names few words, all of them
-        // in a long entry: the share of the *text's* words the entry has counts too.
-        let asked = self
-            .words
-            .iter()
-            .filter(|q| own.iter().any(|w| words_meet(q, w)))
-            .count();
-        let coverage = if self.words.is_empty() {
-            0.0
-        } else {
-            asked as f64 / self.words.len() as f64
-        };
-        let clears = (matched.len() >= 2 && score >= limits.threshold)
-            || (!matched.is_empty() && score >= limits.strong)
-            || (asked >= 2 && coverage >= limits.strong);
-        clears.then_some((score.max(coverage * 0.9), matched))
-    }
-}
-
-/// The entries that match `text`, best first (score, then strength, then the category
-/// order and the id), at most [`Limits::max_entries`]; none for a text that matches
-/// nothing well enough.
-pub fn recall<'a>(state: &'a State, text: &str, limits: &Limits) -> Vec<Ranked<'a>> {
-    let query = Query::new(text);
-    let mut ranked: Vec<Ranked<'a>> = state
+/// The entries named outright in `text`: by id, or by a file path of their summary.
+fn outright<'a>(state: &'a State, text: &str) -> Vec<(Category, &'a Entry, String)> {
+    let lower = text.to_lowercase();
+    let asked = paths(text);
+    state
         .all_entries()
         .filter_map(|(category, entry)| {
-            query.score(entry, limits).map(|(score, matched)| Ranked {
-                category,
-                entry,
-                score,
-                matched,
-            })
+            if names_id(&lower, &entry.id) {
+                return Some((category, entry, entry.id.clone()));
+            }
+            paths(&entry.summary)
+                .into_iter()
+                .find(|p| asked.iter().any(|q| path_meets(q, p)))
+                .map(|p| (category, entry, p))
         })
-        .collect();
-    ranked.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(b.entry.strength.cmp(&a.entry.strength))
-            .then(a.category.cmp(&b.category))
-            .then(a.entry.id.cmp(&b.entry.id))
-    });
-    ranked.truncate(limits.max_entries);
-    ranked
+        .collect()
 }
 
-/// Every entry, strongest first (then the most recently seen, the category order, the
-/// id): what matters now.
+/// The entries that match `text`, best first, at most [`Limits::max_entries`]; none for
+/// a text that matches nothing well enough.
+pub fn recall<'a>(
+    state: &'a State,
+    text: &str,
+    clock: &Clock,
+    limits: &Limits,
+    inputs: &Inputs<'_>,
+) -> Vec<Ranked<'a>> {
+    let question = rank::Question::new(text);
+    let named = outright(state, text);
+    rank::rank(state, &question, &named, clock, inputs, limits.max_entries)
+}
+
+/// Every entry, strongest first (then the most important, the most recently seen, the
+/// category order, the id): what matters now.
 pub fn strongest(state: &State) -> Vec<Ranked<'_>> {
     let mut all: Vec<Ranked<'_>> = state
         .all_entries()
@@ -262,9 +216,9 @@ pub fn strongest(state: &State) -> Vec<Ranked<'_>> {
         })
         .collect();
     all.sort_by(|a, b| {
-        b.entry
-            .strength
-            .cmp(&a.entry.strength)
+        fields::strength(b.entry)
+            .total_cmp(&fields::strength(a.entry))
+            .then(fields::importance(b.entry).total_cmp(&fields::importance(a.entry)))
             .then(b.entry.last_seen.cmp(&a.entry.last_seen))
             .then(a.category.cmp(&b.category))
             .then(a.entry.id.cmp(&b.entry.id))
@@ -285,10 +239,10 @@ fn due_text(entry: &Entry, clock: &Clock) -> Option<String> {
 fn entry_line(r: &Ranked<'_>, clock: &Clock) -> String {
     let e = r.entry;
     let mut line = format!(
-        "- [{}] {} (strength {}/10",
+        "- [{}] {} (strength {:.0}/10",
         safe(&e.id),
         safe(&e.summary),
-        e.strength
+        fields::strength(e)
     );
     if let Some(due) = due_text(e, clock) {
         let _ = write!(line, "; {due}");
@@ -390,10 +344,16 @@ pub fn compact_text(
 
 /// What `show --format prompt [--for TEXT]` prints: everything that matters now, or with
 /// `text` only the entries that match it (an empty block when none does).
-pub fn block(state: &State, text: Option<&str>, clock: &Clock, limits: &Limits) -> Block {
+pub fn block(
+    state: &State,
+    text: Option<&str>,
+    clock: &Clock,
+    limits: &Limits,
+    inputs: &Inputs<'_>,
+) -> Block {
     match text {
         Some(text) => {
-            let ranked = recall(state, text, limits);
+            let ranked = recall(state, text, clock, limits, inputs);
             if ranked.is_empty() {
                 return Block::default();
             }
@@ -449,20 +409,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn words_meet_by_stem_or_a_long_enough_prefix() {
-        for (a, b, meet) in [
-            ("deploy", "deployment", true),
-            ("deploys", "deployed", true),
-            ("backups", "backup", true),
-            ("config", "configuration", true),
-            ("car", "cart", false),
-            ("disk", "risk", false),
-        ] {
-            assert_eq!(words_meet(a, b), meet, "{a} {b}");
-        }
-    }
-
-    #[test]
     fn paths_are_found_and_met_by_their_file_name() {
         assert_eq!(
             paths("error in `src/main.rs`: see Cargo.toml, version 1.2"),
@@ -475,39 +421,8 @@ mod tests {
 
     #[test]
     fn an_id_is_named_only_as_a_word_of_its_own() {
-        let q = Query::new("what about p-email-pattern?");
-        assert!(q.names_id("p-email-pattern"));
-        assert!(!q.names_id("p-email"));
-    }
-
-    #[test]
-    fn a_short_question_finds_the_long_entry_it_names() {
-        let entry = |summary: &str| {
-            Entry::new(
-                "t-x".into(),
-                summary.into(),
-                crate::state::Strength::whole(5),
-                5,
-                crate::timestamp::parse("2026-11-22T10:00:00Z").unwrap(),
-            )
-        };
-        let long = entry("Budget review moved to Friday 10:00; prepare a written agenda for Alice");
-        let limits = Limits::default();
-        assert!(
-            Query::new("When is the budget review?")
-                .score(&long, &limits)
-                .is_some()
-        );
-        // One shared word is not enough, however short the question.
-        assert!(
-            Query::new("When is the review?")
-                .score(&long, &limits)
-                .is_none()
-        );
-        assert!(
-            Query::new("refactor the parser module")
-                .score(&long, &limits)
-                .is_none()
-        );
+        let text = "what about p-email-pattern?";
+        assert!(names_id(text, "p-email-pattern"));
+        assert!(!names_id(text, "p-email"));
     }
 }
