@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::state::LinkKind;
 use crate::thread::{Kind, ThreadName};
 use crate::timestamp;
 use crate::untrusted;
@@ -81,6 +82,15 @@ pub struct Retire {
     pub why: RetireWhy,
 }
 
+/// A link between two existing entries a thread proposes (SPEC §5, §7.12): read from
+/// any answer, applied only from the Librarian's and the Dreamer's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkProposal {
+    pub a: String,
+    pub b: String,
+    pub kind: LinkKind,
+}
+
 /// What the tick knew of the answer's thread this tick, set by the tick (never read from
 /// a model's text): the names of the sources it was shown, and whether any of them
 /// carried a screen detection. Journaled with the answer, so that a replay takes the
@@ -126,6 +136,8 @@ pub struct Answer {
     pub reinforce: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retire: Vec<Retire>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkProposal>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub suggest: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -187,10 +199,11 @@ fn excerpt(text: &str) -> String {
     untrusted::excerpt(text, 80)
 }
 
-const ANSWER_KEYS: [&str; 6] = [
+const ANSWER_KEYS: [&str; 7] = [
     "findings",
     "reinforce",
     "retire",
+    "links",
     "suggest",
     "escalate",
     "escalate_reason",
@@ -404,6 +417,7 @@ fn from_object(thread: ThreadName, map: &Map<String, Value>) -> Result<Answer, A
         }
     }
     let retire = read_retire(map.get("retire"));
+    let links = read_links(map.get("links"));
     let suggest = map
         .get("suggest")
         .and_then(Value::as_str)
@@ -419,11 +433,49 @@ fn from_object(thread: ThreadName, map: &Map<String, Value>) -> Result<Answer, A
         findings,
         reinforce,
         retire,
+        links,
         suggest,
         escalate,
         escalate_reason,
         seen: Seen::default(),
     })
+}
+
+/// At most this many links of one answer are read.
+pub const MAX_LINK_PROPOSALS: usize = 10;
+
+/// `links`: `{"a", "b", "kind"}` objects; ids cleaned to one line, an unknown kind or a
+/// missing end skips the item, repeats of a pair are read once (the first).
+fn read_links(value: Option<&Value>) -> Vec<LinkProposal> {
+    let Some(Value::Array(items)) = value else {
+        return Vec::new();
+    };
+    let mut out: Vec<LinkProposal> = Vec::new();
+    for item in items {
+        let Value::Object(o) = item else { continue };
+        let id = |key: &str| {
+            o.get(key)
+                .and_then(Value::as_str)
+                .map(|s| untrusted::clean_line(s).trim().to_string())
+                .filter(|s| !s.is_empty())
+        };
+        let (Some(a), Some(b)) = (id("a"), id("b")) else {
+            continue;
+        };
+        let Some(kind) = o.get("kind").and_then(Value::as_str).and_then(LinkKind::read) else {
+            continue;
+        };
+        if !out
+            .iter()
+            .any(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
+        {
+            out.push(LinkProposal { a, b, kind });
+        }
+        if out.len() == MAX_LINK_PROPOSALS {
+            break;
+        }
+    }
+    out
 }
 
 /// At most this many `retire` items of one answer are read.
@@ -566,6 +618,35 @@ pub const SCHEMA_MAX_RETIRE: usize = 5;
 /// `thread` may use and bounds on every list and string.
 pub fn schema(thread: ThreadName) -> Value {
     let kinds: Vec<&str> = thread.kinds().iter().map(|k| k.as_str()).collect();
+    let mut schema = base_schema(&kinds);
+    if thread.links()
+        && let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut)
+    {
+        properties.insert(
+            "links".into(),
+            serde_json::json!({
+                "type": "array",
+                "maxItems": SCHEMA_MAX_LINKS,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "a": {"type": "string", "maxLength": 80},
+                        "b": {"type": "string", "maxLength": 80},
+                        "kind": {"type": "string", "enum": ["connects", "contradicts"]}
+                    },
+                    "required": ["a", "b", "kind"],
+                    "additionalProperties": false
+                }
+            }),
+        );
+    }
+    schema
+}
+
+/// `links` asked for per answer (the Librarian's and the Dreamer's).
+pub const SCHEMA_MAX_LINKS: usize = 5;
+
+fn base_schema(kinds: &[&str]) -> Value {
     serde_json::json!({
         "type": "object",
         "properties": {

@@ -208,6 +208,13 @@ pub struct AggregateRecord {
     /// Dues moved by a matching finding (from → to).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moved: Vec<DueMove>,
+    /// Links made (rule 12), refused, and gone.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub linked: Vec<crate::aggregate::links::Linked>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links_refused: Vec<crate::aggregate::links::LinkRefused>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unlinked: Vec<crate::aggregate::links::Unlinked>,
     /// What the agent's verdicts did (`feedback.jsonl`): used, rejected, unknown ids
     /// (dropped), findings kept out.
     #[serde(skip_serializing_if = "FeedbackReport::is_empty")]
@@ -237,6 +244,9 @@ impl From<&Report> for AggregateRecord {
                 .collect(),
             retire_refused: r.retire_refused.clone(),
             moved: r.moved.clone(),
+            linked: r.linked.clone(),
+            links_refused: r.links_refused.clone(),
+            unlinked: r.unlinked.clone(),
             feedback: r.feedback.clone(),
         }
     }

@@ -66,6 +66,10 @@ struct EntryView {
     from: String,
     /// Made only from text that carried a screen detection.
     tainted: bool,
+    /// Its links, compact: `contradicts [i-x], connects [p-y]` (SPEC §7.12).
+    links: String,
+    /// The ids it contradicts, compact: `i-x, p-y`.
+    contradicts: String,
 }
 
 #[derive(Serialize)]
@@ -181,6 +185,14 @@ fn subconscious_view(state: &State, now: DateTime<Utc>, tainted: Tainted) -> Vec
                     due: e.due.map(timestamp::format),
                     from: defang_line(&e.from.join(", ")),
                     tainted: e.tainted,
+                    links: defang_line(
+                        &e.links
+                            .iter()
+                            .map(|l| format!("{} [{}]", l.kind.as_str(), l.id))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                    contradicts: defang_line(&e.contradicts().collect::<Vec<_>>().join(", ")),
                 })
                 .collect(),
         })

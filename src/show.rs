@@ -71,6 +71,9 @@ fn entry_lines(out: &mut String, p: Painter, e: &Entry, clock: &Clock) {
     if e.tainted {
         meta.push("from untrusted text".to_string());
     }
+    for link in &e.links {
+        meta.push(format!("{} [{}]", link.kind.as_str(), clean(&link.id)));
+    }
     meta.push(format!("seen {}", age(e.last_seen, now)));
     meta.push(format!("added {}", age(e.created, now)));
     let mut line = meta.join(" · ");

@@ -26,6 +26,41 @@ pub const STATE_VERSION: u64 = 2;
 pub const V1_IMPORTANCE: u8 = 5;
 /// `from` keeps at most this many distinct provenances, newest last.
 pub const MAX_FROM: usize = 5;
+/// An entry keeps at most this many links, newest last (SPEC §7.12).
+pub const MAX_LINKS: usize = 5;
+
+/// How two entries are linked (SPEC §7.12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkKind {
+    Connects,
+    Contradicts,
+}
+
+impl LinkKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkKind::Connects => "connects",
+            LinkKind::Contradicts => "contradicts",
+        }
+    }
+
+    /// Reads a model's word: `contradicts` (or `contradiction`), else `connects`.
+    pub fn read(text: &str) -> Option<LinkKind> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "contradicts" | "contradiction" | "contradict" => Some(LinkKind::Contradicts),
+            "connects" | "connection" | "connect" | "supports" => Some(LinkKind::Connects),
+            _ => None,
+        }
+    }
+}
+
+/// One end's record of a link: the other entry and the kind.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Link {
+    pub id: String,
+    pub kind: LinkKind,
+}
 /// Novelty pressure of a thread is capped here.
 pub const MAX_PRESSURE: u8 = 10;
 
@@ -117,6 +152,10 @@ pub struct Entry {
     /// a thread whose sources were clean sees it again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tainted: bool,
+    /// Links to other entries (SPEC §7.12), newest last, at most [`MAX_LINKS`]; both ends
+    /// record a link.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub links: Vec<Link>,
     /// Fields this version does not know; written back unchanged.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -143,8 +182,17 @@ impl Entry {
             from: Vec::new(),
             source: None,
             tainted: false,
+            links: Vec::new(),
             extra: Map::new(),
         }
+    }
+
+    /// The ids this entry contradicts.
+    pub fn contradicts(&self) -> impl Iterator<Item = &str> {
+        self.links
+            .iter()
+            .filter(|l| l.kind == LinkKind::Contradicts)
+            .map(|l| l.id.as_str())
     }
 
     /// Adds a provenance to `from`: moved to the end when already there, the oldest

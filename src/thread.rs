@@ -65,6 +65,11 @@ impl ThreadName {
     pub fn default_kind(self) -> Kind {
         self.kinds()[0]
     }
+
+    /// Whether the thread may link entries (SPEC §7.12): the Librarian and the Dreamer.
+    pub fn links(self) -> bool {
+        matches!(self, ThreadName::Librarian | ThreadName::Dreamer)
+    }
 }
 
 impl fmt::Display for ThreadName {

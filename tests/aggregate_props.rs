@@ -13,9 +13,14 @@ use proptest::prelude::*;
 use thinker::aggregate::{
     Caps, Decay, RemovalReason, Settings, ThreadError, ThreadOutcome, aggregate, prune,
 };
-use thinker::answer::{Answer, Finding, Retire, RetireWhy, Seen};
+use thinker::answer::{Answer, Finding, LinkProposal, Retire, RetireWhy, Seen};
 use thinker::budget::Skip;
-use thinker::state::{Category, Entry, State, Strength};
+use thinker::state::{Category, Entry, Link, LinkKind, State, Strength};
+
+/// Ids the generated answers link (the generated states have `<prefix>gen-<n>`).
+const LINKABLE: [&str; 8] = [
+    "t-gen-0", "t-gen-1", "p-gen-0", "p-gen-1", "h-gen-0", "h-gen-1", "i-gen-0", "nope",
+];
 use thinker::thread::ThreadName;
 
 use crate::support::now;
@@ -82,6 +87,37 @@ fn state() -> impl Strategy<Value = State> {
             s.last_tick = last.map(|m| now() - TimeDelta::minutes(m));
             s
         })
+        .prop_flat_map(|s| {
+            let n = s.entry_count().max(1);
+            (
+                Just(s),
+                prop::collection::vec((0..n, 0..n, any::<bool>()), 0..12),
+            )
+        })
+        .prop_map(|(mut s, pairs)| {
+            // Links as a tick leaves them: symmetric, at most five an end.
+            let ids: Vec<String> = s.all_entries().map(|(_, e)| e.id.clone()).collect();
+            for (a, b, contradicts) in pairs {
+                let (Some(a), Some(b)) = (ids.get(a), ids.get(b)) else {
+                    continue;
+                };
+                let kind = if contradicts { LinkKind::Contradicts } else { LinkKind::Connects };
+                let room = |s: &State, id: &str| {
+                    s.all_entries().find(|(_, e)| e.id == id).is_some_and(|(_, e)| e.links.len() < 5 && !e.links.iter().any(|l| l.id != id && (l.id == *a || l.id == *b)))
+                };
+                if a == b || !room(&s, a) || !room(&s, b) {
+                    continue;
+                }
+                for (end, other) in [(a, b), (b, a)] {
+                    for cat in Category::ALL {
+                        for e in s.entries_mut(cat).iter_mut().filter(|e| &e.id == end) {
+                            e.links.push(Link { id: other.clone(), kind });
+                        }
+                    }
+                }
+            }
+            s
+        })
 }
 
 fn answer(thread: ThreadName) -> impl Strategy<Value = Answer> {
@@ -100,10 +136,26 @@ fn answer(thread: ThreadName) -> impl Strategy<Value = Answer> {
                 0..3,
             ),
             any::<bool>(),
+            prop::collection::vec(
+                (
+                    prop::sample::select(LINKABLE.to_vec()),
+                    prop::sample::select(LINKABLE.to_vec()),
+                    any::<bool>(),
+                ),
+                0..6,
+            ),
         ),
     )
         .prop_map(
-            move |(findings, reinforce, suggest, escalate, (dues, retire, screened))| Answer {
+            move |(findings, reinforce, suggest, escalate, (dues, retire, screened, links))| Answer {
+                links: links
+                    .into_iter()
+                    .map(|(a, b, contradicts)| LinkProposal {
+                        a: a.to_string(),
+                        b: b.to_string(),
+                        kind: if contradicts { LinkKind::Contradicts } else { LinkKind::Connects },
+                    })
+                    .collect(),
                 findings: findings
                     .into_iter()
                     .zip(dues)
@@ -278,6 +330,31 @@ proptest! {
         for a in &report.removed {
             let still_there = next.all_entries().any(|(_, e)| e == &a.entry);
             prop_assert!(!still_there, "{} archived but kept", a.entry.id);
+        }
+
+        // Links (rule 12): symmetric, no dangling end, at most five an end, no self-link.
+        let present: HashSet<&str> = next.all_entries().map(|(_, e)| e.id.as_str()).collect();
+        for (_, e) in next.all_entries() {
+            prop_assert!(e.links.len() <= 5, "{} has {} links", e.id, e.links.len());
+            for l in &e.links {
+                prop_assert!(l.id != e.id, "{} links itself", e.id);
+                prop_assert!(present.contains(l.id.as_str()), "{} links {} which left", e.id, l.id);
+                let back = next.all_entries().find(|(_, o)| o.id == l.id).map(|(_, o)| o);
+                prop_assert!(
+                    back.is_some_and(|o| o.links.iter().any(|x| x.id == e.id && x.kind == l.kind)),
+                    "{} -> {} is not recorded on both ends", e.id, l.id
+                );
+            }
+            let mut ids: Vec<&str> = e.links.iter().map(|l| l.id.as_str()).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            prop_assert_eq!(ids.len(), e.links.len(), "duplicate links on {}", e.id);
+        }
+        // Only the Librarian and the Dreamer link, never from screened text.
+        for l in &report.linked {
+            prop_assert!(l.thread.links());
+            let screened = results[l.thread.index()].answer().is_some_and(|a| a.seen.screened);
+            prop_assert!(!screened);
         }
 
         // What is written reads back identically.

@@ -8,6 +8,7 @@
     reason = "tests fail by panicking, on purpose, and build configs field by field"
 )]
 
+mod aggregate_links;
 mod aggregate_memory;
 mod aggregate_props;
 mod aggregate_rules;

@@ -15,7 +15,7 @@ use chrono::{DateTime, FixedOffset, TimeDelta, Utc};
 use proptest::prelude::*;
 use thinker::clock::Zone;
 use thinker::report::{
-    self, Departure, EntrySeries, EscalationMark, Model, TickStats, Usage, Window,
+    self, Departure, EntrySeries, EscalationMark, LinkRow, Model, TickStats, Usage, Window,
 };
 use thinker::state::{Category, EscalationOutcome, Strength};
 use thinker::thread::ThreadName;
@@ -227,6 +227,7 @@ fn fixture() -> Model {
         ticks: stats,
         entries,
         escalations,
+        links: Vec::new(),
         notes: Vec::new(),
     }
 }
@@ -294,6 +295,14 @@ fn small() -> Model {
             thread: "watcher".into(),
             reason: "the dentist moved".into(),
             outcome: EscalationOutcome::parse("notified: the dentist moved to 15:00"),
+        }],
+        links: vec![LinkRow {
+            made: t1,
+            thread: "dreamer".into(),
+            a: "a-1".into(),
+            b: "h-2".into(),
+            kind: "contradicts".into(),
+            gone: Some((t2, "left".into())),
         }],
         notes: vec!["ticks before 2026-11-21 were journaled without answers".into()],
     }

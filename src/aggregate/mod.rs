@@ -5,7 +5,7 @@
 //! Pure and deterministic: no I/O, no clock, no randomness, no model call. Same input,
 //! same output. Each rule lives in its own file:
 //! [`reinforce`] (matching, decay by time and reinforcement, importance, provenance,
-//! moved dues), [`retire`] (rule 10), [`add`] (same-tick grouping and routing), [`ids`],
+//! moved dues), [`retire`] (rule 10), [`links`] (rule 12), [`add`] (same-tick grouping and routing), [`ids`],
 //! [`prune`] (caps and the token budget of the memory, pinned entries last), [`threads`]
 //! (thread state), [`escalation`] (records, cooldown, the envelope), [`feedback`] (the
 //! agent's verdicts, rule 9); [`bounds`] keeps the bookkeeping (thread state, escalation
@@ -13,9 +13,10 @@
 //!
 //! Order of application (recorded in ARCHITECTURE.md): caps on the loaded state (so a
 //! state far over them is cut before anything is matched against it), the agent's
-//! verdicts (`wrong` removed, `used` marked seen), decay+reinforce, retire, findings
-//! matching a rejected summary dropped, add, thread state, escalation, bounds on the
-//! bookkeeping, tick metadata, then caps and the budget of the memory last. The report
+//! verdicts (`wrong` removed, `used` marked seen), decay+reinforce, retire, links,
+//! findings matching a rejected summary dropped, add, thread state, escalation, bounds on
+//! the bookkeeping, tick metadata, then caps and the budget of the memory, and last the
+//! links whose other end left. The report
 //! counts how much of the memory the tick archived ([`MemoryChange`]): ordinary
 //! bookkeeping, journaled, never a warning (SPEC §7.5).
 
@@ -24,6 +25,7 @@ pub mod bounds;
 pub mod escalation;
 pub mod feedback;
 pub mod ids;
+pub mod links;
 pub mod outcome;
 pub mod prune;
 pub mod reinforce;
@@ -312,6 +314,15 @@ pub struct Report {
     /// Retires not carried out (unknown ids, screened threads).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub retire_refused: Vec<RetireRefused>,
+    /// Links made this tick (rule 12).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub linked: Vec<links::Linked>,
+    /// Links not made, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links_refused: Vec<links::LinkRefused>,
+    /// Links that went: an end left the memory, or was pushed out past the cap.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unlinked: Vec<links::Unlinked>,
     /// Records added to the escalation history this tick (pending or suppressed).
     pub escalations: Vec<EscalationRecord>,
     /// `{"ESCALATE": true, "reason", "context", "subconscious"}` when an escalation is due.
@@ -417,6 +428,7 @@ pub fn aggregate(
     let agent = feedback::apply(&mut next, verdicts, now, settings, &mut report);
     let unmatched = reinforce::apply(&mut next, results, &agent.used, now, settings, &mut report);
     retire::apply(&mut next, results, now, &mut report);
+    links::apply(&mut next, results, &mut report);
     let unmatched = feedback::screen(unmatched, &agent.rejected, settings, &mut report);
     add::apply(&mut next, unmatched, now, settings, &mut report);
     threads::apply(&mut next, results, &mut report);
@@ -426,6 +438,7 @@ pub fn aggregate(
     next.tick_count = next.tick_count.saturating_add(1);
     let old_removed = report.removed.len();
     prune::apply(&mut next, now, settings, &mut report);
+    links::unlink_departed(&mut next, &mut report);
     report.envelope = escalation::envelope(&next, results, &report);
     report.memory = memory_change(state, &next, &report, old_removed);
     (next, report)

@@ -165,6 +165,10 @@ fn render(s: &mut String, life: &Life, clock: &Clock) {
         if Some(step.time) == left_at {
             continue;
         }
+        if !step.linked.is_empty() || !step.unlinked.is_empty() {
+            flush(s, &mut quiet);
+            links(s, step, clock);
+        }
         if step.seen.is_empty() {
             if step.strength > Strength::ZERO {
                 quiet.push(step.strength);
@@ -186,6 +190,36 @@ fn render(s: &mut String, life: &Life, clock: &Clock) {
     }
     flush(s, &mut quiet);
     departure(s, life, clock);
+}
+
+/// The links a tick made to the entry, and those that went.
+fn links(s: &mut String, step: &explain::Step, clock: &Clock) {
+    for l in &step.linked {
+        let _ = writeln!(
+            s,
+            "  linked   {}  run {}: {} [{}] (by the {})",
+            clock.wall(step.time),
+            step.run,
+            l.kind.as_str(),
+            untrusted::clean_line(&l.other),
+            l.by
+        );
+    }
+    for l in &step.unlinked {
+        let why = if l.by == "left" {
+            "it left the memory"
+        } else {
+            "newer links took its place"
+        };
+        let _ = writeln!(
+            s,
+            "  unlinked {}  run {}: {} [{}]: {why}",
+            clock.wall(step.time),
+            step.run,
+            l.kind.as_str(),
+            untrusted::clean_line(&l.other)
+        );
+    }
 }
 
 /// Provenance for people: ` from watcher/inbox, oracle` (nothing when unknown).

@@ -17,7 +17,9 @@ use crate::cmd::stats::since_instant;
 use crate::error::{EXIT_OK, Error};
 use crate::replay::read::{Recorded, Spent};
 use crate::replay::{Check, Journal, Run};
-use crate::report::{Departure, EntrySeries, EscalationMark, Model, TickStats, Usage, Window};
+use crate::report::{
+    Departure, EntrySeries, EscalationMark, LinkRow, Model, TickStats, Usage, Window,
+};
 use crate::state::{Category, EscalationOutcome};
 use crate::timestamp;
 
@@ -104,6 +106,7 @@ pub fn model(
     let mut ticks = Vec::with_capacity(run.frames.len());
     let mut raised: Vec<(DateTime<Utc>, String, String, EscalationOutcome)> = Vec::new();
     let mut settled: HashMap<(DateTime<Utc>, String), EscalationOutcome> = HashMap::new();
+    let mut links: Vec<LinkRow> = Vec::new();
     for frame in &run.frames {
         for added in &frame.report.added {
             known.insert(added.id.clone(), (added.category, added.summary.clone()));
@@ -121,7 +124,7 @@ pub fn model(
             s.points.push((frame.time, crate::state::Strength::ZERO));
             s.left = Some(Departure {
                 time: frame.time,
-                reason: format!("{:?}", archived.reason).to_lowercase(),
+                reason: archived.reason.word().into_owned(),
             });
             done.push(s);
         }
@@ -150,6 +153,24 @@ pub fn model(
         for r in &frame.settled {
             settled.insert((r.timestamp, r.thread.clone()), r.outcome.clone());
         }
+        for l in &frame.report.linked {
+            links.push(LinkRow {
+                made: frame.time,
+                thread: l.thread.as_str().to_string(),
+                a: l.a.clone(),
+                b: l.b.clone(),
+                kind: l.kind.as_str().to_string(),
+                gone: None,
+            });
+        }
+        for u in &frame.report.unlinked {
+            if let Some(row) = links.iter_mut().rev().find(|row| {
+                row.gone.is_none()
+                    && ((row.a == u.a && row.b == u.b) || (row.a == u.b && row.b == u.a))
+            }) {
+                row.gone = Some((frame.time, u.why.to_string()));
+            }
+        }
         ticks.push(tick_stats(frame, journal.ticks.get(frame.tick)));
     }
     done.extend(open.into_values());
@@ -176,6 +197,7 @@ pub fn model(
         ticks,
         entries: done,
         escalations,
+        links,
         notes,
     }
 }
@@ -200,7 +222,7 @@ fn tick_stats(frame: &crate::replay::Frame, recorded: Option<&Recorded>) -> Tick
     let mut removed: BTreeMap<String, u32> = BTreeMap::new();
     for a in &frame.report.removed {
         *removed
-            .entry(format!("{:?}", a.reason).to_lowercase())
+            .entry(a.reason.word().into_owned())
             .or_default() += 1;
     }
     let mut stats = TickStats {

@@ -58,6 +58,12 @@ pub struct Step {
     pub strength: crate::state::Strength,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub seen: Vec<Seen>,
+    /// Links made to it this tick (SPEC §7.12): the other end, the kind, by which thread.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub linked: Vec<LinkEvent>,
+    /// Links of it that went this tick: the other end, the kind, why (`left`, `replaced`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unlinked: Vec<LinkEvent>,
     /// Its `due` moved this tick (SPEC §7.1), to this.
     #[serde(
         default,
@@ -65,6 +71,15 @@ pub struct Step {
         with = "timestamp::serde_utc_opt"
     )]
     pub due_moved_to: Option<DateTime<Utc>>,
+}
+
+/// A link made or gone, seen from one end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LinkEvent {
+    pub other: String,
+    pub kind: crate::state::LinkKind,
+    /// The thread that made it (made), or why it went (gone).
+    pub by: String,
 }
 
 /// What the entry is now, when it is still in memory at the end of the replay.
@@ -251,6 +266,43 @@ fn step(frame: &Frame, id: &str, strength: crate::state::Strength) -> Step {
         strength,
         seen,
         due_moved_to: frame.report.moved.iter().find(|m| m.id == id).map(|m| m.to),
+        linked: frame
+            .report
+            .linked
+            .iter()
+            .filter_map(|l| {
+                let other = other_end(&l.a, &l.b, id)?;
+                Some(LinkEvent {
+                    other: other.to_string(),
+                    kind: l.kind,
+                    by: l.thread.as_str().to_string(),
+                })
+            })
+            .collect(),
+        unlinked: frame
+            .report
+            .unlinked
+            .iter()
+            .filter_map(|l| {
+                let other = other_end(&l.a, &l.b, id)?;
+                Some(LinkEvent {
+                    other: other.to_string(),
+                    kind: l.kind,
+                    by: l.why.to_string(),
+                })
+            })
+            .collect(),
+    }
+}
+
+/// The end of a link `a`–`b` that is not `id` (None: `id` is neither).
+fn other_end<'a>(a: &'a str, b: &'a str, id: &str) -> Option<&'a str> {
+    if a == id {
+        Some(b)
+    } else if b == id {
+        Some(a)
+    } else {
+        None
     }
 }
 

@@ -27,7 +27,7 @@ use std::fmt::Write;
 use chrono::TimeDelta;
 
 pub use model::{
-    DayStats, Departure, EntrySeries, EscalationMark, Model, TickStats, Usage, Window, days,
+    DayStats, Departure, EntrySeries, EscalationMark, LinkRow, Model, TickStats, Usage, Window, days,
 };
 pub use svg::{Frame, downsample};
 pub use text::esc;
@@ -132,6 +132,11 @@ fn page(models: &[&Model], zone: Zone) -> String {
             escalations(out, m, zone);
         },
     );
+    if models.iter().any(|m| !m.links.is_empty()) {
+        section(&mut out, "links", "Links between entries", models, |out, _, m| {
+            links(out, m, zone);
+        });
+    }
     section(
         &mut out,
         "usage",
@@ -495,6 +500,43 @@ fn escalations(out: &mut String, model: &Model, zone: Zone) {
             esc(&m.thread),
             esc_cut(&m.reason, 480),
             esc_cut(&m.outcome.to_string(), 480)
+        );
+    }
+    out.push_str("</table>\n");
+}
+
+/// The links made in the window, newest last: a contradiction is marked, a link that
+/// went says when and why. Listed rather than drawn: lines between the timeline's
+/// polylines would cross every other entry's.
+fn links(out: &mut String, model: &Model, zone: Zone) {
+    if model.links.is_empty() {
+        out.push_str("<p class=\"empty\">No link in this window.</p>\n");
+        return;
+    }
+    let skip = model.links.len().saturating_sub(ESCALATION_ROWS);
+    if skip > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">The latest {ESCALATION_ROWS} of {}.</p>",
+            num(model.links.len() as u64)
+        );
+    }
+    out.push_str(
+        "<table class=\"links\">\n<tr><th>made</th><th>by</th><th>entry</th><th>link</th><th>entry</th><th>gone</th></tr>\n",
+    );
+    for l in model.links.iter().skip(skip) {
+        let gone = l.gone.as_ref().map_or_else(String::new, |(t, why)| {
+            format!("{} ({})", when(zone, *t), esc(why))
+        });
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td class=\"link-{}\">{}</td><td><code>{}</code></td><td>{gone}</td></tr>",
+            when(zone, l.made),
+            esc(&l.thread),
+            esc_cut(&l.a, 120),
+            esc(&l.kind),
+            esc(&l.kind),
+            esc_cut(&l.b, 120),
         );
     }
     out.push_str("</table>\n");

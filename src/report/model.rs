@@ -31,6 +31,8 @@ pub struct Model {
     pub entries: Vec<EntrySeries>,
     /// Every escalation raised in the window, in time order.
     pub escalations: Vec<EscalationMark>,
+    /// Every link made between entries in the window, in time order (SPEC §7.12).
+    pub links: Vec<LinkRow>,
     /// Lines for the reader about how the model was made (e.g. "ticks before … were
     /// journaled without answers: not replayed"), shown under the heading.
     pub notes: Vec<String>,
@@ -111,6 +113,19 @@ pub struct EscalationMark {
     pub thread: String,
     pub reason: String,
     pub outcome: EscalationOutcome,
+}
+
+/// A link between two entries: when and by which thread it was made, and when it went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkRow {
+    pub made: DateTime<Utc>,
+    pub thread: String,
+    pub a: String,
+    pub b: String,
+    /// `connects` or `contradicts`.
+    pub kind: String,
+    /// When it went, and why (`left`, `replaced`); `None` while it stands.
+    pub gone: Option<(DateTime<Utc>, String)>,
 }
 
 /// One local calendar day: the sum of its ticks and escalations.
