@@ -462,7 +462,11 @@ fn read_links(value: Option<&Value>) -> Vec<LinkProposal> {
         let (Some(a), Some(b)) = (id("a"), id("b")) else {
             continue;
         };
-        let Some(kind) = o.get("kind").and_then(Value::as_str).and_then(LinkKind::read) else {
+        let Some(kind) = o
+            .get("kind")
+            .and_then(Value::as_str)
+            .and_then(LinkKind::read)
+        else {
             continue;
         };
         if !out

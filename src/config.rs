@@ -2116,7 +2116,7 @@ mod tests {
             let sane: &[&str] = if *kind == "f" {
                 &["1.0"]
             } else {
-                &["5", "500"]
+                &["5", "500", "5000"]
             };
             assert!(
                 sane.iter()

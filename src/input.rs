@@ -258,11 +258,7 @@ impl InputContext<'_> {
 
     /// `thread`'s prompt without its private sources and the memory written from
     /// private text, saying what it leaves out; `None` when there is nothing to leave out.
-    fn public_input(
-        &self,
-        thread: ThreadName,
-        shown: &[SourceText],
-    ) -> Option<PublicInput> {
+    fn public_input(&self, thread: ThreadName, shown: &[SourceText]) -> Option<PublicInput> {
         let private = self.privacy.private_sources(thread);
         let (public_sources, withheld_sources): (Vec<_>, Vec<_>) = shown
             .iter()

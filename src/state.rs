@@ -154,7 +154,11 @@ pub struct Entry {
     pub tainted: bool,
     /// Links to other entries (SPEC §7.12), newest last, at most [`MAX_LINKS`]; both ends
     /// record a link.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub links: Vec<Link>,
     /// Fields this version does not know; written back unchanged.
     #[serde(flatten)]

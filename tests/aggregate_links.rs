@@ -17,7 +17,11 @@ fn memory() -> State {
             entry("t-nas-disk-full", "the NAS disk is almost full", 6),
             entry("t-backup-failed", "last night's backup failed", 6),
         ],
-        vec![entry("p-weekend-quiet", "the NAS has plenty of space at the weekend", 6)],
+        vec![entry(
+            "p-weekend-quiet",
+            "the NAS has plenty of space at the weekend",
+            6,
+        )],
     );
     s.hunches = (0..7)
         .map(|i| entry(&format!("h-idea-{i}"), &format!("idea number {i} here"), 6))
@@ -92,13 +96,55 @@ fn a_link_is_recorded_on_both_ends_and_does_not_reinforce() {
 fn links_refused_table() {
     // (thread, screened, a, b, why refused or None)
     let cases = [
-        (ThreadName::Librarian, false, "t-nas-disk-full", "t-backup-failed", None),
-        (ThreadName::Dreamer, false, "t-nas-disk-full", "t-backup-failed", None),
-        (ThreadName::Watcher, false, "t-nas-disk-full", "t-backup-failed", Some("thread")),
-        (ThreadName::Oracle, false, "t-nas-disk-full", "t-backup-failed", Some("thread")),
-        (ThreadName::Dreamer, true, "t-nas-disk-full", "t-backup-failed", Some("screened")),
-        (ThreadName::Librarian, false, "t-nas-disk-full", "t-no-such", Some("unknown")),
-        (ThreadName::Librarian, false, "t-nas-disk-full", "t-nas-disk-full", Some("self")),
+        (
+            ThreadName::Librarian,
+            false,
+            "t-nas-disk-full",
+            "t-backup-failed",
+            None,
+        ),
+        (
+            ThreadName::Dreamer,
+            false,
+            "t-nas-disk-full",
+            "t-backup-failed",
+            None,
+        ),
+        (
+            ThreadName::Watcher,
+            false,
+            "t-nas-disk-full",
+            "t-backup-failed",
+            Some("thread"),
+        ),
+        (
+            ThreadName::Oracle,
+            false,
+            "t-nas-disk-full",
+            "t-backup-failed",
+            Some("thread"),
+        ),
+        (
+            ThreadName::Dreamer,
+            true,
+            "t-nas-disk-full",
+            "t-backup-failed",
+            Some("screened"),
+        ),
+        (
+            ThreadName::Librarian,
+            false,
+            "t-nas-disk-full",
+            "t-no-such",
+            Some("unknown"),
+        ),
+        (
+            ThreadName::Librarian,
+            false,
+            "t-nas-disk-full",
+            "t-nas-disk-full",
+            Some("self"),
+        ),
     ];
     for (thread, screened, a, b, refused) in cases {
         let answer = Answer {
@@ -133,7 +179,13 @@ fn one_link_per_pair_the_newest_kind_kept() {
         link("t-nas-disk-full", "t-backup-failed", LinkKind::Connects),
         link("t-backup-failed", "t-nas-disk-full", LinkKind::Connects),
     ]);
-    let (next, _) = aggregate(&memory(), &only(ThreadName::Librarian, a), &[], now(), &roomy());
+    let (next, _) = aggregate(
+        &memory(),
+        &only(ThreadName::Librarian, a),
+        &[],
+        now(),
+        &roomy(),
+    );
     assert_eq!(find(&next, "t-nas-disk-full").links.len(), 1);
     let b = linking(vec![link(
         "t-backup-failed",
@@ -154,21 +206,43 @@ fn one_link_per_pair_the_newest_kind_kept() {
 fn an_entry_keeps_its_five_newest_links() {
     let a = linking(
         (0..7)
-            .map(|i| link("t-nas-disk-full", &format!("h-idea-{i}"), LinkKind::Connects))
+            .map(|i| {
+                link(
+                    "t-nas-disk-full",
+                    &format!("h-idea-{i}"),
+                    LinkKind::Connects,
+                )
+            })
             .collect(),
     );
-    let (next, report) = aggregate(&memory(), &only(ThreadName::Dreamer, a), &[], now(), &roomy());
+    let (next, report) = aggregate(
+        &memory(),
+        &only(ThreadName::Dreamer, a),
+        &[],
+        now(),
+        &roomy(),
+    );
     let kept: Vec<&str> = find(&next, "t-nas-disk-full")
         .links
         .iter()
         .map(|l| l.id.as_str())
         .collect();
-    assert_eq!(kept, ["h-idea-2", "h-idea-3", "h-idea-4", "h-idea-5", "h-idea-6"]);
+    assert_eq!(
+        kept,
+        ["h-idea-2", "h-idea-3", "h-idea-4", "h-idea-5", "h-idea-6"]
+    );
     for gone in ["h-idea-0", "h-idea-1"] {
-        assert!(find(&next, gone).links.is_empty(), "{gone} still links back");
+        assert!(
+            find(&next, gone).links.is_empty(),
+            "{gone} still links back"
+        );
     }
     assert_eq!(
-        report.unlinked.iter().filter(|u| u.why == "replaced").count(),
+        report
+            .unlinked
+            .iter()
+            .filter(|u| u.why == "replaced")
+            .count(),
         2
     );
 }
@@ -197,8 +271,17 @@ fn a_link_goes_when_either_end_leaves() {
         }],
         ..Answer::default()
     };
-    let (next, report) = aggregate(&linked, &only(ThreadName::Oracle, retire), &[], now(), &roomy());
-    assert!(next.all_entries().all(|(_, e)| e.links.is_empty()), "dangling link");
+    let (next, report) = aggregate(
+        &linked,
+        &only(ThreadName::Oracle, retire),
+        &[],
+        now(),
+        &roomy(),
+    );
+    assert!(
+        next.all_entries().all(|(_, e)| e.links.is_empty()),
+        "dangling link"
+    );
     assert_eq!(report.unlinked.len(), 2);
     assert!(report.unlinked.iter().all(|u| u.why == "left"));
     // Pruned over a cap.
@@ -210,8 +293,17 @@ fn a_link_goes_when_either_end_leaves() {
         },
         ..settings()
     };
-    let (next, _) = aggregate(&linked, &only(ThreadName::Oracle, Answer::default()), &[], now(), &tight);
-    assert!(next.all_entries().all(|(_, e)| e.links.is_empty()), "dangling link");
+    let (next, _) = aggregate(
+        &linked,
+        &only(ThreadName::Oracle, Answer::default()),
+        &[],
+        now(),
+        &tight,
+    );
+    assert!(
+        next.all_entries().all(|(_, e)| e.links.is_empty()),
+        "dangling link"
+    );
 }
 
 /// Same input, same output: links included.

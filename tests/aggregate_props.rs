@@ -101,9 +101,21 @@ fn state() -> impl Strategy<Value = State> {
                 let (Some(a), Some(b)) = (ids.get(a), ids.get(b)) else {
                     continue;
                 };
-                let kind = if contradicts { LinkKind::Contradicts } else { LinkKind::Connects };
+                let kind = if contradicts {
+                    LinkKind::Contradicts
+                } else {
+                    LinkKind::Connects
+                };
                 let room = |s: &State, id: &str| {
-                    s.all_entries().find(|(_, e)| e.id == id).is_some_and(|(_, e)| e.links.len() < 5 && !e.links.iter().any(|l| l.id != id && (l.id == *a || l.id == *b)))
+                    s.all_entries()
+                        .find(|(_, e)| e.id == id)
+                        .is_some_and(|(_, e)| {
+                            e.links.len() < 5
+                                && !e
+                                    .links
+                                    .iter()
+                                    .any(|l| l.id != id && (l.id == *a || l.id == *b))
+                        })
                 };
                 if a == b || !room(&s, a) || !room(&s, b) {
                     continue;
@@ -111,7 +123,10 @@ fn state() -> impl Strategy<Value = State> {
                 for (end, other) in [(a, b), (b, a)] {
                     for cat in Category::ALL {
                         for e in s.entries_mut(cat).iter_mut().filter(|e| &e.id == end) {
-                            e.links.push(Link { id: other.clone(), kind });
+                            e.links.push(Link {
+                                id: other.clone(),
+                                kind,
+                            });
                         }
                     }
                 }
@@ -147,41 +162,47 @@ fn answer(thread: ThreadName) -> impl Strategy<Value = Answer> {
         ),
     )
         .prop_map(
-            move |(findings, reinforce, suggest, escalate, (dues, retire, screened, links))| Answer {
-                links: links
-                    .into_iter()
-                    .map(|(a, b, contradicts)| LinkProposal {
-                        a: a.to_string(),
-                        b: b.to_string(),
-                        kind: if contradicts { LinkKind::Contradicts } else { LinkKind::Connects },
-                    })
-                    .collect(),
-                findings: findings
-                    .into_iter()
-                    .zip(dues)
-                    .map(|((summary, importance, k), due)| Finding {
-                        summary,
-                        importance,
-                        kind: thread.kinds()[k % thread.kinds().len()],
-                        due: due.map(|m| now() + TimeDelta::minutes(m)),
-                        from: (k % 2 == 0).then(|| "inbox".to_string()),
-                    })
-                    .collect(),
-                reinforce: reinforce.into_iter().map(str::to_string).collect(),
-                retire: retire
-                    .into_iter()
-                    .map(|id| Retire {
-                        id: id.to_string(),
-                        why: RetireWhy::Cancelled,
-                    })
-                    .collect(),
-                suggest: suggest.unwrap_or_default(),
-                escalate,
-                escalate_reason: String::new(),
-                seen: Seen {
-                    sources: vec!["inbox".into()],
-                    screened,
-                },
+            move |(findings, reinforce, suggest, escalate, (dues, retire, screened, links))| {
+                Answer {
+                    links: links
+                        .into_iter()
+                        .map(|(a, b, contradicts)| LinkProposal {
+                            a: a.to_string(),
+                            b: b.to_string(),
+                            kind: if contradicts {
+                                LinkKind::Contradicts
+                            } else {
+                                LinkKind::Connects
+                            },
+                        })
+                        .collect(),
+                    findings: findings
+                        .into_iter()
+                        .zip(dues)
+                        .map(|((summary, importance, k), due)| Finding {
+                            summary,
+                            importance,
+                            kind: thread.kinds()[k % thread.kinds().len()],
+                            due: due.map(|m| now() + TimeDelta::minutes(m)),
+                            from: (k % 2 == 0).then(|| "inbox".to_string()),
+                        })
+                        .collect(),
+                    reinforce: reinforce.into_iter().map(str::to_string).collect(),
+                    retire: retire
+                        .into_iter()
+                        .map(|id| Retire {
+                            id: id.to_string(),
+                            why: RetireWhy::Cancelled,
+                        })
+                        .collect(),
+                    suggest: suggest.unwrap_or_default(),
+                    escalate,
+                    escalate_reason: String::new(),
+                    seen: Seen {
+                        sources: vec!["inbox".into()],
+                        screened,
+                    },
+                }
             },
         )
 }
@@ -291,6 +312,15 @@ proptest! {
         if report.removed.iter().any(|a| a.reason == RemovalReason::Budget) {
             let mut with_last = next.clone();
             let last = report.removed.iter().rev().find(|a| a.reason == RemovalReason::Budget).unwrap();
+            // The memory as the budget saw it: links to departed entries are dropped only
+            // after the last removal.
+            for u in report.unlinked.iter().filter(|u| u.why == "left") {
+                for cat in Category::ALL {
+                    if let Some(e) = with_last.entries_mut(cat).iter_mut().find(|e| e.id == u.a) {
+                        e.links.push(Link { id: u.b.clone(), kind: u.kind });
+                    }
+                }
+            }
             with_last.entries_mut(last.category).push(last.entry.clone());
             prop_assert!(prune::estimated_tokens(&with_last) > settings.token_budget, "removed {} for budget needlessly", last.entry.id);
         }

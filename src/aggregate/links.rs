@@ -107,7 +107,10 @@ pub fn apply(state: &mut State, results: &[ThreadOutcome; 4], report: &mut Repor
                 continue;
             }
             let (ia, ib) = (at[&proposal.a], at[&proposal.b]);
-            for (end, other, place) in [(&proposal.a, &proposal.b, ia), (&proposal.b, &proposal.a, ib)] {
+            for (end, other, place) in [
+                (&proposal.a, &proposal.b, ia),
+                (&proposal.b, &proposal.a, ib),
+            ] {
                 if let Some(out) = record(state, place, other, proposal.kind) {
                     // The pushed-out link goes from the other end too.
                     if let Some(&there) = at.get(&out.id) {

@@ -221,9 +221,7 @@ fn series(
 fn tick_stats(frame: &crate::replay::Frame, recorded: Option<&Recorded>) -> TickStats {
     let mut removed: BTreeMap<String, u32> = BTreeMap::new();
     for a in &frame.report.removed {
-        *removed
-            .entry(a.reason.word().into_owned())
-            .or_default() += 1;
+        *removed.entry(a.reason.word().into_owned()).or_default() += 1;
     }
     let mut stats = TickStats {
         time: frame.time,

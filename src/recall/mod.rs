@@ -86,6 +86,20 @@ pub struct Recalled {
     /// When it is due (RFC 3339 UTC), if it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub due: Option<String>,
+    /// The ids of the entries it contradicts (SPEC §7.12).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contradicts: Vec<String>,
+    /// Not matched itself: the matched entry it is linked to, and how.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linked: Option<LinkedTo>,
+}
+
+/// The matched entry a recalled entry is linked to.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct LinkedTo {
+    pub id: String,
+    /// `connects` or `contradicts`.
+    pub kind: String,
 }
 
 impl Recalled {
@@ -99,6 +113,11 @@ impl Recalled {
             score: (r.score * 1000.0).round() / 1000.0,
             matched: r.matched.iter().map(|m| safe(m)).collect(),
             due: r.entry.due.map(crate::timestamp::format),
+            contradicts: r.entry.contradicts().map(safe).collect(),
+            linked: r.linked.map(|(id, kind)| LinkedTo {
+                id: safe(id),
+                kind: kind.as_str().to_string(),
+            }),
         }
     }
 }
@@ -200,7 +219,37 @@ pub fn recall<'a>(
 ) -> Vec<Ranked<'a>> {
     let question = rank::Question::new(text);
     let named = outright(state, text);
-    rank::rank(state, &question, &named, clock, inputs, limits.max_entries)
+    let mut ranked = rank::rank(state, &question, &named, clock, inputs, limits.max_entries);
+    with_linked(state, &mut ranked, limits.max_entries);
+    ranked
+}
+
+/// Appends, after the direct matches, the entries linked to them (SPEC §7.12), in the
+/// matches' order and each match's links newest first, while the list is under
+/// `max_entries`: an entry that contradicts a match is the one an agent most needs
+/// beside it.
+fn with_linked<'a>(state: &'a State, ranked: &mut Vec<Ranked<'a>>, max_entries: usize) {
+    let direct = ranked.len();
+    for i in 0..direct {
+        let from = ranked[i].entry;
+        for link in from.links.iter().rev() {
+            if ranked.len() >= max_entries {
+                return;
+            }
+            if ranked.iter().any(|r| r.entry.id == link.id) {
+                continue;
+            }
+            if let Some((category, entry)) = state.all_entries().find(|(_, e)| e.id == link.id) {
+                ranked.push(Ranked {
+                    category,
+                    entry,
+                    score: 0.0,
+                    matched: Vec::new(),
+                    linked: Some((from.id.as_str(), link.kind)),
+                });
+            }
+        }
+    }
 }
 
 /// Every entry, strongest first (then the most important, the most recently seen, the
@@ -213,6 +262,7 @@ pub fn strongest(state: &State) -> Vec<Ranked<'_>> {
             entry,
             score: 0.0,
             matched: Vec::new(),
+            linked: None,
         })
         .collect();
     all.sort_by(|a, b| {
@@ -247,13 +297,33 @@ fn entry_line(r: &Ranked<'_>, clock: &Clock) -> String {
     if let Some(due) = due_text(e, clock) {
         let _ = write!(line, "; {due}");
     }
+    if e.tainted {
+        line.push_str("; from untrusted text");
+    }
+    let contradicts: Vec<String> = e
+        .contradicts()
+        .map(|id| format!("[{}]", safe(id)))
+        .collect();
+    if !contradicts.is_empty() {
+        let _ = write!(line, "; contradicts {}", contradicts.join(" "));
+    }
+    if let Some((to, kind)) = r.linked {
+        let _ = write!(line, "; linked: {} [{}]", kind.as_str(), safe(to));
+    }
     line.push_str(")\n");
     line
 }
 
 fn entry_key(e: &Entry) -> String {
     let due = e.due.map(crate::timestamp::format).unwrap_or_default();
-    format!("{}\u{1f}{}\u{1f}{due}\n", e.id, e.summary)
+    let contradicts: Vec<&str> = e.contradicts().collect();
+    format!(
+        "{}\u{1f}{}\u{1f}{due}\u{1f}{}\u{1f}{}\n",
+        e.id,
+        e.summary,
+        e.tainted,
+        contradicts.join(" ")
+    )
 }
 
 /// Recent escalation outcomes worth telling an agent: decided (not pending, not

@@ -346,6 +346,8 @@ pub struct Scored<'a> {
     pub entry: &'a Entry,
     pub score: f64,
     pub matched: Vec<String>,
+    /// Not matched itself: linked (SPEC §7.12) to this matched entry, by this kind.
+    pub linked: Option<(&'a str, crate::state::LinkKind)>,
 }
 
 /// Each doc's lexical score for the question.
@@ -424,6 +426,7 @@ fn finish<'a>(
     let mut out: Vec<Scored<'a>> = outright
         .iter()
         .map(|(category, entry, what)| Scored {
+            linked: None,
             category: *category,
             entry,
             score: 1.0,
@@ -434,6 +437,7 @@ fn finish<'a>(
         .into_iter()
         .filter(|(i, _, _)| !out.iter().any(|o| o.entry.id == entries[*i].1.id))
         .map(|(i, score, matched)| Scored {
+            linked: None,
             category: entries[i].0,
             entry: entries[i].1,
             score: score.min(1.0),

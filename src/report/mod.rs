@@ -27,7 +27,8 @@ use std::fmt::Write;
 use chrono::TimeDelta;
 
 pub use model::{
-    DayStats, Departure, EntrySeries, EscalationMark, LinkRow, Model, TickStats, Usage, Window, days,
+    DayStats, Departure, EntrySeries, EscalationMark, LinkRow, Model, TickStats, Usage, Window,
+    days,
 };
 pub use svg::{Frame, downsample};
 pub use text::esc;
@@ -133,9 +134,15 @@ fn page(models: &[&Model], zone: Zone) -> String {
         },
     );
     if models.iter().any(|m| !m.links.is_empty()) {
-        section(&mut out, "links", "Links between entries", models, |out, _, m| {
-            links(out, m, zone);
-        });
+        section(
+            &mut out,
+            "links",
+            "Links between entries",
+            models,
+            |out, _, m| {
+                links(out, m, zone);
+            },
+        );
     }
     section(
         &mut out,

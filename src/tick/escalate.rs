@@ -99,6 +99,7 @@ impl Escalation<'_> {
             return false;
         };
         record.timestamp == self.clock.now
+            && !record.tainted
             && !self.screened[thread.index()]
             && outcomes[thread.index()].answer().is_some_and(|a| {
                 a.findings
@@ -323,13 +324,17 @@ impl Escalation<'_> {
         // check of what leaves (issue 22): one that asks to pay, carries a number or a link
         // no trusted source showed is held for the user's confirmation, never sent.
         let screened = guard::message(&record.text);
+        let tainted = due.iter().any(|&i| state.escalation_history[i].tainted);
         let held = outbound::hold(
             &record,
             &plan::text_or_reasons(&record, &reasons),
             self.links,
             &self.config.trusted_domains,
+            tainted,
         );
-        let effect = if let (true, Some((outcome, why))) = (screened.is_empty(), &held) {
+        // A text both screened and held is held: the reasons tell the user what it asks
+        // of them (a payment, a login), and it is never sent either way.
+        let effect = if let Some((outcome, why)) = &held {
             let why: Vec<&str> = why.iter().map(outbound::Reason::kind).collect();
             tracing::warn!(
                 "the primary model's {} is held for your confirmation ({}): see `thinker show`; it is never sent",

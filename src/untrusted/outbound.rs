@@ -110,8 +110,7 @@ pub fn read(text: &str) -> Reading {
     let Redacted {
         text: redacted,
         tally,
-    } = Redactor::new(&RedactionKey::from_bytes([0; 32]))
-        .redact_counted(text);
+    } = Redactor::new(&RedactionKey::from_bytes([0; 32])).redact_counted(text);
     if tally.get(Class::Card) > 0 {
         concerns.insert(Concern::CardNumber);
     }
