@@ -781,6 +781,10 @@ impl Validator<'_> {
         }
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "the whole config: one checked table after another"
+    )]
     fn config(&self, raw: RawConfig, path: Option<&Path>) -> Result<Config, ConfigError> {
         let memory = self.memory(&raw.memory)?;
         let privacy = crate::privacy::Settings {
@@ -1477,6 +1481,10 @@ impl Validator<'_> {
     }
 
     /// `[escalation]`, and the dismissed-recently window the aggregator applies.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "the escalation table: one checked key after another"
+    )]
     fn escalation(
         &self,
         e: RawEscalation,

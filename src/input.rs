@@ -237,7 +237,7 @@ impl InputContext<'_> {
                 sites: sites.clone(),
             })
             .collect();
-        let shown: Vec<SourceText> = screened.into_iter().map(|(t, _, _)| t.shown).collect();
+        let shown: Vec<SourceText> = screened.into_iter().map(|(t, _, _)| t.text).collect();
         let prompt = self
             .prompts
             .thread_prompt(thread, self.seen, &shown, &self.clock);
@@ -290,7 +290,7 @@ struct Shown {
     kind: &'static str,
     bytes: usize,
     truncated: bool,
-    shown: SourceText,
+    text: SourceText,
 }
 
 /// Screens each text and lists the sites it links to, on the blocking pool (the tick's
@@ -322,7 +322,7 @@ async fn screen_off_thread(
                     kind: t.kind,
                     bytes: t.text.len(),
                     truncated: t.truncated,
-                    shown: SourceText { text, ..t },
+                    text: SourceText { text, ..t },
                 };
                 (shown, found, sites)
             })
@@ -343,7 +343,7 @@ async fn screen_off_thread(
                             kind,
                             bytes,
                             truncated,
-                            shown,
+                            text: shown,
                         },
                         Vec::new(),
                         std::collections::BTreeSet::new(),

@@ -115,7 +115,7 @@ where
     }
 
     /// Writes one JSON-RPC error for request `id`, whole, from a task of its own.
-    fn answer_error(&self, id: Value, message: String) {
+    fn answer_error(&self, id: &Value, message: &str) {
         let line = json!({"jsonrpc": "2.0", "id": id,
                           "error": {"code": INVALID_REQUEST, "message": message}});
         let mut bytes = line.to_string().into_bytes();
@@ -169,8 +169,8 @@ where
                     );
                     if !id.is_null() || looks_like_request(&head) {
                         self.answer_error(
-                            id,
-                            format!(
+                            &id,
+                            &format!(
                                 "the request is {bytes} bytes, over thinker mcp's limit of {MAX_REQUEST_BYTES} bytes (1 MiB) a request: send less (a shorter `text` to recall, a shorter note)"
                             ),
                         );
@@ -190,7 +190,7 @@ where
                             let value: Option<Value> = serde_json::from_slice(text).ok();
                             match value.as_ref().and_then(|v| v.get("id")) {
                                 Some(id) if !id.is_null() => {
-                                    self.answer_error(id.clone(), format!("invalid request: {e}"))
+                                    self.answer_error(id, &format!("invalid request: {e}"));
                                 }
                                 // Not JSON, or a notification: nothing to answer.
                                 _ => tracing::debug!("thinker mcp: dropped a line: {e}"),
@@ -298,7 +298,7 @@ mod tests {
             (r#"{"method":"x \"id\": 5","id" : "a\"b"}"#, json!("a\"b")),
             (r#"{"id":null}"#, Value::Null),
             (r#"{"id":{"x":1}}"#, Value::Null),
-            (r#"not json"#, Value::Null),
+            ("not json", Value::Null),
             (r#"{"id":-3.5e2,"#, json!(-350.0)),
         ];
         for (head, want) in cases {

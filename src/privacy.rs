@@ -538,12 +538,14 @@ private = false
                 at,
             )
         };
-        let mut state = State::default();
-        state.active_threads = vec![
-            entry("t-from-mail", Some("librarian")),
-            entry("t-from-calendar", Some("oracle")),
-            entry("t-nobody-knows", None),
-        ];
+        let mut state = State {
+            active_threads: vec![
+                entry("t-from-mail", Some("librarian")),
+                entry("t-from-calendar", Some("oracle")),
+                entry("t-nobody-knows", None),
+            ],
+            ..State::default()
+        };
         state.thread_state.get_mut(ThreadName::Librarian).history = vec![vec!["x".into()]];
         state.thread_state.get_mut(ThreadName::Watcher).focus_hint = "look at the inbox".into();
         let (public, items) = p.public_state(&state);

@@ -82,6 +82,10 @@ fn check_note(check: &Check) -> Option<String> {
 
 /// The model of one replayed run: its ticks, its entries' strength over time, its
 /// escalations with the outcome they ended with.
+#[expect(
+    clippy::too_many_lines,
+    reason = "the report's model is assembled in one place, section by section"
+)]
 pub fn model(
     title: &str,
     run: &Run,

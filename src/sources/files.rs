@@ -371,9 +371,11 @@ mod tests {
     async fn a_long_file_shares_the_cap_with_the_others() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        let long: String = (0..400)
-            .map(|i| format!("line {i} of the long file\n"))
-            .collect();
+        let long: String = (0..400).fold(String::new(), |mut s, i| {
+            use std::fmt::Write as _;
+            let _ = writeln!(s, "line {i} of the long file");
+            s
+        });
         write(&d.join("a-long.md"), &long, "2026-11-22T10:00:00Z");
         write(
             &d.join("b.md"),

@@ -218,6 +218,10 @@ fn flags(name: &str) -> &str {
     name.rsplit_once(":2,").map_or("", |(_, f)| f)
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "one message's read, in the order the folder gives it"
+)]
 fn maildir_text(root: &Path, view: View) -> Result<Text, String> {
     let listing = list(root)?;
     let mut skipped = listing.skipped;
@@ -316,9 +320,9 @@ fn maildir_text(root: &Path, view: View) -> Result<Text, String> {
         } else {
             truncated = true;
             // The text cut to its share, an `…` and the line end within it.
-            let room = share.saturating_sub(1 + '…'.len_utf8());
-            if room > 0 {
-                let cut = b.floor_char_boundary(room);
+            let fits = share.saturating_sub(1 + '…'.len_utf8());
+            if fits > 0 {
+                let cut = b.floor_char_boundary(fits);
                 out.push_str(b[..cut].trim_end());
                 out.push_str("…\n");
             }
@@ -900,7 +904,7 @@ mod tests {
         let n = MAX_CANDIDATES + 500;
         for i in 0..n {
             let read = if i % 2 == 0 { ":2,S" } else { ":2," };
-            let at = 1_795_000_000 + i as i64;
+            let at = 1_795_000_000 + i64::try_from(i).unwrap();
             let date = DateTime::from_timestamp(at, 0).unwrap().to_rfc2822();
             std::fs::write(
                 d.join(format!("cur/{at}.M{i}P1.host{read}")),

@@ -256,6 +256,10 @@ impl Escalation<'_> {
 
     /// One call for the records `due`; their outcomes set unless the decision has an
     /// effect to run (returned).
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one decision call and each of its effects, in order"
+    )]
     async fn decide(
         &self,
         state: &mut State,

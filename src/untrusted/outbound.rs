@@ -228,7 +228,7 @@ fn host_of(rest: &str) -> Option<String> {
         host.split(':').next().unwrap_or_default().to_string()
     };
     let host = host
-        .trim_end_matches(|c: char| matches!(c, '.' | ',' | ';' | '!' | '*'))
+        .trim_end_matches(['.', ',', ';', '!', '*'])
         .to_lowercase();
     (!host.is_empty() && (host.contains('.') || host.starts_with('['))).then_some(host)
 }
