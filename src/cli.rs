@@ -143,7 +143,7 @@ pub struct PromptArgs {
     /// Assemble the prompt as if at this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
-    /// Exactly what would leave for the thread's first provider: private text withheld or redacted as [privacy] says
+    /// Exactly what would leave for the thread's first provider: private text withheld or redacted as `[privacy]` says
     #[arg(long)]
     pub as_sent: bool,
 }

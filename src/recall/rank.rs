@@ -27,7 +27,7 @@ const K1: f64 = 1.2;
 const B: f64 = 0.75;
 /// A question's word met by a synonym counts this much of the word itself.
 pub const SYNONYM_WEIGHT: f64 = 0.7;
-/// …by a shared prefix of at least [`PREFIX_LETTERS`] letters (`config` /
+/// …by a shared prefix of at least `PREFIX_LETTERS` letters (`config` /
 /// `configuration`).
 pub const PREFIX_WEIGHT: f64 = 0.8;
 const PREFIX_LETTERS: usize = 5;

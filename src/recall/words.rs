@@ -155,7 +155,7 @@ const COMMON: &[&str] = &[
 ];
 
 /// How much a question's word (a stem) weighs against the others: half for the
-/// [`COMMON`] words, else whole.
+/// `COMMON` words, else whole.
 pub fn weight(stem: &str) -> f64 {
     if COMMON.contains(&stem) { 0.5 } else { 1.0 }
 }

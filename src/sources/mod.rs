@@ -327,7 +327,7 @@ pub async fn gather(sources: &[Source], ctx: &GatherContext<'_>) -> Gathered {
 /// Fits `texts` into `budget` bytes in all (the thread's share of the tick's input
 /// budget): when they are over it, each keeps at most an equal share of what is left
 /// once the texts shorter than their share are kept whole (the shortest first), cut
-/// like a source's own cap ([`text::cap_head`]: a char boundary, a line end when one
+/// like a source's own cap (`text::cap_head`: a char boundary, a line end when one
 /// lies in the kept half) and marked truncated. Deterministic; returns, for each text,
 /// its length before a cut (`None`: kept whole).
 pub fn fit(texts: &mut [SourceText], budget: usize) -> Vec<Option<usize>> {
