@@ -37,6 +37,7 @@ mod hardening_spending;
 mod hardening_storage;
 mod hardening_streams;
 mod hardening_untrusted;
+mod links_tick;
 mod litellm_e2e;
 mod llama_e2e;
 mod mcp_e2e;
