@@ -1,6 +1,9 @@
 //! Aggregating a full state (every cap full, thread histories and escalation history
 //! full) with four answers of 10 findings each. Target: under 100 µs per aggregation.
 //!
+//! The same with links (issue 25): every entry at its 5 links and the Librarian and the
+//! Dreamer proposing 3 each, which must cost within 10 % of the state without them.
+//!
 //! And a state of 30,000 entries (far over the caps: an older version's, a hand-edited
 //! one, caps lowered in the config), which must be cut to the caps well inside a tick.
 
@@ -15,7 +18,9 @@ use chrono::{TimeDelta, Utc};
 use criterion::{Criterion, criterion_group, criterion_main};
 use thinker::aggregate::{Settings, ThreadOutcome, aggregate};
 use thinker::answer::{Answer, Finding};
-use thinker::state::{Category, Entry, EscalationRecord, State, Strength};
+use thinker::state::{
+    Category, Entry, EscalationRecord, Link, LinkKind, MAX_LINKS, State, Strength,
+};
 use thinker::thread::ThreadName;
 
 const TOPICS: &[&str] = &[
@@ -136,6 +141,55 @@ fn bench(c: &mut Criterion) {
     });
 }
 
+/// `full_state` with every entry linked to the next `MAX_LINKS` entries (both ends
+/// recorded, so each holds at most its cap), and answers where the Librarian and the
+/// Dreamer each propose 3 links.
+fn linked(now: chrono::DateTime<Utc>) -> (State, [ThreadOutcome; 4]) {
+    let mut state = full_state(now);
+    let ids: Vec<String> = state.all_entries().map(|(_, e)| e.id.clone()).collect();
+    let n = ids.len();
+    for cat in Category::ALL {
+        for e in state.entries_mut(cat) {
+            let i = ids.iter().position(|id| *id == e.id).unwrap_or(0);
+            e.links = (1..=MAX_LINKS)
+                .map(|k| Link {
+                    id: ids[(i + k * 3) % n].clone(),
+                    kind: if k % 2 == 0 {
+                        LinkKind::Contradicts
+                    } else {
+                        LinkKind::Connects
+                    },
+                })
+                .collect();
+        }
+    }
+    let mut results = answers();
+    for t in [ThreadName::Librarian, ThreadName::Dreamer] {
+        if let ThreadOutcome::Answered(a) = &mut results[t.index()] {
+            a.links = (0..3)
+                .map(|k| thinker::answer::LinkProposal {
+                    a: ids[k * 2 + t.index()].clone(),
+                    b: ids[(k * 7 + 11) % n].clone(),
+                    kind: LinkKind::Contradicts,
+                })
+                .collect();
+        }
+    }
+    (state, results)
+}
+
+fn bench_links(c: &mut Criterion) {
+    let now = thinker::timestamp::parse("2026-11-22T10:05:00Z").unwrap_or_else(Utc::now);
+    let (state, results) = linked(now);
+    let settings = Settings {
+        token_budget: 800,
+        ..Settings::default()
+    };
+    c.bench_function("aggregate full state with links, 4x10 findings", |b| {
+        b.iter(|| aggregate(black_box(&state), black_box(&results), &[], now, &settings));
+    });
+}
+
 /// 30,000 entries spread over the four categories, varied strengths and times.
 fn huge_state(now: chrono::DateTime<Utc>) -> State {
     let mut s = full_state(now);
@@ -168,5 +222,5 @@ fn bench_huge(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_huge);
+criterion_group!(benches, bench, bench_links, bench_huge);
 criterion_main!(benches);

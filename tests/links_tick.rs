@@ -44,6 +44,10 @@ fn entry<'a>(state: &'a Value, id: &str) -> &'a Value {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one link's whole life through the binary, step by step"
+)]
 fn a_dreamer_contradiction_is_on_both_ends_in_the_block_in_recall_and_in_explain() {
     let mut tick = Tick::new()
         .state(STATE)
