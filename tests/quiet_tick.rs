@@ -129,10 +129,10 @@ fn the_dreamer_samples_what_the_other_threads_see() {
         .find("source=\"sample\" kind=\"sample\"")
         .expect("a sample block");
     let block = &first[start..first[start..].find("<<<END DATA").unwrap() + start];
-    assert!(block.contains("== notes (files) =="), "{block}");
+    assert!(block.contains("== notes, files source =="), "{block}");
     let drawn = block
         .lines()
-        .skip_while(|l| *l != "== notes (files) ==")
+        .skip_while(|l| *l != "== notes, files source ==")
         .skip(1)
         .filter(|l| !l.trim().is_empty())
         .count();

@@ -12,8 +12,10 @@
 //! the same world gives the same sample (so the quiet tick can skip the Dreamer), and
 //! when something changes, the lines that changed are the only new candidates.
 //!
-//! **Layout**: `== NAME (KIND) ==` then its lines, one block per source, cut whole at
-//! `max_bytes` (default [`DEFAULT_SAMPLE_MAX_BYTES`]).
+//! **Layout**: `== NAME, KIND source ==` then its lines, one block per source, cut whole
+//! at `max_bytes` (default [`DEFAULT_SAMPLE_MAX_BYTES`]). Not `(KIND)`: the screen reads
+//! `(system)` as a fake turn, and a Dreamer screened by its own headers links and retires
+//! nothing.
 //!
 //! Keys: `lines` (1..=50, default [`DEFAULT_SAMPLE_LINES`]), `max_bytes`. Must not: read
 //! anything its sources would not, or run twice what one of them runs within a gather.
@@ -141,7 +143,12 @@ pub(super) fn text<'a>(
             if lines.is_empty() {
                 continue;
             }
-            let block = format!("== {} ({}) ==\n{}\n\n", t.name, t.kind, lines.join("\n"));
+            let block = format!(
+                "== {}, {} source ==\n{}\n\n",
+                t.name,
+                t.kind,
+                lines.join("\n")
+            );
             if out.len() + block.len() > s.max_bytes {
                 truncated = true;
                 break;
