@@ -79,11 +79,23 @@ fn record(state: &mut State, at: (Category, usize), to: &str, kind: LinkKind) ->
 /// Applies the links of the answers (Librarian, then Dreamer, in answer order: later is
 /// newer).
 pub fn apply(state: &mut State, results: &[ThreadOutcome; 4], report: &mut Report) {
-    let mut at = index(state);
+    // Most ticks link nothing: no index is built for them.
+    if results
+        .iter()
+        .filter_map(ThreadOutcome::answer)
+        .all(|a| a.links.is_empty())
+    {
+        return;
+    }
+    // Linking moves no entry: the places stay true for the whole rule.
+    let at = index(state);
     for thread in ThreadName::ALL {
         let Some(answer) = results[thread.index()].answer() else {
             continue;
         };
+        if answer.links.is_empty() {
+            continue;
+        }
         for proposal in &answer.links {
             let refuse = |why| LinkRefused {
                 thread,
@@ -133,12 +145,14 @@ pub fn apply(state: &mut State, results: &[ThreadOutcome; 4], report: &mut Repor
                 kind: proposal.kind,
             });
         }
-        at = index(state);
     }
 }
 
 /// Drops every link whose other end is no longer in memory (reported once per pair).
 pub fn unlink_departed(state: &mut State, report: &mut Report) {
+    if state.all_entries().all(|(_, e)| e.links.is_empty()) {
+        return;
+    }
     let present: HashSet<String> = state.all_entries().map(|(_, e)| e.id.clone()).collect();
     let mut said: HashSet<(String, String)> = HashSet::new();
     for cat in Category::ALL {

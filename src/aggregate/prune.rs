@@ -105,6 +105,54 @@ fn entry_bytes(entry: &Entry) -> usize {
     c.bytes + 4 * c.newlines + 6
 }
 
+/// [`entry_bytes`] without serialising the links (issue 25: five links an entry doubled
+/// the cost of sizing a memory at its caps): the entry is serialised with its links
+/// taken out and put back, and the links' part is counted from its fixed shape.
+fn entry_bytes_quick(entry: &mut Entry) -> usize {
+    if entry.links.is_empty() {
+        return entry_bytes(entry);
+    }
+    let links = std::mem::take(&mut entry.links);
+    let mut c = Counter::default();
+    let _ = serde_json::to_writer_pretty(&mut c, &*entry);
+    entry.links = links;
+    let (bytes, newlines) = links_part(&entry.links);
+    (c.bytes + bytes) + 4 * (c.newlines + newlines) + 6
+}
+
+/// Bytes and newlines of a non-empty `"links"` field inside an entry serialised alone
+/// (never its first field, so it opens with a comma):
+/// `,⏎··"links": [⏎····{⏎······"id": ID,⏎······"kind": KIND⏎····},…⏎··]`.
+fn links_part(links: &[crate::state::Link]) -> (usize, usize) {
+    let mut bytes = ",\n  \"links\": [".len() + "\n  ]".len();
+    let mut newlines = 2;
+    for (i, link) in links.iter().enumerate() {
+        bytes += usize::from(i > 0)
+            + "\n    {".len()
+            + "\n      \"id\": ".len()
+            + json_string_len(&link.id)
+            + ",\n      \"kind\": ".len()
+            + link.kind.as_str().len()
+            + 2
+            + "\n    }".len();
+        newlines += 4;
+    }
+    (bytes, newlines)
+}
+
+/// The length of `text` as serde_json writes it: quoted, `"` `\` and control characters
+/// escaped (`\n`-style where there is one, else `\u00XX`), everything else as is.
+fn json_string_len(text: &str) -> usize {
+    2 + text
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
+}
+
 /// The exact size of the memory, kept per category so a removal is a subtraction.
 #[derive(Debug)]
 struct SizedMemory {
@@ -116,17 +164,19 @@ struct SizedMemory {
 }
 
 impl SizedMemory {
+    #[cfg(test)]
     fn new(state: &State) -> SizedMemory {
-        let mut count = [0; 4];
-        let mut bytes = [0; 4];
-        for (i, cat) in Category::ALL.into_iter().enumerate() {
-            count[i] = state.entries(cat).len();
-            bytes[i] = state.entries(cat).iter().map(entry_bytes).sum();
-        }
+        SizedMemory::of(
+            &Category::ALL.map(|cat| state.entries(cat).iter().map(entry_bytes).collect()),
+        )
+    }
+
+    /// From each category's entry sizes.
+    fn of(sizes: &[Vec<usize>; 4]) -> SizedMemory {
         SizedMemory {
             base: memory_bytes(&Memory::empty()),
-            count,
-            bytes,
+            count: sizes.each_ref().map(Vec::len),
+            bytes: sizes.each_ref().map(|s| s.iter().sum()),
         }
     }
 
@@ -206,7 +256,15 @@ pub fn caps(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: 
 /// Removes the globally weakest entries (archived as `budget`) until the memory fits the
 /// token budget, or no entry is left.
 pub fn budget(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: &mut Report) {
-    let mut sized = SizedMemory::new(state);
+    // Each entry sized once; a removal subtracts its size.
+    let entry_sizes: [Vec<usize>; 4] = Category::ALL.map(|cat| {
+        state
+            .entries_mut(cat)
+            .iter_mut()
+            .map(entry_bytes_quick)
+            .collect()
+    });
+    let mut sized = SizedMemory::of(&entry_sizes);
     if sized.tokens() <= settings.token_budget {
         return;
     }
@@ -223,7 +281,7 @@ pub fn budget(state: &mut State, now: DateTime<Utc>, settings: &Settings, report
         if sized.tokens() <= settings.token_budget {
             break;
         }
-        sized.remove(at.0, entry_bytes(entry(at)));
+        sized.remove(at.0, entry_sizes[at.0][at.1]);
         doomed.push(at);
     }
     // Archived in removal order (weakest first), whatever the category.
@@ -302,6 +360,43 @@ mod tests {
         assert_eq!(sized.total(), written_memory(&state));
         assert_eq!(sized.total(), memory_bytes(&Memory::of(&state)));
         assert_eq!(estimated_tokens(&state), written_memory(&state) / 4);
+    }
+
+    /// The links' part is counted, not serialised: it must be what serde_json writes,
+    /// whatever the ids hold.
+    #[test]
+    fn a_quick_size_with_links_is_exact() {
+        use crate::state::{Link, LinkKind};
+        for id in [
+            "i-x",
+            "p-with \"quotes\" and \\",
+            "h-ctrl\u{1}\n\t\u{8}\u{c}\r",
+            "t-ünïcödé ✓",
+        ] {
+            let mut e = entry("p-a", 3);
+            for (k, kind) in [
+                LinkKind::Connects,
+                LinkKind::Contradicts,
+                LinkKind::Connects,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                e.links.push(Link {
+                    id: format!("{id}{k}"),
+                    kind,
+                });
+                e.extra
+                    .insert("later".into(), serde_json::json!([1, {"a": "b"}]));
+                let full = entry_bytes(&e);
+                assert_eq!(
+                    entry_bytes_quick(&mut e.clone()),
+                    full,
+                    "{id} with {} links",
+                    k + 1
+                );
+            }
+        }
     }
 
     #[test]
