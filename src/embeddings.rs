@@ -18,8 +18,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::config::ProviderKind;
 use crate::provider::ApiKey;
+use crate::provider::config::ProviderKind;
 use crate::recollect::EmbeddingsSettings;
 use crate::state::State;
 use crate::storage::{StateDir, StorageError};

@@ -32,7 +32,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::aggregate::ThreadOutcome;
-use crate::config::{Config, ModelRef, ProviderConfig};
+use crate::config::Config;
+use crate::provider::config::{ModelRef, ProviderConfig};
 use crate::sources::{Source, SourceKind, source_names};
 use crate::state::{Category, State};
 use crate::thread::ThreadName;

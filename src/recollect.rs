@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::ProviderConfig;
 use crate::embeddings::{self, Cache};
+use crate::provider::config::ProviderConfig;
 use crate::recall::{self, Acceptance, Inputs, Limits, Semantic, Synonyms};
 use crate::state::State;
 use crate::storage::StateDir;

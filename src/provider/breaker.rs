@@ -21,56 +21,11 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use serde::{Deserialize, Serialize};
 
-use crate::config::ProviderConfig;
-use crate::provider::CallError;
-use crate::timestamp::serde_utc_opt;
+use super::CallError;
+use super::config::ProviderConfig;
+use crate::ledger::BreakerState;
 use crate::untrusted;
-
-/// `breaker_failures` when the provider's table does not say.
-pub const DEFAULT_BREAKER_FAILURES: u32 = 3;
-/// `breaker_hours` when the provider's table does not say.
-pub const DEFAULT_BREAKER_HOURS: u32 = 6;
-
-/// A provider's breaker settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BreakerSettings {
-    /// Consecutive refusals that open it.
-    pub failures: u32,
-    /// How long it stays open.
-    pub hours: u32,
-}
-
-impl Default for BreakerSettings {
-    fn default() -> Self {
-        BreakerSettings {
-            failures: DEFAULT_BREAKER_FAILURES,
-            hours: DEFAULT_BREAKER_HOURS,
-        }
-    }
-}
-
-/// One provider's breaker, as `ledger.json` keeps it (across days).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BreakerState {
-    /// Consecutive calls refused for the key or the quota.
-    #[serde(default)]
-    pub failures: u32,
-    /// Open since then: no call until `breaker_hours` later.
-    #[serde(
-        default,
-        with = "serde_utc_opt",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub opened: Option<DateTime<Utc>>,
-    /// The last refusal, short.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reason: String,
-    /// The config and key it counted against (a hash: nothing of the key).
-    #[serde(default)]
-    pub fingerprint: String,
-}
 
 /// Why `error` counts toward opening the breaker, if it does: the key or the quota was
 /// refused. Outages, timeouts, rate limits and unreadable answers do not count: they
@@ -102,11 +57,6 @@ pub fn trips(error: &CallError) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// The fingerprint of a provider's config and its key's value (`None`: no key).
-pub fn fingerprint(config: &ProviderConfig, key: Option<&str>) -> String {
-    untrusted::fence_id(&[&format!("{config:?}"), key.unwrap_or("")])
 }
 
 /// The breakers of one tick: loaded from the ledger, checked and updated as calls go,
