@@ -276,7 +276,10 @@ impl crate::provider::Gate for Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::Zone;
+    use crate::ledger::local_day;
     use crate::provider::Gate;
+    use chrono::NaiveDate;
 
     fn config(text: &str) -> Config {
         Config::parse(text, None).unwrap()

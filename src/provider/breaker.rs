@@ -175,6 +175,7 @@ impl Breakers {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::config::fingerprint;
     use crate::timestamp;
 
     fn provider() -> ProviderConfig {

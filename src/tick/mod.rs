@@ -35,7 +35,7 @@ use crate::journal::{
     AggregateRecord, AttemptRecord, EscalationLine, JournalLine, ThreadRecord, ThreadTrace, millis,
 };
 use crate::ledger::{self, Ledger, QuietMemory};
-use crate::privacy::Policy;
+use crate::privacy::policy::Policy;
 use crate::prompt::Prompts;
 use crate::provider::breaker::Breakers;
 use crate::provider::{CallError, Progress, Providers};
