@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::privacy::{Access, PrivateTo, Reach, Withheld, access, reach};
-use crate::provider::CallRequest;
+use crate::provider::wire::CallRequest;
 use crate::provider::config::ProviderConfig;
 use crate::untrusted::redact::{Redactor, Tally};
 

@@ -84,15 +84,9 @@ fn render() -> String {
         (ThreadName::Watcher, &invoice),
         (ThreadName::Dreamer, &hostile),
     ];
-    decision::render_prompt(
-        &Prompts::new(None),
-        &pending,
-        &findings,
-        &state,
-        &decided,
-        &Clock::utc(now()),
-    )
-    .unwrap()
+    Prompts::new(None)
+        .escalation_prompt(&pending, &findings, &state, &decided, &Clock::utc(now()))
+        .unwrap()
 }
 
 #[test]

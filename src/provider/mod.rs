@@ -52,7 +52,7 @@ mod progress;
 mod replay;
 mod transport;
 mod usage;
-mod wire;
+pub(crate) mod wire;
 
 /// The HTTP client of a TLS trust, for the embeddings endpoint (`crate::embeddings`).
 pub(crate) use transport::{build_client, error_chain};

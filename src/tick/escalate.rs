@@ -131,14 +131,8 @@ impl Escalation<'_> {
             .into_iter()
             .rev()
             .collect();
-        decision::render_prompt(
-            self.prompts,
-            &escalations,
-            &findings,
-            state,
-            &recent,
-            &self.clock,
-        )
+        self.prompts
+            .escalation_prompt(&escalations, &findings, state, &recent, &self.clock)
     }
 
     /// The escalation prompt for a primary model that may not see private text, when
