@@ -1,16 +1,17 @@
-//! Cost control (SPEC §10): the ledger of what was spent today and how many ticks have
-//! run, the daily token and cost budgets per provider and in total, and the cadence and
-//! quiet hours that decide whether a thread runs at all.
+//! Cost control (SPEC §10): the daily token and cost budgets per provider and in total
+//! ([`Budget`], counted against the ledger of what was spent today, `crate::ledger`), and
+//! the cadence and quiet hours that decide whether a thread runs at all ([`schedule`]).
 //!
 //! The ledger lives in `ledger.json` in the state directory, beside the subconscious
 //! (decision recorded in ARCHITECTURE.md: reading today's usage back from a growing
-//! journal would cost more every day). Budgets are checked before every call with a
+//! journal would cost more every day); its records and their saturating sums are
+//! `crate::ledger`'s, the rules that spend against them are here. Budgets are checked before every call with a
 //! conservative estimate (prompt bytes / 4 + max_tokens), and concurrent calls reserve
 //! their estimate, so that four threads starting at once cannot overshoot together.
 //!
 //! Nothing here trusts a number: token sums saturate at `u64::MAX`, costs at `f64::MAX`
-//! (NaN and infinity count as `f64::MAX`, over any budget: fail closed), and a ledger
-//! with a negative cost is refused, so neither a provider's usage nor `ledger.json` can
+//! (NaN and infinity count as `f64::MAX`, over any budget: fail closed; the sums are
+//! `crate::ledger`'s), and a ledger with a negative cost is refused, so neither a provider's usage nor `ledger.json` can
 //! wrap a sum back under a limit or panic.
 
 use std::collections::BTreeMap;

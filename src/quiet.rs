@@ -13,9 +13,9 @@
 //!
 //! And the rule ([`decide`]): unchanged and skipped fewer than `max_skipped` times in a
 //! row → skipped (`unchanged`); else called. What each thread last saw is kept in
-//! `ledger.json` ([`QuietMemory`]), updated by [`remember`] after the tick: an answer
-//! stores the fingerprint (and resets the count), a skip counts, a failure leaves it (so
-//! the next tick calls again).
+//! `ledger.json` ([`QuietMemory`], a record of `crate::ledger`), updated by [`remember`]
+//! after the tick: an answer stores the fingerprint (and resets the count), a skip
+//! counts, a failure leaves it (so the next tick calls again).
 //!
 //! Must not: do I/O, read the clock, or look at model-written text.
 

@@ -112,7 +112,7 @@ pub fn reach(provider: &ProviderConfig) -> Reach {
 }
 
 /// Whether a source is private by its own settings and kind (an `archive` is decided by
-/// the [`Policy`]: it follows the memory).
+/// the [`policy::Policy`]: it follows the memory).
 pub fn source_is_private(source: &Source, memory_dir: Option<&Path>) -> bool {
     if let Some(private) = source.private {
         return private;

@@ -4,8 +4,9 @@
 //! revoked key — until its key variable's value or its config changes, or
 //! `breaker_hours` pass.
 //!
-//! Owns: which errors trip it ([`trips`]), the per-provider state kept in `ledger.json`
-//! ([`BreakerState`]: consecutive *ticks* with a refusal — four threads refused in one
+//! Owns: which errors trip it ([`trips`]), how the per-provider state kept in
+//! `ledger.json` moves ([`BreakerState`], a record of `crate::ledger`: consecutive
+//! *ticks* with a refusal — four threads refused in one
 //! tick count once —, when it opened, why, and a fingerprint of the
 //! provider's config and key), and the rules ([`Breakers::check`] before a call,
 //! [`Breakers::observe`] after). After `breaker_hours` one call is let through
@@ -13,8 +14,8 @@
 //! when it opens (a `warn`, once, so cron mails it once) and is silent while it stays
 //! open: the calls it skips are journaled as skipped (`breaker open`).
 //!
-//! The fingerprint is a 48-bit content hash of the provider's config and its key's
-//! value ([`crate::untrusted::fence_id`]): it tells that the key changed without keeping
+//! The fingerprint ([`super::config::fingerprint`]) is a 48-bit content hash of the
+//! provider's config and its key's value ([`crate::untrusted::fence_id`]): it tells that the key changed without keeping
 //! anything of it. Must not: read the environment or the clock (both are handed in), or
 //! do I/O.
 
