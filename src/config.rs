@@ -12,7 +12,6 @@
 //! directory; `~` and `~/x` expand with `$HOME`, `~user/x` with `/etc/passwd`, and a `~`
 //! that cannot expand is an error naming the key (never a literal `~` directory).
 
-use crate::breaker::{BreakerSettings, DEFAULT_BREAKER_FAILURES, DEFAULT_BREAKER_HOURS};
 use crate::quiet::{DEFAULT_MAX_SKIPPED, QuietSettings};
 use crate::sources::roles;
 use std::collections::BTreeMap;
@@ -24,6 +23,11 @@ use chrono::NaiveTime;
 use serde::Deserialize;
 
 use crate::aggregate::{Caps, Decay, Settings};
+use crate::provider::config::{BreakerSettings, DEFAULT_BREAKER_FAILURES, DEFAULT_BREAKER_HOURS};
+pub use crate::provider::config::{
+    ModelRef, ProviderConfig, ProviderKind, StructuredOutput, TlsRoots, TlsSettings,
+    ca_certificates,
+};
 use crate::sources::Source;
 use crate::storage::JournalRotation;
 use crate::thread::ThreadName;
@@ -277,177 +281,6 @@ struct RawEscalation {
 
 // ---------------------------------------------------------------------------------------
 // Validated.
-
-/// The wire format a provider speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProviderKind {
-    Openai,
-    Anthropic,
-    Ollama,
-    Replay,
-}
-
-impl fmt::Display for ProviderKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ProviderKind::Openai => "openai",
-            ProviderKind::Anthropic => "anthropic",
-            ProviderKind::Ollama => "ollama",
-            ProviderKind::Replay => "replay",
-        })
-    }
-}
-
-/// Which certificate authorities a provider's `https://` server is checked against
-/// (`tls_roots`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TlsRoots {
-    /// The Mozilla roots compiled into the binary (`webpki-roots`): nothing is read from
-    /// the disk, so a tick pays nothing for them.
-    #[default]
-    Bundled,
-    /// The platform's verifier and certificate store (`/etc/ssl/certs`, the keychain), for
-    /// a corporate CA installed on the machine; loading it costs a few milliseconds.
-    System,
-}
-
-/// A provider's TLS trust: `tls_roots` and `ca_file`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct TlsSettings {
-    pub roots: TlsRoots,
-    /// A PEM file of extra roots trusted besides `roots` (a self-signed local server, a
-    /// company CA), resolved and checked to hold certificates when the config is read.
-    pub ca_file: Option<PathBuf>,
-}
-
-/// The certificates of a PEM file (`ca_file`); the error says what is wrong with it.
-pub fn ca_certificates(
-    path: &Path,
-) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
-    use rustls::pki_types::CertificateDer;
-    use rustls::pki_types::pem::PemObject as _;
-    let bytes = std::fs::read(path).map_err(|e| {
-        format!(
-            "cannot read {}: {e}; give the path of a PEM file of CA certificates",
-            path.display()
-        )
-    })?;
-    let certs = CertificateDer::pem_slice_iter(&bytes)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| {
-            format!(
-                "{} is not a readable PEM file ({e}); give a file of `-----BEGIN CERTIFICATE-----` blocks",
-                path.display()
-            )
-        })?;
-    if certs.is_empty() {
-        return Err(format!(
-            "{} holds no certificate; give a PEM file of `-----BEGIN CERTIFICATE-----` blocks",
-            path.display()
-        ));
-    }
-    Ok(certs)
-}
-
-/// How a provider is asked for the answer schema.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StructuredOutput {
-    /// The kind's best feature: OpenAI `json_schema`, Anthropic forced tool use, Ollama
-    /// `format` with the schema.
-    Auto,
-    /// OpenAI `response_format: {"type": "json_schema", ...}`; Ollama `format` with the
-    /// schema; Anthropic structured outputs, `output_config: {"format": {"type":
-    /// "json_schema", ...}}`.
-    JsonSchema,
-    /// OpenAI `{"type": "json_object", "schema": ...}` (llama-cpp-python's server).
-    JsonObjectSchema,
-    /// OpenAI `{"type": "json_object"}`; Ollama `format: "json"`.
-    JsonObject,
-    /// Anthropic forced tool use (the default for that kind).
-    Tool,
-    /// Anthropic structured outputs in the beta's form: a top-level `output_format:
-    /// {"type": "json_schema", ...}` with `anthropic-beta: structured-outputs-2025-11-13`
-    /// (for gateways that know only that form).
-    OutputFormat,
-    /// No structured-output parameter; the prompt alone asks for JSON.
-    None,
-}
-
-impl StructuredOutput {
-    /// The name used in the config file.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StructuredOutput::Auto => "auto",
-            StructuredOutput::JsonSchema => "json_schema",
-            StructuredOutput::JsonObjectSchema => "json_object_schema",
-            StructuredOutput::JsonObject => "json_object",
-            StructuredOutput::Tool => "tool",
-            StructuredOutput::OutputFormat => "output_format",
-            StructuredOutput::None => "none",
-        }
-    }
-}
-
-/// One configured provider.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProviderConfig {
-    pub name: String,
-    pub kind: ProviderKind,
-    /// Without a trailing slash.
-    pub base_url: String,
-    /// The environment variable that holds the API key (never the key itself).
-    pub api_key_env: Option<String>,
-    pub timeout: Duration,
-    pub retries: u32,
-    pub retry_max_wait: Duration,
-    pub requests_per_minute: Option<u32>,
-    /// At most this many requests in flight at once (`None`: no limit); calls beyond it
-    /// wait their turn before they are sent.
-    pub concurrency: Option<u32>,
-    pub structured_output: StructuredOutput,
-    /// USD per million input tokens.
-    pub price_in: f64,
-    /// USD per million output tokens.
-    pub price_out: f64,
-    pub daily_tokens: Option<u64>,
-    pub daily_cost: Option<f64>,
-    /// `replay` only: where answers are read from.
-    pub replay_dir: Option<PathBuf>,
-    pub anthropic_version: String,
-    /// The most bytes of one response body that are read; a 2xx body that passes it
-    /// fails the model.
-    pub max_response_bytes: usize,
-    /// When to stop calling a provider that refuses the key or the quota.
-    pub breaker: BreakerSettings,
-    /// Personal data (addresses, phone numbers, cards, IBANs, key shapes, passwords,
-    /// names from mail headers) is replaced by placeholders in everything this provider
-    /// is sent (default: on when private text reaches it only redacted or not at all:
-    /// a remote, untrusted provider unless `private_to = "any"`).
-    pub redact: bool,
-    /// On this machine (SPEC §9): the base URL's host is a loopback address, or the
-    /// config says `local = true` (a LAN server one trusts); `replay` is local.
-    pub local: bool,
-    /// `trusted = true`: a remote provider allowed to receive private text.
-    pub trusted: bool,
-    /// Which roots an `https://` server's certificate is checked against.
-    pub tls: TlsSettings,
-}
-
-/// `provider/model`, as a thread's `model` and `fallback` name it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct ModelRef {
-    pub provider: String,
-    pub model: String,
-}
-
-impl fmt::Display for ModelRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.provider, self.model)
-    }
-}
 
 /// A source a thread reads (SPEC §6), checked by [`crate::sources::Source::from_table`]
 /// (the name it had when the kinds lived here).

@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ProviderConfig;
 use crate::privacy::{Access, PrivateTo, Reach, Withheld, access, reach};
-use crate::provider::CallRequest;
+use crate::provider::config::ProviderConfig;
+use crate::provider::wire::CallRequest;
 use crate::untrusted::redact::{Redactor, Tally};
 
 /// One call's egress, as the journal keeps it on each attempt that was made.

@@ -18,9 +18,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::config::ProviderKind;
 use crate::provider::ApiKey;
-use crate::recollect::EmbeddingsSettings;
+use crate::provider::config::{ProviderConfig, ProviderKind};
 use crate::state::State;
 use crate::storage::{StateDir, StorageError};
 use crate::untrusted;
@@ -31,6 +30,17 @@ pub const CACHE_FILE: &str = "embeddings.json";
 const BATCH: usize = 64;
 /// A response body beyond this is refused (64 entries of 4,096 floats fit well).
 const MAX_BODY: usize = 16 << 20;
+
+/// `[recall] embeddings` and its knobs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmbeddingsSettings {
+    pub model: String,
+    pub provider: ProviderConfig,
+    /// How long a question's embedding may take.
+    pub timeout: Duration,
+    pub min_similarity: f64,
+    pub weight: f64,
+}
 
 /// Why no vectors came back.
 #[derive(Debug, thiserror::Error)]

@@ -62,10 +62,8 @@ pub enum Error {
     #[error("cannot set up the providers: {0}")]
     Providers(#[source] CallError),
     /// The async runtime does not start.
-    #[error(
-        "cannot start the async runtime: {0} (the system is out of threads or file descriptors?)"
-    )]
-    Runtime(#[source] std::io::Error),
+    #[error(transparent)]
+    Runtime(#[from] crate::runtime::RuntimeError),
     /// A value that must be written as JSON does not serialize (a bug: please report it).
     #[error("cannot serialize {what} as JSON: {source} (a bug in thinker: please report it)")]
     Serialize {

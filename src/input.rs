@@ -15,7 +15,7 @@
 //! warning for a source that failed, and — when a model of the thread's chain may not
 //! see private text (`[privacy] private_to = "local"`, SPEC §9) — the thread's public
 //! prompt: the same template without its private sources and the memory written from
-//! private text ([`crate::privacy::Policy`]), saying what was withheld. It must not call
+//! private text ([`crate::privacy::policy::Policy`]), saying what was withheld. It must not call
 //! a model, write anything or read the real clock: the state as seen, the templates, the
 //! privacy policy and the clock are handed in.
 
@@ -26,7 +26,8 @@ use crate::config::{Config, SourceConfig, ThreadConfig};
 use crate::egress::{Outgoing, Public};
 use crate::escalation::outbound::SourceSites;
 use crate::journal::SourceRecord;
-use crate::privacy::{Policy, Withheld};
+use crate::privacy::Withheld;
+use crate::privacy::policy::Policy;
 use crate::prompt::{PromptError, Prompts};
 use crate::provider::CallRequest;
 use crate::sources::{self, GatherContext, SourceText};

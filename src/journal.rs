@@ -12,11 +12,11 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::aggregate::Skip;
 use crate::aggregate::feedback::{FeedbackReport, Verdict};
 use crate::aggregate::{DueMove, RemovalReason, Report, RetireRefused, Status, ThreadOutcome};
 use crate::answer::Answer;
 use crate::answer::RetireWhy;
-use crate::budget::Skip;
 use crate::egress::Egress;
 use crate::provider::Attempt;
 use crate::state::{DecisionRecord, EscalationRecord, State};

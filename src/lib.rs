@@ -9,7 +9,6 @@
 pub mod account;
 pub mod aggregate;
 pub mod answer;
-pub mod breaker;
 pub mod budget;
 pub mod cli;
 pub mod clock;
@@ -23,6 +22,7 @@ pub mod history;
 pub mod init;
 pub mod input;
 pub mod journal;
+pub mod ledger;
 pub mod matching;
 pub mod mcp;
 pub mod mcp_stdio;

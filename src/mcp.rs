@@ -31,10 +31,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::aggregate::feedback::Judgement;
-use crate::budget::{Ledger, Spend};
 use crate::clock::{Clock, age};
 use crate::config::Config;
 use crate::history::{self, Span, Tick};
+use crate::ledger::{Ledger, Spend};
 use crate::recall::{self, DEFAULT_MAX_BYTES, MIN_MAX_BYTES, Recalled};
 use crate::recollect::{self, RecallSettings};
 use crate::storage::{StateDir, StorageError};
@@ -488,7 +488,9 @@ impl Status {
                 let hours = allowances
                     .providers
                     .get(name)
-                    .map_or(crate::breaker::DEFAULT_BREAKER_HOURS, |p| p.breaker_hours);
+                    .map_or(crate::provider::config::DEFAULT_BREAKER_HOURS, |p| {
+                        p.breaker_hours
+                    });
                 let until = opened + TimeDelta::hours(i64::from(hours));
                 Some(OpenBreaker {
                     provider: untrusted::excerpt(name, 80),

@@ -13,30 +13,20 @@
 //!
 //! And the rule ([`decide`]): unchanged and skipped fewer than `max_skipped` times in a
 //! row → skipped (`unchanged`); else called. What each thread last saw is kept in
-//! `ledger.json` ([`QuietMemory`]), updated by [`remember`] after the tick: an answer
-//! stores the fingerprint (and resets the count), a skip counts, a failure leaves it (so
-//! the next tick calls again).
+//! `ledger.json` ([`QuietMemory`], a record of `crate::ledger`), updated by [`remember`]
+//! after the tick: an answer stores the fingerprint (and resets the count), a skip
+//! counts, a failure leaves it (so the next tick calls again).
 //!
 //! Must not: do I/O, read the clock, or look at model-written text.
 
-use serde::{Deserialize, Serialize};
-
+use crate::aggregate::Skip;
 use crate::aggregate::ThreadOutcome;
-use crate::budget::Skip;
+use crate::ledger::QuietMemory;
 use crate::sources::{Gathered, world_view};
 use crate::untrusted;
 
 /// `[tick] max_skipped` when the config does not say.
 pub const DEFAULT_MAX_SKIPPED: u32 = 12;
-
-/// What a thread saw when it was last called, and how many ticks it has been skipped
-/// since, as `ledger.json` keeps it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QuietMemory {
-    pub fingerprint: String,
-    #[serde(default)]
-    pub skipped: u32,
-}
 
 /// The quiet tick's settings (`[tick] skip_unchanged`, `max_skipped`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,11 +9,10 @@
 
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
-use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::ProviderConfig;
+pub use crate::embeddings::EmbeddingsSettings;
 use crate::embeddings::{self, Cache};
 use crate::recall::{self, Acceptance, Inputs, Limits, Semantic, Synonyms};
 use crate::state::State;
@@ -60,17 +59,6 @@ impl RecallSettings {
             max_entries: self.max_entries,
         }
     }
-}
-
-/// `[recall] embeddings` and its knobs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EmbeddingsSettings {
-    pub model: String,
-    pub provider: ProviderConfig,
-    /// How long a question's embedding may take.
-    pub timeout: Duration,
-    pub min_similarity: f64,
-    pub weight: f64,
 }
 
 /// What recall weighs a question with, owned (see [`Recollection::inputs`]).

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::aggregate::feedback::Verdict;
-use crate::budget::{LEDGER_FILE, Ledger};
+use crate::ledger::{LEDGER_FILE, Ledger};
 use crate::state::{State, StateProblem};
 use crate::untrusted::redact::RedactionKey;
 

@@ -10,11 +10,11 @@ use std::collections::HashSet;
 
 use chrono::TimeDelta;
 use proptest::prelude::*;
+use thinker::aggregate::Skip;
 use thinker::aggregate::{
     Caps, Decay, RemovalReason, Settings, ThreadError, ThreadOutcome, aggregate, prune,
 };
 use thinker::answer::{Answer, Finding, LinkProposal, Retire, RetireWhy, Seen};
-use thinker::budget::Skip;
 use thinker::state::{Category, Entry, Link, LinkKind, State, Strength};
 
 /// Ids the generated answers link (the generated states have `<prefix>gen-<n>`).

@@ -2,9 +2,9 @@
 //! would catch.
 
 use chrono::TimeDelta;
+use thinker::aggregate::Skip;
 use thinker::aggregate::{RemovalReason, ThreadError, ThreadOutcome, aggregate, prune};
 use thinker::answer::Answer;
-use thinker::budget::Skip;
 use thinker::state::{Category, EscalationRecord, OUTCOME_PENDING, OUTCOME_SUPPRESSED, State};
 use thinker::thread::{Kind, ThreadName};
 

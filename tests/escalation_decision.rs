@@ -84,15 +84,9 @@ fn render() -> String {
         (ThreadName::Watcher, &invoice),
         (ThreadName::Dreamer, &hostile),
     ];
-    decision::render_prompt(
-        &Prompts::new(None),
-        &pending,
-        &findings,
-        &state,
-        &decided,
-        &Clock::utc(now()),
-    )
-    .unwrap()
+    Prompts::new(None)
+        .escalation_prompt(&pending, &findings, &state, &decided, &Clock::utc(now()))
+        .unwrap()
 }
 
 #[test]
@@ -192,7 +186,7 @@ async fn llama_openai_json_schema_answers_a_decision() {
         replay_dir: None,
         anthropic_version: "2023-06-01".into(),
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
-        breaker: thinker::breaker::BreakerSettings::default(),
+        breaker: thinker::provider::config::BreakerSettings::default(),
         redact: false,
         local: true,
         trusted: false,

@@ -3,10 +3,10 @@
 
 use chrono::TimeDelta;
 use proptest::prelude::*;
+use thinker::aggregate::Skip;
 use thinker::aggregate::feedback::{Judgement, MAX_REJECTED, REJECTED_FIELD, Verdict, remembered};
 use thinker::aggregate::{Caps, RemovalReason, Settings, ThreadOutcome, aggregate};
 use thinker::answer::Answer;
-use thinker::budget::Skip;
 use thinker::state::State;
 use thinker::thread::{Kind, ThreadName};
 

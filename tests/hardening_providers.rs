@@ -44,7 +44,7 @@ fn config(kind: ProviderKind, base_url: &str) -> ProviderConfig {
         anthropic_version: "2023-06-01".into(),
         concurrency: None,
         max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
-        breaker: thinker::breaker::BreakerSettings::default(),
+        breaker: thinker::provider::config::BreakerSettings::default(),
         redact: false,
         local: true,
         trusted: false,

@@ -69,7 +69,7 @@ async fn litellm_anthropic_structured_output_answers_a_thread() {
         replay_dir: None,
         anthropic_version: "2023-06-01".into(),
         max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
-        breaker: thinker::breaker::BreakerSettings::default(),
+        breaker: thinker::provider::config::BreakerSettings::default(),
         redact: false,
         local: true,
         trusted: false,

@@ -12,8 +12,8 @@ use std::process::{ChildStdin, ChildStdout, Stdio};
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
-use thinker::budget::Ledger;
 use thinker::clock::Clock;
+use thinker::ledger::Ledger;
 use thinker::mcp::{
     Allowances, FeedbackArgs, ProviderAllowance, Reply, Status, ToolError, Tools, VerdictArg,
 };

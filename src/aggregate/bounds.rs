@@ -11,11 +11,14 @@
 //!
 //! Pure: no I/O, no clock.
 
-use super::threads::{HISTORY_TICKS, LAST_FINDINGS};
 use crate::answer::{MAX_SUGGEST_WORDS, MAX_SUMMARY_CHARS, MAX_SUMMARY_WORDS, cut_words};
 use crate::state::{EscalationOutcome, EscalationRecord, State, ThreadState};
 use crate::thread::ThreadName;
 
+/// How many summaries `last_findings` keeps.
+pub const LAST_FINDINGS: usize = 3;
+/// How many ticks `history` keeps.
+pub const HISTORY_TICKS: usize = 3;
 /// A focus hint (the other three threads' `suggest`, joined) keeps this many words…
 pub const MAX_FOCUS_HINT_WORDS: usize = 3 * MAX_SUGGEST_WORDS;
 /// …and this many characters: three `suggest`s' worth.

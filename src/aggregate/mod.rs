@@ -40,7 +40,7 @@ use crate::state::{Category, Entry, EscalationRecord, State, Strength};
 use crate::thread::{Kind, ThreadName};
 use crate::timestamp;
 
-pub use outcome::{Status, ThreadError, ThreadOutcome};
+pub use outcome::{Skip, Status, ThreadError, ThreadOutcome};
 
 /// The version of the memory rules (SPEC §7) this aggregator implements: journaled with
 /// every tick, so a replay never compares states made under other rules. Version 1 was

@@ -1,6 +1,6 @@
-//! What one thread did in a tick ([`ThreadOutcome`]): the one model of a thread's status,
-//! read by the aggregator (only the answer counts), by the journal (its line is built
-//! from it, last) and by the exit code.
+//! What one thread did in a tick ([`ThreadOutcome`]) and why one did not run ([`Skip`]):
+//! the one model of a thread's status, read by the aggregator (only the answer counts),
+//! by the journal (its line is built from it, last) and by the exit code.
 //!
 //! Plain data: it does no I/O and decides nothing. The tick produces it; a thread that
 //! ran out of time is [`ThreadError::TimedOut`], never a half-filled record.
@@ -8,7 +8,44 @@
 use serde::{Deserialize, Serialize};
 
 use crate::answer::Answer;
-use crate::budget::Skip;
+
+/// Why a thread does not run this tick.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "reason")]
+pub enum Skip {
+    /// Not configured, or `enabled = false`.
+    Disabled,
+    /// `every = N`: runs on every Nth tick.
+    Cadence { every: u32 },
+    /// Inside one of its quiet hours.
+    QuietHours { window: String },
+    /// Its budget (or the total) for today is spent.
+    Budget { detail: String },
+    /// Every model's provider has its circuit breaker open (SPEC §9).
+    Breaker { detail: String },
+    /// Its sources are unchanged since its last call (SPEC §6 `skip_unchanged`): the
+    /// `skipped`th tick in a row; it is called again after `max_skipped`.
+    Unchanged { skipped: u32, max_skipped: u32 },
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skip::Disabled => f.write_str("disabled"),
+            Skip::Cadence { every } => write!(f, "runs every {every} ticks"),
+            Skip::QuietHours { window } => write!(f, "quiet hours {window}"),
+            Skip::Budget { detail } => write!(f, "over budget: {detail}"),
+            Skip::Breaker { detail } => f.write_str(detail),
+            Skip::Unchanged {
+                skipped,
+                max_skipped,
+            } => write!(
+                f,
+                "unchanged since its last call ({skipped} of at most {max_skipped} ticks skipped)"
+            ),
+        }
+    }
+}
 
 /// How one thread took part in a tick.
 #[derive(Clone, Debug, PartialEq)]

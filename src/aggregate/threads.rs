@@ -5,14 +5,10 @@
 //! capped). A failed or skipped thread keeps those as they were. Every thread, failed or
 //! not, gets its focus hint from the `suggest` of the other three (cut by [`bounds`]).
 
-use super::{Report, ThreadChange, ThreadOutcome, bounds};
+use super::bounds::{self, HISTORY_TICKS, LAST_FINDINGS};
+use super::{Report, ThreadChange, ThreadOutcome};
 use crate::state::{MAX_PRESSURE, State};
 use crate::thread::ThreadName;
-
-/// How many summaries `last_findings` keeps.
-pub const LAST_FINDINGS: usize = 3;
-/// How many ticks `history` keeps.
-pub const HISTORY_TICKS: usize = 3;
 
 /// The focus hint of `thread`: the other threads' suggestions, in thread order, cut to
 /// [`bounds::MAX_FOCUS_HINT_WORDS`] words.

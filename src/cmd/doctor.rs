@@ -20,13 +20,13 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::breaker::BreakerState;
 use crate::cli::DoctorArgs;
 use crate::clock::{self, Clock};
 use crate::cmd::Context;
 use crate::config::{Config, ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
 use crate::error::{EXIT_FAILED, EXIT_OK, Error};
 use crate::history::{self, Span};
+use crate::ledger::BreakerState;
 use crate::provider::{CallError, CallRequest, Providers};
 use crate::runtime;
 use crate::sources::{self, GatherContext};
@@ -689,7 +689,9 @@ fn breaker_line(
     };
     match state.opened {
         Some(opened) => {
-            let hours = provider.map_or(crate::breaker::DEFAULT_BREAKER_HOURS, |p| p.breaker.hours);
+            let hours = provider.map_or(crate::provider::config::DEFAULT_BREAKER_HOURS, |p| {
+                p.breaker.hours
+            });
             let until = opened + chrono::TimeDelta::hours(i64::from(hours));
             if until <= clock.now {
                 return Some((

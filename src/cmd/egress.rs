@@ -15,7 +15,7 @@ use crate::cli::{Since, StatsArgs};
 use crate::clock::Clock;
 use crate::cmd::Context;
 use crate::cmd::log::warn_skipped;
-use crate::cmd::stats::since_instant;
+use crate::cmd::since_instant;
 use crate::egress::{Egress, Summary, bytes};
 use crate::error::{EXIT_OK, Error, to_json_pretty};
 use crate::history::{self, HistoryError, Journal, Span};

@@ -3,9 +3,10 @@
 //!
 //! Owns what every command shares: resolving the config (required or optional) and the
 //! state directory in one place, reading `--now` or the system clock into the [`Clock`],
-//! the output streams and the colour choice. A command must not print with `print!` or
-//! `eprint!` (tests capture its streams), read the clock or `chrono::Local` itself, or
-//! resolve paths its own way. New command: a file here, an arm in `crate::run_with`.
+//! the output streams and the colour choice, and the instant a `--since` names
+//! ([`since_instant`], for `stats`, `egress`, `replay` and `report`). A command must not
+//! print with `print!` or `eprint!` (tests capture its streams), read the clock or
+//! `chrono::Local` itself, or resolve paths its own way. New command: a file here, an arm in `crate::run_with`.
 
 pub mod feedback;
 pub mod hook;
@@ -34,7 +35,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 
-use crate::cli::{ColorChoice, Global};
+use crate::cli::{ColorChoice, Global, Since};
 use crate::clock::{Clock, Zone};
 use crate::config::{self, Config, ConfigError};
 use crate::error::Error;
@@ -159,6 +160,24 @@ pub fn now_from(flag: Option<&str>) -> Result<DateTime<Utc>, Error> {
                 text: text.to_string(),
                 source,
             }),
+    }
+}
+
+/// The instant `since` names, on `clock`.
+pub fn since_instant(since: Since, clock: &Clock) -> DateTime<Utc> {
+    match since {
+        Since::Ago(span) => clock
+            .now
+            .checked_sub_signed(span)
+            .unwrap_or(DateTime::<Utc>::MIN_UTC),
+        Since::At(t) => t,
+        // The zone's offset at that UTC midnight: exact but for a daylight-saving change
+        // within hours of it.
+        Since::Day(day) => {
+            let midnight = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+            let offset = clock.zone.at(midnight).offset().local_minus_utc();
+            midnight - chrono::TimeDelta::seconds(i64::from(offset))
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::cli::ReplayArgs;
 use crate::clock::Clock;
 use crate::cmd::Context;
-use crate::cmd::stats::since_instant;
+use crate::cmd::since_instant;
 use crate::config::Config;
 use crate::error::{EXIT_FAILED, EXIT_OK, Error, to_json_pretty};
 use crate::replay::diff::{self, Diff, Life, Row, Side, lifetime};

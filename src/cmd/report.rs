@@ -13,7 +13,7 @@ use crate::aggregate::Status;
 use crate::cli::ReportArgs;
 use crate::cmd::Context;
 use crate::cmd::replay::{replay_dir, settings};
-use crate::cmd::stats::since_instant;
+use crate::cmd::since_instant;
 use crate::error::{EXIT_OK, Error};
 use crate::replay::read::{Recorded, Spent};
 use crate::replay::{Check, Journal, Run};

@@ -16,34 +16,16 @@ use std::fmt::Write as _;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 
-use crate::cli::{Since, StatsArgs};
+use crate::cli::StatsArgs;
 use crate::clock::Clock;
-use crate::cmd::Context;
 use crate::cmd::log::{dollars, millis, warn_skipped};
+use crate::cmd::{Context, since_instant};
 use crate::error::{EXIT_OK, Error, to_json_pretty};
 use crate::history::{self, Archived, Attempt, Span, ThreadLine, Tick};
 use crate::state::{Category, Strength};
 use crate::storage::StateDir;
 use crate::timestamp;
 use crate::untrusted;
-
-/// The instant `since` names, on `clock`.
-pub fn since_instant(since: Since, clock: &Clock) -> DateTime<Utc> {
-    match since {
-        Since::Ago(span) => clock
-            .now
-            .checked_sub_signed(span)
-            .unwrap_or(DateTime::<Utc>::MIN_UTC),
-        Since::At(t) => t,
-        // The zone's offset at that UTC midnight: exact but for a daylight-saving change
-        // within hours of it.
-        Since::Day(day) => {
-            let midnight = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
-            let offset = clock.zone.at(midnight).offset().local_minus_utc();
-            midnight - chrono::TimeDelta::seconds(i64::from(offset))
-        }
-    }
-}
 
 /// The value at quantile `q` (0..=1) of sorted `values`, by nearest rank.
 pub fn percentile(sorted: &[u64], q: f64) -> Option<u64> {
@@ -478,6 +460,7 @@ fn render_memory(out: &mut String, s: &Stats) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::Since;
     use crate::clock::Zone;
     use chrono::FixedOffset;
 

@@ -1,5 +1,6 @@
-//! The primary model's decision on an escalation (SPEC §8): the question it is asked
-//! ([`render_prompt`], `prompts/escalation.md`), the JSON schema its answer is held to
+//! The primary model's decision on an escalation (SPEC §8): the words of the question it
+//! is asked (its actions and limits, which `crate::prompt`'s `escalation_prompt` renders
+//! with `prompts/escalation.md`), the JSON schema its answer is held to
 //! ([`decision_schema`], for forced tool use, `json_schema` or `format`), and the tolerant
 //! reader of that answer ([`parse_decision`], [`from_value`]).
 //!
@@ -10,16 +11,12 @@
 //! [`crate::untrusted`] and cutting them to [`MAX_TEXT_CHARS`] / [`MAX_WHY_CHARS`].
 //!
 //! Must not: execute anything. A decision is only data: `propose` is never run by
-//! anything, only ever shown to the user as a proposal. Pure functions; no I/O, no clock
-//! (the prompt gets its [`Clock`] as a value).
+//! anything, only ever shown to the user as a proposal. Pure functions; no I/O, no clock.
+//! It knows nothing of templates: `crate::prompt` imports it, never the reverse.
 
 use serde_json::{Map, Value};
 
-use crate::answer::{self, Finding};
-use crate::clock::Clock;
-use crate::prompt::{PromptError, Prompts};
-use crate::state::{EscalationRecord, State};
-use crate::thread::ThreadName;
+use crate::answer;
 use crate::untrusted;
 
 /// The longest `text` kept (characters), and the schema's `maxLength` for it.
@@ -139,20 +136,6 @@ pub fn from_value(value: &Value) -> Result<Decision, DecisionError> {
         Value::String(s) => parse_decision(s),
         other => Err(DecisionError::NoJson(excerpt(&other.to_string()))),
     }
-}
-
-/// The escalation prompt ([`Prompts::escalation_prompt`]): the escalations to decide,
-/// the findings behind them, the subconscious and the recent outcomes, all model-written
-/// text fenced as data.
-pub fn render_prompt(
-    prompts: &Prompts,
-    escalations: &[EscalationRecord],
-    findings: &[(ThreadName, &Finding)],
-    state: &State,
-    outcomes: &[EscalationRecord],
-    clock: &Clock,
-) -> Result<String, PromptError> {
-    prompts.escalation_prompt(escalations, findings, state, outcomes, clock)
 }
 
 fn excerpt(text: &str) -> String {

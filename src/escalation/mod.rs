@@ -2,18 +2,19 @@
 //! `pending` — one call to the primary model for a structured decision, the action it
 //! decides, and the outcome that replaces `pending` in `escalation_history`.
 //!
-//! Built so far (building blocks, not yet wired into the tick):
-//! - [`decision`]: what the primary model is asked (the escalation prompt, its schema)
-//!   and the tolerant reader of its one decision; a `propose`, or any action it does not
-//!   know, is only ever text for the user;
+//! The building blocks the tick's escalation phase (`crate::tick`) uses:
+//! - [`plan`]: the work owed by the history and what a decision does (pure);
+//! - [`decision`]: the words and schema of the primary model's question and the tolerant
+//!   reader of its one decision; a `propose`, or any action it does not know, is only
+//!   ever text for the user;
+//! - [`outbound`]: the check of what leaves, holding a text that must be confirmed;
 //! - [`notify::run_notifier`]: the `notify` action (and a `propose`, shown to the user
 //!   through the notifier), its process group killed at the timeout;
 //! - [`note::append_note`]: the `remember` action, a dated note appended to the memory
 //!   directory.
 //!
-//! To come (issue 9): the call itself under the tick's lock, noise control (cooldown,
-//! daily cap, quiet hours, retries, dismissed-recently suppression), the delivery intent
-//! recorded before the notifier runs, and the second write of the outcome.
+//! Here: the outcome's excerpt of a model's text ([`excerpt`]), shared by `plan` and
+//! `outbound`, so that neither imports the other's words back.
 //!
 //! Must not: decide what the memory becomes (that is [`crate::aggregate`]), execute
 //! anything a model proposes, run a shell, or read the real clock (a
@@ -24,3 +25,13 @@ pub mod note;
 pub mod notify;
 pub mod outbound;
 pub mod plan;
+
+use crate::untrusted;
+
+/// Outcome texts keep this many characters of a message, a note or a reason.
+pub const OUTCOME_EXCERPT_CHARS: usize = 160;
+
+/// A short, one-line excerpt of a model's text for an outcome.
+pub fn excerpt(text: &str) -> String {
+    untrusted::excerpt(text, OUTCOME_EXCERPT_CHARS)
+}

@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use crate::state::{DecisionRecord, EscalationOutcome};
 use crate::untrusted::outbound::{self, Concern};
 
-use super::plan;
+use super::excerpt;
 
 /// The start of a held outcome's text that no tick ever releases.
 pub const NEEDS_CONFIRMATION: &str = "needs confirmation";
@@ -164,7 +164,7 @@ pub fn hold(
     let outcome = EscalationOutcome::Held(format!(
         "{NEEDS_CONFIRMATION} ({}): {}",
         why.join("; "),
-        plan::excerpt(text)
+        excerpt(text)
     ));
     Some((outcome, reasons))
 }

@@ -23,9 +23,7 @@ use crate::untrusted;
 
 use super::decision::{Action, Decision};
 use super::outbound;
-
-/// Outcome texts keep this many characters of a message, a note or a reason.
-pub const OUTCOME_EXCERPT_CHARS: usize = 160;
+pub use super::{OUTCOME_EXCERPT_CHARS, excerpt};
 
 /// The work a tick owes, as indices into the escalation history.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -121,11 +119,6 @@ pub enum Effect {
         text: String,
         done: EscalationOutcome,
     },
-}
-
-/// A short, one-line excerpt of a model's text for an outcome.
-pub fn excerpt(text: &str) -> String {
-    untrusted::excerpt(text, OUTCOME_EXCERPT_CHARS)
 }
 
 /// The text of a decision, else the reasons it covers (a `notify` with no text still

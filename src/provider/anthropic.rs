@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireError, WireFormat, wire_name};
-use crate::config::{ProviderConfig, StructuredOutput};
+use crate::provider::config::{ProviderConfig, StructuredOutput};
 
 /// The highest temperature the Messages API accepts.
 pub const MAX_TEMPERATURE: f32 = 1.0;

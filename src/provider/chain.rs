@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use super::usage::{Usage, prompt_estimate};
 use super::{Attempt, CallError, CallRequest, Completion, Gate, Outcome, Progress, Providers};
-use crate::config::{ModelRef, ProviderConfig, ProviderKind};
 use crate::egress::{Egress, Outgoing};
 use crate::privacy::{self, Access};
+use crate::provider::config::{ModelRef, ProviderConfig, ProviderKind};
 
 /// What [`Providers::call_chain`] did: the accepted answer (or the error that ended the
 /// chain) and every model it tried, in order.

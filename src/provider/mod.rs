@@ -41,7 +41,9 @@
 //! one arm in `wire_format`.
 
 mod anthropic;
+pub mod breaker;
 mod chain;
+pub mod config;
 mod error;
 mod key;
 mod ollama;
@@ -50,7 +52,7 @@ mod progress;
 mod replay;
 mod transport;
 mod usage;
-mod wire;
+pub(crate) mod wire;
 
 /// The HTTP client of a TLS trust, for the embeddings endpoint (`crate::embeddings`).
 pub(crate) use transport::{build_client, error_chain};
@@ -73,7 +75,7 @@ pub use self::key::ApiKey;
 use self::transport::Transport;
 use self::usage::Usage;
 use self::wire::WireFormat;
-use crate::config::{ModelRef, ProviderConfig, ProviderKind};
+use crate::provider::config::{ModelRef, ProviderConfig, ProviderKind};
 
 /// A model's answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -255,14 +257,14 @@ impl Providers {
         self.configs.get(provider)
     }
 
-    /// Each provider's breaker fingerprint ([`crate::breaker::fingerprint`]): a hash of
+    /// Each provider's breaker fingerprint ([`config::fingerprint`]): a hash of
     /// its config and its key's value as the environment holds it now.
     pub fn fingerprints(&self) -> BTreeMap<String, String> {
         self.configs
             .iter()
             .map(|(name, c)| {
                 let key = c.api_key_env.as_deref().and_then(|var| (self.env)(var));
-                (name.clone(), crate::breaker::fingerprint(c, key.as_deref()))
+                (name.clone(), config::fingerprint(c, key.as_deref()))
             })
             .collect()
     }

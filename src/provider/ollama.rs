@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireError, WireFormat};
-use crate::config::{ProviderConfig, StructuredOutput};
+use crate::provider::config::{ProviderConfig, StructuredOutput};
 
 /// Ollama's native chat.
 #[derive(Clone, Copy, Debug)]

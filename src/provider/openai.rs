@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::wire::{self, ApiKey, CallRequest, Prepared, Reply, WireError, WireFormat, wire_name};
-use crate::config::{ProviderConfig, StructuredOutput};
+use crate::provider::config::{ProviderConfig, StructuredOutput};
 
 /// OpenAI-compatible chat completions.
 #[derive(Clone, Copy, Debug)]

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{CallError, Completion};
-use crate::config::{ModelRef, ProviderConfig};
+use crate::provider::config::{ModelRef, ProviderConfig};
 
 pub fn answer(
     config: &ProviderConfig,

@@ -25,7 +25,7 @@ use super::key::{ApiKey, quote, scrub};
 use super::usage::Bounds;
 use super::wire::{CallRequest, Prepared, WireFormat};
 use super::{CallError, Completion, Outcome, Progress, Waiting};
-use crate::config::{ModelRef, ProviderConfig, ProviderKind, TlsRoots, TlsSettings};
+use crate::provider::config::{ModelRef, ProviderConfig, ProviderKind, TlsRoots, TlsSettings};
 
 /// An error (non-2xx) body is read up to this many bytes (or `max_response_bytes`, if
 /// lower): only an excerpt of it is ever shown.
@@ -349,7 +349,7 @@ pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, String>
     // Installed for the platform verifier (and anything else building a rustls config).
     let _ = provider.clone().install_default();
     let extra = match &tls.ca_file {
-        Some(path) => crate::config::ca_certificates(path)?,
+        Some(path) => super::config::ca_certificates(path)?,
         None => Vec::new(),
     };
     let builder =

@@ -6,7 +6,7 @@
 //! budget (a `Gate` is told what was counted).
 
 use super::CallRequest;
-use crate::config::{ModelRef, ProviderConfig};
+use crate::provider::config::{ModelRef, ProviderConfig};
 
 /// Used, not sent: a call that the server answered, with what it used.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

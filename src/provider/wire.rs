@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use super::key::ApiKey;
-use crate::config::ProviderConfig;
+use crate::provider::config::ProviderConfig;
 
 /// One wire format: how a request is written and how a 2xx answer is read. The transport
 /// names the model in a [`WireError`], and scrubs and cuts what it quotes of the server.

@@ -20,8 +20,7 @@ pub mod read;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::aggregate::{self, Report, Settings, ThreadError, ThreadOutcome};
-use crate::budget::Skip;
+use crate::aggregate::{self, Report, Settings, Skip, ThreadError, ThreadOutcome};
 use crate::state::{Category, EscalationRecord, State};
 use crate::thread::ThreadName;
 use crate::timestamp;

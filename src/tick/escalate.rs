@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use crate::aggregate::ThreadOutcome;
 use crate::answer::Finding;
-use crate::budget::{self, Budget, Ledger};
+use crate::budget::Budget;
 use crate::clock::Clock;
 use crate::config::EscalationConfig;
 use crate::egress::{Outgoing, Public};
@@ -28,7 +28,9 @@ use crate::escalation::outbound::{self, Seen};
 use crate::escalation::plan::{self, Effect, Plan};
 use crate::escalation::{note, notify};
 use crate::journal::{AttemptRecord, EscalationLine, EscalationWork, millis};
-use crate::privacy::{Policy, Withheld};
+use crate::ledger::{self, Ledger};
+use crate::privacy::Withheld;
+use crate::privacy::policy::Policy;
 use crate::prompt::Prompts;
 use crate::provider::{CallError, CallRequest, Progress, Providers};
 use crate::state::{Delivery, EscalationOutcome, EscalationRecord, State, Suppression};
@@ -129,14 +131,8 @@ impl Escalation<'_> {
             .into_iter()
             .rev()
             .collect();
-        decision::render_prompt(
-            self.prompts,
-            &escalations,
-            &findings,
-            state,
-            &recent,
-            &self.clock,
-        )
+        self.prompts
+            .escalation_prompt(&escalations, &findings, state, &recent, &self.clock)
     }
 
     /// The escalation prompt for a primary model that may not see private text, when
@@ -420,9 +416,9 @@ impl Escalation<'_> {
             ));
         };
         work.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
-        work.tokens_in = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_in));
-        work.tokens_out = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_out));
-        work.cost = budget::sum_cost(outcome.attempts.iter().map(|a| a.cost));
+        work.tokens_in = ledger::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_in));
+        work.tokens_out = ledger::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_out));
+        work.cost = ledger::sum_cost(outcome.attempts.iter().map(|a| a.cost));
         if let Some(last) = outcome.attempts.iter().rev().find(|a| !a.skipped) {
             work.provider = Some(last.model.provider.clone());
             work.model = Some(last.model.model.clone());

@@ -22,10 +22,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::aggregate::Skip;
 use crate::aggregate::{self, Report, Status, ThreadError, ThreadOutcome};
 use crate::answer;
-use crate::breaker::Breakers;
-use crate::budget::{self, Budget, Ledger, Skip};
+use crate::budget::{self, Budget};
 use crate::clock::Clock;
 use crate::config::{Config, ThreadConfig};
 use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
@@ -34,10 +34,12 @@ use crate::input::{InputContext, thread_request};
 use crate::journal::{
     AggregateRecord, AttemptRecord, EscalationLine, JournalLine, ThreadRecord, ThreadTrace, millis,
 };
-use crate::privacy::Policy;
+use crate::ledger::{self, Ledger, QuietMemory};
+use crate::privacy::policy::Policy;
 use crate::prompt::Prompts;
+use crate::provider::breaker::Breakers;
 use crate::provider::{CallError, Progress, Providers};
-use crate::quiet::{self, QuietMemory, QuietSettings};
+use crate::quiet::{self, QuietSettings};
 use crate::runtime;
 use crate::state::State;
 use crate::storage::{
@@ -441,9 +443,9 @@ fn journal_line(
         run: opened.run,
         tick_count: aggregated.next.tick_count,
         exit_code: exit_code(&outcomes),
-        tokens_in: budget::sum_tokens(records.iter().map(|r| r.tokens_in)),
-        tokens_out: budget::sum_tokens(records.iter().map(|r| r.tokens_out)),
-        cost: budget::sum_cost(records.iter().map(|r| r.cost)),
+        tokens_in: ledger::sum_tokens(records.iter().map(|r| r.tokens_in)),
+        tokens_out: ledger::sum_tokens(records.iter().map(|r| r.tokens_out)),
+        cost: ledger::sum_cost(records.iter().map(|r| r.cost)),
         threads: records,
         aggregate: AggregateRecord::from(report),
         escalations: report.escalations.clone(),
@@ -596,9 +598,9 @@ impl ThreadJob<'_> {
             )
             .await;
         trace.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
-        trace.tokens_in = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_in));
-        trace.tokens_out = budget::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_out));
-        trace.cost = budget::sum_cost(outcome.attempts.iter().map(|a| a.cost));
+        trace.tokens_in = ledger::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_in));
+        trace.tokens_out = ledger::sum_tokens(outcome.attempts.iter().map(|a| a.tokens_out));
+        trace.cost = ledger::sum_cost(outcome.attempts.iter().map(|a| a.cost));
         if let Some(last) = outcome.attempts.iter().rev().find(|a| !a.skipped) {
             trace.provider = Some(last.model.provider.clone());
             trace.model = Some(last.model.model.clone());

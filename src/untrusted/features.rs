@@ -35,7 +35,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::bytes::Regex;
 
 use super::fold::Folded;
-use super::screen::{Hit, Kind};
+use super::kind::Kind;
+use super::rules::Hit;
 
 /// The longest sentence, in bytes: a longer run is cut at white space (or anywhere).
 pub(super) const MAX_SENTENCE: usize = 600;

@@ -8,6 +8,26 @@
 //! (failing that, the tail whose shortest literal is longest), cut to eight bytes and
 //! lowercased (the gate ignores ASCII case). An empty list: the pattern has none, and
 //! it always runs.
+//!
+//! The head of this file, down to the first constant, is written by hand and kept as
+//! it is by the generator: [`gate`], the automaton built over one of these lists.
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+
+/// A gate over `literals`: it lets through a text that contains one of them, in any
+/// ASCII case. `None` (no gate: everything goes through) for no literals.
+pub(super) fn gate<'a>(literals: impl IntoIterator<Item = &'a [u8]>) -> Option<AhoCorasick> {
+    let literals: Vec<&[u8]> = literals.into_iter().collect();
+    if literals.is_empty() {
+        return None;
+    }
+    AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .ascii_case_insensitive(true)
+        .build(literals)
+        .ok()
+}
+
 
 pub(super) const WORD: &[&[&[u8]]] = &[
     // ignore previous instructions

@@ -21,6 +21,7 @@ mod fold;
 #[rustfmt::skip]
 mod gates;
 pub mod guard;
+mod kind;
 pub mod outbound;
 pub mod redact;
 mod rules;

@@ -43,8 +43,7 @@ use aho_corasick::AhoCorasick;
 
 use regex::Regex;
 
-use super::gates;
-use super::screen::gate;
+use super::gates::{self, gate};
 
 /// What a redacted value was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

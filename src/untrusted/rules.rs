@@ -9,9 +9,23 @@
 //! bounded (`(?: [^ ]+){0,4}`), so every rule is linear in the text (the `regex`
 //! crate guarantees it). Raw rules ([`RAW_RULES`]) run on the original text: the shapes
 //! that live in punctuation (chat-template tokens, role headers, URLs, shell pipes).
-//! Data only: no matching here (that is `screen`'s).
+//! Also a rule's candidate match ([`Hit`], before scoring), which `screen` and
+//! `features` both produce. Data only: no matching here (that is `screen`'s and
+//! `features`').
 
-use super::screen::Kind;
+use std::ops::Range;
+
+use super::kind::Kind;
+
+/// A candidate before scoring.
+#[derive(Debug, Clone)]
+pub(super) struct Hit {
+    pub(super) kind: Kind,
+    pub(super) rule: &'static str,
+    pub(super) span: Range<usize>,
+    pub(super) base: f64,
+    pub(super) flags: u8,
+}
 
 /// A rule that addresses the model (or hides from the user): it boosts every other
 /// rule's score in the same text.

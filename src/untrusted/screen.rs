@@ -23,11 +23,11 @@
 //! suppress): that is the caller's policy.
 
 use std::collections::HashSet;
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 use std::ops::Range;
 use std::sync::{LazyLock, OnceLock};
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use aho_corasick::AhoCorasick;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use regex::Regex;
@@ -37,8 +37,9 @@ use serde::Serialize;
 use super::features::{self, feature_hits, hidden_regions, rot13_reading};
 use super::fold::{Folded, fold};
 use super::gates;
+pub use super::kind::Kind;
 use super::redact::mask_secrets;
-use super::rules::{ADDRESSEE, DESTINATION, NEGATABLE, RAW_RULES, Rule, WORD_RULES};
+use super::rules::{ADDRESSEE, DESTINATION, Hit, NEGATABLE, RAW_RULES, Rule, WORD_RULES};
 use super::{clean_line, is_invisible};
 
 /// The score from which a finding is a detection.
@@ -46,71 +47,6 @@ pub const THRESHOLD: f64 = 0.5;
 
 /// Longest evidence excerpt, in characters.
 const EVIDENCE_CHARS: usize = 160;
-
-/// The kinds of hostile text the screen knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// "Ignore previous instructions", role changes, fake turns and chat-template tokens.
-    InstructionOverride,
-    /// "As the system administrator", "a message from OpenAI".
-    AuthorityClaim,
-    /// Requests to escalate, notify, pay, run commands.
-    ActionRequest,
-    /// URLs carrying secrets or data, image beacons, "send … to …".
-    Exfiltration,
-    /// Invisible characters, mixed-script words, encoded blobs.
-    HiddenText,
-    /// A date far in the past or the future (answers only).
-    TemporalAnomaly,
-}
-
-impl Kind {
-    /// Every kind, in order.
-    pub const ALL: [Kind; 6] = [
-        Kind::InstructionOverride,
-        Kind::AuthorityClaim,
-        Kind::ActionRequest,
-        Kind::Exfiltration,
-        Kind::HiddenText,
-        Kind::TemporalAnomaly,
-    ];
-
-    /// The kind's name in JSON and in corpus labels (`instruction_override`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::InstructionOverride => "instruction_override",
-            Kind::AuthorityClaim => "authority_claim",
-            Kind::ActionRequest => "action_request",
-            Kind::Exfiltration => "exfiltration",
-            Kind::HiddenText => "hidden_text",
-            Kind::TemporalAnomaly => "temporal_anomaly",
-        }
-    }
-
-    /// The kind for people (`instruction override`), also used in markers.
-    pub fn label(self) -> &'static str {
-        match self {
-            Kind::InstructionOverride => "instruction override",
-            Kind::AuthorityClaim => "authority claim",
-            Kind::ActionRequest => "action request",
-            Kind::Exfiltration => "exfiltration",
-            Kind::HiddenText => "hidden text",
-            Kind::TemporalAnomaly => "temporal anomaly",
-        }
-    }
-
-    /// The kind of a name (`instruction_override`).
-    pub fn from_name(name: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == name)
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
 
 /// One detection: its kind, the rule that found it, where, what, and how sure. As
 /// JSON: `{"kind", "rule", "start", "end", "evidence", "score"}`.
@@ -194,16 +130,6 @@ impl ScreenContext {
     }
 }
 
-/// A candidate before scoring.
-#[derive(Debug, Clone)]
-pub(super) struct Hit {
-    pub(super) kind: Kind,
-    pub(super) rule: &'static str,
-    pub(super) span: Range<usize>,
-    pub(super) base: f64,
-    pub(super) flags: u8,
-}
-
 /// The rules in groups: one regex per kind (and per addressing or not), each rule a
 /// capture group of it. Compiling a regex has a fixed cost (~0.4 ms: its engines and
 /// prefilter), so 65 separate ones took ~27 ms, visible in a tick; ten groups take a
@@ -273,7 +199,7 @@ fn compile(rules: &'static [Rule], gates: &[&[&[u8]]], words: bool) -> Vec<Group
             let all_have_literals =
                 gates.len() == rules.len() && members.iter().all(|(_, g)| !g.is_empty());
             let gate = if all_have_literals {
-                gate(members.iter().flat_map(|(_, g)| g.iter().copied()))
+                gates::gate(members.iter().flat_map(|(_, g)| g.iter().copied()))
             } else {
                 None
             };
@@ -285,20 +211,6 @@ fn compile(rules: &'static [Rule], gates: &[&[&[u8]]], words: bool) -> Vec<Group
             }
         })
         .collect()
-}
-
-/// A gate over `literals`: it lets through a text that contains one of them, in any
-/// ASCII case. `None` (no gate: everything goes through) for no literals.
-pub(super) fn gate<'a>(literals: impl IntoIterator<Item = &'a [u8]>) -> Option<AhoCorasick> {
-    let literals: Vec<&[u8]> = literals.into_iter().collect();
-    if literals.is_empty() {
-        return None;
-    }
-    AhoCorasick::builder()
-        .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .ascii_case_insensitive(true)
-        .build(literals)
-        .ok()
 }
 
 impl Group {

@@ -4,8 +4,9 @@
 //! revoked key — until its key variable's value or its config changes, or
 //! `breaker_hours` pass.
 //!
-//! Owns: which errors trip it ([`trips`]), the per-provider state kept in `ledger.json`
-//! ([`BreakerState`]: consecutive *ticks* with a refusal — four threads refused in one
+//! Owns: which errors trip it ([`trips`]), how the per-provider state kept in
+//! `ledger.json` moves ([`BreakerState`], a record of `crate::ledger`: consecutive
+//! *ticks* with a refusal — four threads refused in one
 //! tick count once —, when it opened, why, and a fingerprint of the
 //! provider's config and key), and the rules ([`Breakers::check`] before a call,
 //! [`Breakers::observe`] after). After `breaker_hours` one call is let through
@@ -13,64 +14,19 @@
 //! when it opens (a `warn`, once, so cron mails it once) and is silent while it stays
 //! open: the calls it skips are journaled as skipped (`breaker open`).
 //!
-//! The fingerprint is a 48-bit content hash of the provider's config and its key's
-//! value ([`crate::untrusted::fence_id`]): it tells that the key changed without keeping
+//! The fingerprint ([`super::config::fingerprint`]) is a 48-bit content hash of the
+//! provider's config and its key's value ([`crate::untrusted::fence_id`]): it tells that the key changed without keeping
 //! anything of it. Must not: read the environment or the clock (both are handed in), or
 //! do I/O.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use serde::{Deserialize, Serialize};
 
-use crate::config::ProviderConfig;
-use crate::provider::CallError;
-use crate::timestamp::serde_utc_opt;
+use super::CallError;
+use super::config::ProviderConfig;
+use crate::ledger::BreakerState;
 use crate::untrusted;
-
-/// `breaker_failures` when the provider's table does not say.
-pub const DEFAULT_BREAKER_FAILURES: u32 = 3;
-/// `breaker_hours` when the provider's table does not say.
-pub const DEFAULT_BREAKER_HOURS: u32 = 6;
-
-/// A provider's breaker settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BreakerSettings {
-    /// Consecutive refusals that open it.
-    pub failures: u32,
-    /// How long it stays open.
-    pub hours: u32,
-}
-
-impl Default for BreakerSettings {
-    fn default() -> Self {
-        BreakerSettings {
-            failures: DEFAULT_BREAKER_FAILURES,
-            hours: DEFAULT_BREAKER_HOURS,
-        }
-    }
-}
-
-/// One provider's breaker, as `ledger.json` keeps it (across days).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BreakerState {
-    /// Consecutive calls refused for the key or the quota.
-    #[serde(default)]
-    pub failures: u32,
-    /// Open since then: no call until `breaker_hours` later.
-    #[serde(
-        default,
-        with = "serde_utc_opt",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub opened: Option<DateTime<Utc>>,
-    /// The last refusal, short.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reason: String,
-    /// The config and key it counted against (a hash: nothing of the key).
-    #[serde(default)]
-    pub fingerprint: String,
-}
 
 /// Why `error` counts toward opening the breaker, if it does: the key or the quota was
 /// refused. Outages, timeouts, rate limits and unreadable answers do not count: they
@@ -102,11 +58,6 @@ pub fn trips(error: &CallError) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// The fingerprint of a provider's config and its key's value (`None`: no key).
-pub fn fingerprint(config: &ProviderConfig, key: Option<&str>) -> String {
-    untrusted::fence_id(&[&format!("{config:?}"), key.unwrap_or("")])
 }
 
 /// The breakers of one tick: loaded from the ledger, checked and updated as calls go,
@@ -225,6 +176,7 @@ impl Breakers {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::config::fingerprint;
     use crate::timestamp;
 
     fn provider() -> ProviderConfig {
