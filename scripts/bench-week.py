@@ -1868,6 +1868,27 @@ def found_in(text, f, tsets, entries_only=False):
     return False
 
 
+def fit_config(binary, config, home):
+    """Leaves out the config keys `binary` refuses as unknown (an earlier release run beside
+    this one: the template's newer keys are left to its defaults, as `[memory]` is), read
+    from its own error (`unknown field `KEY`` at `line N`); returns the keys left out."""
+    dropped = []
+    probe = home / "probe-state"
+    for _ in range(50):
+        r = subprocess.run([binary, "prompt", "watcher", "--config", str(config), "--state",
+                            str(probe)], capture_output=True, text=True,
+                           env={"HOME": str(home), "TZ": "UTC", "PATH": "/usr/bin:/bin"})
+        m = re.search(r"at line (\d+), column \d+.*?unknown field `([^`]+)`", r.stderr, re.S)
+        if r.returncode != 2 or not m:
+            break
+        lines = config.read_text().splitlines(keepends=True)
+        del lines[int(m.group(1)) - 1]
+        config.write_text("".join(lines))
+        dropped.append(m.group(2))
+    shutil.rmtree(probe, ignore_errors=True)
+    return dropped
+
+
 def run(args, binary, world, home):
     fs = WorldFS(world, home)
     standin = StandIn(world)
@@ -1877,6 +1898,10 @@ def run(args, binary, world, home):
     config = home / "thinker.toml"
     config.write_text(make_config(args.config_template, url, home, args.memory_from_config,
                                   args.set))
+    dropped = fit_config(binary, config, home)
+    if dropped:
+        print(f"bench-week: keys this binary does not know, left to its defaults: "
+              f"{', '.join(dropped)}", file=sys.stderr)
     (home / "world.json").write_text(json.dumps(world.to_json(), indent=1))
     state = home / "state"
     env = {"HOME": str(home), "TZ": "UTC", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
