@@ -153,30 +153,47 @@ pub fn unlink_departed(state: &mut State, report: &mut Report) {
     if state.all_entries().all(|(_, e)| e.links.is_empty()) {
         return;
     }
+    // Most ticks remove nothing linked: find the entries to fix without copying an id.
+    let to_fix: Vec<(Category, usize)> = {
+        let ids: HashSet<&str> = state.all_entries().map(|(_, e)| e.id.as_str()).collect();
+        Category::ALL
+            .into_iter()
+            .flat_map(|cat| {
+                state
+                    .entries(cat)
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.links.iter().any(|l| !ids.contains(l.id.as_str())))
+                    .map(move |(i, _)| (cat, i))
+            })
+            .collect()
+    };
+    if to_fix.is_empty() {
+        return;
+    }
     let present: HashSet<String> = state.all_entries().map(|(_, e)| e.id.clone()).collect();
     let mut said: HashSet<(String, String)> = HashSet::new();
-    for cat in Category::ALL {
-        for entry in state.entries_mut(cat) {
-            let id = entry.id.clone();
-            entry.links.retain(|l| {
-                if present.contains(&l.id) {
-                    return true;
-                }
-                let pair = if id < l.id {
-                    (id.clone(), l.id.clone())
-                } else {
-                    (l.id.clone(), id.clone())
-                };
-                if said.insert(pair) {
-                    report.unlinked.push(Unlinked {
-                        a: id.clone(),
-                        b: l.id.clone(),
-                        kind: l.kind,
-                        why: "left",
-                    });
-                }
-                false
-            });
-        }
+    for (cat, i) in to_fix {
+        let entry = &mut state.entries_mut(cat)[i];
+        let id = entry.id.clone();
+        entry.links.retain(|l| {
+            if present.contains(&l.id) {
+                return true;
+            }
+            let pair = if id < l.id {
+                (id.clone(), l.id.clone())
+            } else {
+                (l.id.clone(), id.clone())
+            };
+            if said.insert(pair) {
+                report.unlinked.push(Unlinked {
+                    a: id.clone(),
+                    b: l.id.clone(),
+                    kind: l.kind,
+                    why: "left",
+                });
+            }
+            false
+        });
     }
 }
