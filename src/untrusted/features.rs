@@ -995,11 +995,12 @@ pub(super) fn details(text: &str) -> Vec<(Range<usize>, &'static str)> {
     out
 }
 
-/// Builds the automaton and the regexes now (see `screen::warm`).
+/// Builds the automaton and the regexes every text needs now (see `screen::warm`). The
+/// hidden carriers' regexes are not among them: they are built for the first text with
+/// markup in it, and most ticks have none (building them costs a tick about 4 ms of CPU).
 pub(super) fn warm() {
     LazyLock::force(&MATCHER);
     LazyLock::force(&SHAPES);
-    LazyLock::force(&CARRIERS);
 }
 
 /// One sentence: its range in the original text and its features.
