@@ -164,7 +164,7 @@ async fn llama_openai_json_schema_answers_a_decision() {
     let Some(url) = crate::support::real_server(
         "THINKER_LLAMA_URL",
         "escalation decision e2e",
-        "start one with scripts/e2e-llama-server.sh and set THINKER_LLAMA_URL",
+        "start one with scripts/ci/e2e-llama-server.sh and set THINKER_LLAMA_URL",
     ) else {
         return;
     };

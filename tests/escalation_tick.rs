@@ -612,7 +612,7 @@ fn a_real_llama_server_decides_an_escalation_through_the_tick() {
     let Some(url) = crate::support::real_server(
         "THINKER_LLAMA_URL",
         "escalation tick e2e",
-        "start one with scripts/e2e-llama-server.sh and set THINKER_LLAMA_URL",
+        "start one with scripts/ci/e2e-llama-server.sh and set THINKER_LLAMA_URL",
     ) else {
         return;
     };

@@ -7,11 +7,11 @@
 //! Skipped (loudly) unless `THINKER_LITELLM_URL` is set:
 //!
 //! ```sh
-//! bash scripts/e2e-llama-server.sh build && bash scripts/e2e-litellm.sh build
-//! LLAMA=$(bash scripts/e2e-llama-server.sh start 8091)
-//! LITE=$(bash scripts/e2e-litellm.sh start 4000 http://127.0.0.1:8091)
+//! bash scripts/ci/e2e-llama-server.sh build && bash scripts/ci/e2e-litellm.sh build
+//! LLAMA=$(bash scripts/ci/e2e-llama-server.sh start 8091)
+//! LITE=$(bash scripts/ci/e2e-litellm.sh start 4000 http://127.0.0.1:8091)
 //! THINKER_LITELLM_URL=http://127.0.0.1:4000 cargo test --test integration litellm_e2e -- --nocapture
-//! bash scripts/e2e-litellm.sh stop "$LITE"; bash scripts/e2e-llama-server.sh stop "$LLAMA"
+//! bash scripts/ci/e2e-litellm.sh stop "$LITE"; bash scripts/ci/e2e-llama-server.sh stop "$LLAMA"
 //! ```
 //!
 //! `THINKER_LITELLM_MODEL` names the routed model (default `smollm2`);
@@ -33,7 +33,7 @@ fn proxy() -> Option<String> {
     crate::support::real_server(
         "THINKER_LITELLM_URL",
         "LiteLLM e2e",
-        "start one with scripts/e2e-litellm.sh and set THINKER_LITELLM_URL",
+        "start one with scripts/ci/e2e-litellm.sh and set THINKER_LITELLM_URL",
     )
 }
 

@@ -5,10 +5,10 @@
 //! Skipped unless `THINKER_LLAMA_URL` is set:
 //!
 //! ```sh
-//! bash scripts/e2e-llama-server.sh build          # once; cached outside the repo
-//! PID=$(bash scripts/e2e-llama-server.sh start 8091)
+//! bash scripts/ci/e2e-llama-server.sh build          # once; cached outside the repo
+//! PID=$(bash scripts/ci/e2e-llama-server.sh start 8091)
 //! THINKER_LLAMA_URL=http://127.0.0.1:8091 cargo test --test integration llama_e2e -- --nocapture
-//! bash scripts/e2e-llama-server.sh stop "$PID"
+//! bash scripts/ci/e2e-llama-server.sh stop "$PID"
 //! ```
 //!
 //! With a second server started with `start PORT2 --api-key KEY`, setting
@@ -30,7 +30,7 @@ fn server() -> Option<String> {
     crate::support::real_server(
         "THINKER_LLAMA_URL",
         "real-server e2e",
-        "start one with scripts/e2e-llama-server.sh and set THINKER_LLAMA_URL",
+        "start one with scripts/ci/e2e-llama-server.sh and set THINKER_LLAMA_URL",
     )
 }
 

@@ -46,7 +46,7 @@ fn mcp_python() -> Option<String> {
     real_server(
         "THINKER_MCP_PYTHON",
         "`thinker mcp` driven by the official MCP Python SDK",
-        "Set it to a python with the `mcp` package: export THINKER_MCP_PYTHON=$(scripts/e2e-mcp.sh build)",
+        "Set it to a python with the `mcp` package: export THINKER_MCP_PYTHON=$(scripts/ci/e2e-mcp.sh build)",
     )
 }
 

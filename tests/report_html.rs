@@ -767,7 +767,7 @@ fn in_chromium() {
             &mut std::io::stderr(),
             b"\n==================================================================\n\
               SKIPPED: the report in a real browser (THINKER_CHROMIUM not set and no /usr/bin/chromium)\n\
-              apt-get install chromium, or: export THINKER_CHROMIUM=$(scripts/e2e-chromium.sh build)\n\
+              apt-get install chromium, or: export THINKER_CHROMIUM=$(scripts/ci/e2e-chromium.sh build)\n\
               ==================================================================\n",
         );
         return;
