@@ -1,11 +1,10 @@
-//! The benchmark scripts (issue 14) stay runnable: every `scripts/bench*.py` and
-//! `scripts/reference_tick.py` parses (Python's own parser,
-//! nothing written), `bench.sh` parses (`bash -n`), and the Python reference
+//! The benchmark scripts (issue 14) stay runnable: every `scripts/bench/*.py` parses
+//! (Python's own parser, nothing written), `bench.sh` parses (`bash -n`), and the Python reference
 //! orchestrator does its tick against a loopback wiremock server: four parallel calls,
 //! findings merged into `reference.json` (a repeated summary counted, not appended).
 //! Skipped with a note where `python3` (3.11+, for `tomllib`) or `bash` is not
 //! installed: the scripts are not part of the binary. The week benchmark
-//! (`scripts/bench-week.py`, issue 20) runs its quick day against this build; it needs
+//! (`scripts/bench/bench-week.py`, issue 20) runs its quick day against this build; it needs
 //! python3 and is `#[ignore]`d, run by `.ci/run` with `--include-ignored`.
 
 use std::fmt::Write as _;
@@ -33,14 +32,10 @@ fn python() -> bool {
 }
 
 fn scripts() -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(repo().join("scripts"))
+    let mut found: Vec<PathBuf> = std::fs::read_dir(repo().join("scripts/bench"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            p.extension().is_some_and(|e| e == "py")
-                && (name.starts_with("bench-") || name == "reference_tick.py")
-        })
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
         .collect();
     found.sort();
     found
@@ -51,7 +46,7 @@ fn every_bench_script_parses() {
     let found = scripts();
     assert!(
         found.len() >= 6,
-        "expected the bench scripts and the reference in scripts/, found {found:?}"
+        "expected the bench scripts, the reference and their modules in scripts/bench/, found {found:?}"
     );
     if python() {
         let out = Command::new("python3")
@@ -70,7 +65,7 @@ fn every_bench_script_parses() {
     }
     match Command::new("bash")
         .arg("-n")
-        .arg(repo().join("scripts/bench.sh"))
+        .arg(repo().join("scripts/bench/bench.sh"))
         .output()
     {
         Ok(out) => assert!(
@@ -91,7 +86,7 @@ fn reply(findings: &Value) -> ResponseTemplate {
 
 fn reference_tick(config: &Path, state: &Path) -> std::process::Output {
     Command::new("python3")
-        .arg(repo().join("scripts/reference_tick.py"))
+        .arg(repo().join("scripts/bench/reference_tick.py"))
         .arg("--config")
         .arg(config)
         .arg("--state")
@@ -167,12 +162,12 @@ fn the_python_reference_refuses_a_provider_it_cannot_speak() {
 /// facts, a tick every 20 minutes: 72 ticks) runs this build against its model stand-in
 /// and says what it measured.
 #[test]
-#[ignore = "needs python3 >= 3.11 (scripts/bench-week.py): .ci/run runs it with --include-ignored"]
+#[ignore = "needs python3 >= 3.11 (scripts/bench/bench-week.py): .ci/run runs it with --include-ignored"]
 fn the_week_benchmark_runs_a_quick_day_against_this_build() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("week.json");
     let out = Command::new("python3")
-        .arg(repo().join("scripts/bench-week.py"))
+        .arg(repo().join("scripts/bench/bench-week.py"))
         .args([
             "--quick",
             "--binary",
