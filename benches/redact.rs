@@ -14,7 +14,7 @@
 //!
 //! The dev split is what the redactor was tuned on; the held-out split was written after
 //! the tuning and is only measured. `cargo bench --bench redact` prints a table; `--
-//! --json PATH` also writes it as JSON (for `scripts/bench.sh`); `-- --misses` lists what
+//! --json PATH` also writes it as JSON (for `scripts/bench/bench.sh`); `-- --misses` lists what
 //! was missed and falsely replaced. Not a criterion bench: one pass is the measurement.
 
 use std::collections::BTreeMap;

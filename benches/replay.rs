@@ -5,7 +5,7 @@
 //! override beside it, as `thinker replay --set` does. Prints ticks per second.
 //!
 //! `cargo bench --bench replay` (`-- --ticks N` for another size, `-- --json FILE` to also
-//! write the figures as JSON, for `scripts/bench.sh`).
+//! write the figures as JSON, for `scripts/bench/bench.sh`).
 
 use std::fmt::Write as _;
 use std::time::Instant;

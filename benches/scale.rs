@@ -14,7 +14,7 @@
 //! Time is the mean and the 99th percentile over the ticks since the previous row.
 //! `cargo bench --bench scale` prints a table; `-- --ticks N` runs N ticks (checkpoints
 //! past N are left out); `-- --json PATH` also writes the rows as JSON (for
-//! `scripts/bench.sh`). Not a criterion bench: one long run is the measurement.
+//! `scripts/bench/bench.sh`). Not a criterion bench: one long run is the measurement.
 
 use std::error::Error;
 use std::fmt::Write as _;

@@ -1,8 +1,8 @@
 //! The screen's quality on the public corpus (`tests/fixtures/screen/public/`, built by
-//! `scripts/screen-corpus.py`): per split (`dev`, tuned against; `blind`, never tuned
+//! `scripts/bench/screen-corpus.py`): per split (`dev`, tuned against; `blind`, never tuned
 //! against) and per label, how many hostile texts are detected and how many benign ones
 //! flagged. Prints a table and, with `--json FILE`, writes the numbers for
-//! `scripts/bench-report.py`. With `--misses`, prints the dev split's misses and false
+//! `scripts/bench/bench-report.py`. With `--misses`, prints the dev split's misses and false
 //! alarms (never the blind split's: reading them would be tuning on it).
 //!
 //! Run: `cargo bench --bench screen_corpus -- [--misses] [--json FILE]`.

@@ -1,12 +1,12 @@
-//! The benchmark scripts (issue 14) stay runnable: every `scripts/bench*.py` and
-//! `scripts/reference_tick.py` parses (Python's own parser,
-//! nothing written), `bench.sh` parses (`bash -n`), and the Python reference
-//! orchestrator does its tick against a loopback wiremock server: four parallel calls,
-//! findings merged into `reference.json` (a repeated summary counted, not appended).
-//! Skipped with a note where `python3` (3.11+, for `tomllib`) or `bash` is not
-//! installed: the scripts are not part of the binary. The week benchmark
-//! (`scripts/bench-week.py`, issue 20) runs its quick day against this build; it needs
-//! python3 and is `#[ignore]`d, run by `.ci/run` with `--include-ignored`.
+//! The benchmark scripts (issue 14) stay runnable: `bench.sh` parses (`bash -n`), every
+//! `scripts/bench/*.py` parses (Python's own parser, nothing written) and each script
+//! starts (`--help`: its imports of `stub.py` and `proc.py` resolve), the Python
+//! reference orchestrator does its tick against a loopback wiremock server (four parallel
+//! calls, findings merged into `reference.json`, a repeated summary counted, not
+//! appended), and the week benchmark (`scripts/bench/bench-week.py`, issue 20) runs its
+//! quick day against this build. All but the first need python3 >= 3.11 (`tomllib`), not
+//! part of the binary: they are `#[ignore = "needs python3 >= 3.11: …"]`, and `.ci/run`
+//! runs them with `--ignored` (README, "Component tests").
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,57 +20,40 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Whether `python3` with `tomllib` (3.11+) is there to run the scripts.
-fn python() -> bool {
-    let found = Command::new("python3")
-        .args(["-c", "import tomllib"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        eprintln!("skipped: no python3 >= 3.11 on PATH");
-    }
-    found
+/// The tests marked `#[ignore = "needs python3 >= 3.11: …"]` run only when asked: then a
+/// python3 without `tomllib` fails them, loudly.
+#[track_caller]
+fn python3() {
+    assert!(
+        Command::new("python3")
+            .args(["-c", "import tomllib"])
+            .status()
+            .is_ok_and(|s| s.success()),
+        "no python3 >= 3.11 (with tomllib) on PATH, and this #[ignore]d test needs one \
+         (`cargo test` alone passes without it: README, \"Component tests\")"
+    );
 }
 
 fn scripts() -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(repo().join("scripts"))
+    let mut found: Vec<PathBuf> = std::fs::read_dir(repo().join("scripts/bench"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            p.extension().is_some_and(|e| e == "py")
-                && (name.starts_with("bench-") || name == "reference_tick.py")
-        })
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
         .collect();
     found.sort();
     found
 }
 
 #[test]
-fn every_bench_script_parses() {
+fn the_bench_scripts_are_there_and_bench_sh_parses() {
     let found = scripts();
     assert!(
         found.len() >= 6,
-        "expected the bench scripts and the reference in scripts/, found {found:?}"
+        "expected the bench scripts, the reference and their modules in scripts/bench/, found {found:?}"
     );
-    if python() {
-        let out = Command::new("python3")
-            .args([
-                "-c",
-                "import ast, sys\nfor f in sys.argv[1:]:\n    ast.parse(open(f).read(), f)",
-            ])
-            .args(&found)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
     match Command::new("bash")
         .arg("-n")
-        .arg(repo().join("scripts/bench.sh"))
+        .arg(repo().join("scripts/bench/bench.sh"))
         .output()
     {
         Ok(out) => assert!(
@@ -79,6 +62,43 @@ fn every_bench_script_parses() {
             String::from_utf8_lossy(&out.stderr)
         ),
         Err(_) => eprintln!("skipped: no bash"),
+    }
+}
+
+#[test]
+#[ignore = "needs python3 >= 3.11: the bench scripts"]
+fn every_bench_script_parses_and_starts() {
+    python3();
+    let found = scripts();
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import ast, sys\nfor f in sys.argv[1:]:\n    ast.parse(open(f).read(), f)",
+        ])
+        .args(&found)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Every script but the corpus builder (it needs PyYAML) and the two modules starts.
+    for script in found.iter().filter(|p| {
+        let name = p.file_name().unwrap().to_string_lossy();
+        name.starts_with("bench-") || name == "reference_tick.py"
+    }) {
+        let out = Command::new("python3")
+            .arg(script)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success() && out.stdout.starts_with(b"usage:"),
+            "{}: {}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -91,7 +111,7 @@ fn reply(findings: &Value) -> ResponseTemplate {
 
 fn reference_tick(config: &Path, state: &Path) -> std::process::Output {
     Command::new("python3")
-        .arg(repo().join("scripts/reference_tick.py"))
+        .arg(repo().join("scripts/bench/reference_tick.py"))
         .arg("--config")
         .arg(config)
         .arg("--state")
@@ -102,10 +122,9 @@ fn reference_tick(config: &Path, state: &Path) -> std::process::Output {
 }
 
 #[tokio::test]
+#[ignore = "needs python3 >= 3.11: the bench scripts"]
 async fn the_python_reference_calls_four_threads_and_merges_their_findings() {
-    if !python() {
-        return;
-    }
+    python3();
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
@@ -146,10 +165,9 @@ async fn the_python_reference_calls_four_threads_and_merges_their_findings() {
 }
 
 #[test]
+#[ignore = "needs python3 >= 3.11: the bench scripts"]
 fn the_python_reference_refuses_a_provider_it_cannot_speak() {
-    if !python() {
-        return;
-    }
+    python3();
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("thinker.toml");
     std::fs::write(
@@ -167,12 +185,13 @@ fn the_python_reference_refuses_a_provider_it_cannot_speak() {
 /// facts, a tick every 20 minutes: 72 ticks) runs this build against its model stand-in
 /// and says what it measured.
 #[test]
-#[ignore = "needs python3 >= 3.11 (scripts/bench-week.py): .ci/run runs it with --include-ignored"]
+#[ignore = "needs python3 >= 3.11: the bench scripts"]
 fn the_week_benchmark_runs_a_quick_day_against_this_build() {
+    python3();
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("week.json");
     let out = Command::new("python3")
-        .arg(repo().join("scripts/bench-week.py"))
+        .arg(repo().join("scripts/bench/bench-week.py"))
         .args([
             "--quick",
             "--binary",

@@ -158,16 +158,14 @@ fn the_fence_id_follows_the_content() {
 }
 
 /// Against the real llama-server of the end-to-end suite: the structured call with the
-/// decision schema answers something `parse_decision` reads. Skipped without a server.
+/// decision schema answers something `parse_decision` reads.
 #[tokio::test]
+#[ignore = "needs llama-server: THINKER_LLAMA_URL"]
 async fn llama_openai_json_schema_answers_a_decision() {
-    let Some(url) = crate::support::real_server(
+    let url = crate::support::component(
         "THINKER_LLAMA_URL",
-        "escalation decision e2e",
-        "start one with scripts/e2e-llama-server.sh and set THINKER_LLAMA_URL",
-    ) else {
-        return;
-    };
+        "start one with scripts/ci/e2e-llama-server.sh and set THINKER_LLAMA_URL",
+    );
     let config = ProviderConfig {
         name: "llama".into(),
         kind: ProviderKind::Openai,

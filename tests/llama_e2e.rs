@@ -2,18 +2,20 @@
 //! not a mock: the `openai` kind with `json_schema` structured output and the `anthropic`
 //! kind with forced tool use, asked for a real thread answer with its real schema.
 //!
-//! Skipped unless `THINKER_LLAMA_URL` is set:
+//! `#[ignore]`d (needs llama-server): run with `--ignored` and `THINKER_LLAMA_URL` set
+//! (unset, they fail):
 //!
 //! ```sh
-//! bash scripts/e2e-llama-server.sh build          # once; cached outside the repo
-//! PID=$(bash scripts/e2e-llama-server.sh start 8091)
-//! THINKER_LLAMA_URL=http://127.0.0.1:8091 cargo test --test integration llama_e2e -- --nocapture
-//! bash scripts/e2e-llama-server.sh stop "$PID"
+//! bash scripts/ci/e2e-llama-server.sh build          # once; cached outside the repo
+//! PID=$(bash scripts/ci/e2e-llama-server.sh start 8091)
+//! THINKER_LLAMA_URL=http://127.0.0.1:8091 cargo test --test integration llama_e2e -- --ignored --nocapture
+//! bash scripts/ci/e2e-llama-server.sh stop "$PID"
 //! ```
 //!
 //! With a second server started with `start PORT2 --api-key KEY`, setting
-//! `THINKER_LLAMA_KEYED_URL=http://127.0.0.1:PORT2 THINKER_LLAMA_API_KEY=KEY` also checks
-//! that the key is sent and that a wrong one is a plain 401, never retried.
+//! `THINKER_LLAMA_KEYED_URL=http://127.0.0.1:PORT2 THINKER_LLAMA_API_KEY=KEY` the keyed
+//! test checks that the key is sent and that a wrong one is a plain 401, never retried
+//! (`--skip llama_api_key` without that server).
 //!
 //! `THINKER_LLAMA_MODEL` names the model (default `smollm2`, the script's alias). The model
 //! is tiny: these tests check the protocols, never the quality of what it says.
@@ -26,11 +28,10 @@ use thinker::config::{ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
 use thinker::provider::{CallError, CallRequest, Completion, NoGate, Providers};
 use thinker::thread::ThreadName;
 
-fn server() -> Option<String> {
-    crate::support::real_server(
+fn server() -> String {
+    crate::support::component(
         "THINKER_LLAMA_URL",
-        "real-server e2e",
-        "start one with scripts/e2e-llama-server.sh and set THINKER_LLAMA_URL",
+        "start one with scripts/ci/e2e-llama-server.sh and set THINKER_LLAMA_URL",
     )
 }
 
@@ -149,8 +150,9 @@ fn show(label: &str, c: &Completion) {
 }
 
 #[tokio::test]
+#[ignore = "needs llama-server: THINKER_LLAMA_URL"]
 async fn llama_openai_json_schema_answers_a_thread() {
-    let Some(url) = server() else { return };
+    let url = server();
     let p = providers(vec![provider(
         "llama",
         ProviderKind::Openai,
@@ -175,8 +177,9 @@ async fn llama_openai_json_schema_answers_a_thread() {
 }
 
 #[tokio::test]
+#[ignore = "needs llama-server: THINKER_LLAMA_URL"]
 async fn llama_openai_json_object_schema_answers_a_thread() {
-    let Some(url) = server() else { return };
+    let url = server();
     let p = providers(vec![provider(
         "llama",
         ProviderKind::Openai,
@@ -191,8 +194,9 @@ async fn llama_openai_json_object_schema_answers_a_thread() {
 }
 
 #[tokio::test]
+#[ignore = "needs llama-server: THINKER_LLAMA_URL"]
 async fn llama_anthropic_tool_use_round_trips() {
-    let Some(url) = server() else { return };
+    let url = server();
     let p = providers(vec![provider(
         "llama-messages",
         ProviderKind::Anthropic,
@@ -240,8 +244,9 @@ fn record_parse(label: &str, c: &Completion) {
 }
 
 #[tokio::test]
+#[ignore = "needs llama-server: THINKER_LLAMA_URL"]
 async fn llama_chain_falls_back_from_a_dead_server_to_the_real_one() {
-    let Some(url) = server() else { return };
+    let url = server();
     let dead_port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
@@ -294,20 +299,15 @@ async fn llama_chain_falls_back_from_a_dead_server_to_the_real_one() {
 /// Needs a second server started with `--api-key`: `start PORT --api-key KEY`, then
 /// `THINKER_LLAMA_KEYED_URL=http://127.0.0.1:PORT THINKER_LLAMA_API_KEY=KEY`.
 #[tokio::test]
+#[ignore = "needs a llama-server started with --api-key: THINKER_LLAMA_KEYED_URL, THINKER_LLAMA_API_KEY"]
 async fn llama_api_key_is_sent_and_a_wrong_one_is_refused() {
-    let (Ok(url), Ok(key)) = (
-        std::env::var("THINKER_LLAMA_KEYED_URL"),
-        std::env::var("THINKER_LLAMA_API_KEY"),
-    ) else {
-        eprintln!(
-            "SKIPPED: keyed real-server e2e (THINKER_LLAMA_KEYED_URL / THINKER_LLAMA_API_KEY not set)"
-        );
-        return;
-    };
+    let how = "start one with scripts/ci/e2e-llama-server.sh start PORT --api-key KEY";
+    let url = crate::support::component("THINKER_LLAMA_KEYED_URL", how);
+    let key = crate::support::component("THINKER_LLAMA_API_KEY", how);
     let mut right = provider(
         "right",
         ProviderKind::Openai,
-        format!("{}/v1", url.trim_end_matches('/')),
+        format!("{url}/v1"),
         StructuredOutput::None,
     );
     right.api_key_env = Some("RIGHT_KEY".into());

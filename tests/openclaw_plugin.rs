@@ -3,7 +3,7 @@
 //! plugin as OpenClaw does and fires `before_prompt_build`) against the real binary: a
 //! matching prompt gets exactly what `show --format prompt --for` prints as
 //! `prependContext`, an unrelated one nothing, and a missing binary nothing but a
-//! warning. Needs node: ignored unless run with `--include-ignored` (`.ci/run` does
+//! warning. Needs node: ignored unless run with `--ignored` (`.ci/run` does
 //! when node is there; `THINKER_NODE` names another one).
 
 use std::process::Command;
@@ -68,7 +68,7 @@ fn host(tick: &mut Tick, options: &Value, prompts: &[&str]) -> Vec<Value> {
 }
 
 #[test]
-#[ignore = "needs node (THINKER_NODE, else node on PATH): .ci/run runs it with --include-ignored"]
+#[ignore = "needs node >= 18: THINKER_NODE, else node on PATH"]
 fn the_openclaw_plugin_prepends_what_show_for_prints() {
     let mut tick = Tick::new().state(STATE);
     let thinker = tick.command(&["show"]);

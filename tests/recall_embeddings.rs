@@ -4,7 +4,7 @@
 //! and blends, the cache is reused, and an endpoint that is down falls back to lexical
 //! recall, said at `-v`. Against a real llama-server started with `--embeddings
 //! --pooling mean` (`THINKER_LLAMA_EMBED_URL`, started by `.ci/run`): ignored unless run
-//! with `--include-ignored`.
+//! with `--ignored`.
 
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
@@ -215,14 +215,14 @@ fn an_embeddings_endpoint_that_is_down_falls_back_to_lexical_recall() {
 }
 
 #[test]
-#[ignore = "needs a llama-server started with --embeddings --pooling mean (THINKER_LLAMA_EMBED_URL): .ci/run starts one"]
+#[ignore = "needs llama-server --embeddings --pooling mean: THINKER_LLAMA_EMBED_URL"]
 fn a_real_llama_server_embeds_the_memory_and_the_question() {
-    let url = std::env::var("THINKER_LLAMA_EMBED_URL").expect(
-        "THINKER_LLAMA_EMBED_URL: the base URL of llama-server --embeddings --pooling mean",
+    let url = crate::support::component(
+        "THINKER_LLAMA_EMBED_URL",
+        "start one with scripts/ci/e2e-llama-server.sh start PORT --embeddings --pooling mean",
     );
     let mut tick = Tick::new().state(STATE).config_extra(&format!(
-        "[providers.emb]\nkind = \"openai\"\nbase_url = \"{}/v1\"\ntimeout_seconds = 300\n\n[recall]\nembeddings = \"emb/smollm2\"\nembeddings_timeout_ms = 20000\n",
-        url.trim_end_matches('/')
+        "[providers.emb]\nkind = \"openai\"\nbase_url = \"{url}/v1\"\ntimeout_seconds = 300\n\n[recall]\nembeddings = \"emb/smollm2\"\nembeddings_timeout_ms = 20000\n"
     ));
     tick.run_with(&["-v"]).expect_exit(0);
     let cache: Value =

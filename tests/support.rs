@@ -100,30 +100,17 @@ pub fn state_with(active: Vec<Entry>, patterns: Vec<Entry>) -> State {
     }
 }
 
-/// The base URL of a real server for an end-to-end test, from `var` (trailing `/` cut);
-/// `None` when it is unset, said once per variable straight to the process's stderr
-/// (past the test harness's capture), so a skipped real-server test is never silent.
-pub fn real_server(var: &str, what: &str, how: &str) -> Option<String> {
-    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+/// What a test marked `#[ignore = "needs …"]` needs, from `var`: the base URL of a real
+/// server (trailing `/` cut) or the path of a component. Such a test runs only when asked
+/// (`cargo test -- --ignored`, as `.ci/run` does once it has brought the component up), so
+/// an unset `var` then fails it, loudly, with `how` to set it: never a silent pass.
+#[track_caller]
+pub fn component(var: &str, how: &str) -> String {
     match std::env::var(var) {
-        Ok(url) if !url.trim().is_empty() => Some(url.trim().trim_end_matches('/').to_string()),
-        _ => {
-            let mut said = SAID
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if !said.iter().any(|v| v == var) {
-                said.push(var.to_string());
-                let _ = std::io::Write::write_all(
-                    &mut std::io::stderr(),
-                    format!(
-                        "\n==================================================================\n\
-                         SKIPPED: {what} ({var} not set)\n{how}\n\
-                         ==================================================================\n"
-                    )
-                    .as_bytes(),
-                );
-            }
-            None
-        }
+        Ok(value) if !value.trim().is_empty() => value.trim().trim_end_matches('/').to_string(),
+        _ => panic!(
+            "{var} is not set, and this #[ignore]d test needs it: {how} \
+             (`cargo test` alone passes without it: README, \"Component tests\")"
+        ),
     }
 }

@@ -1,6 +1,6 @@
 """Drives `thinker mcp` with the official MCP Python SDK (`mcp` on PyPI): a client nobody
 here wrote. Run by tests/mcp_e2e.rs with the python of THINKER_MCP_PYTHON
-(`scripts/e2e-mcp.sh build` makes that venv).
+(`scripts/ci/e2e-mcp.sh build` makes that venv).
 
     python client.py [--era legacy|modern] --match TEXT --match-id ID --unrelated TEXT \
         --feedback-id ID [--env KEY=VALUE]... -- THINKER mcp --config CFG --state DIR [--now T]

@@ -12,7 +12,7 @@
 # Subcommands:
 #   build    Idempotent: installs the venv once (exit 1 if pip fails), then prints the
 #            venv's python on stdout — the value for THINKER_MCP_PYTHON:
-#                export THINKER_MCP_PYTHON=$(scripts/e2e-mcp.sh build)
+#                export THINKER_MCP_PYTHON=$(scripts/ci/e2e-mcp.sh build)
 #
 # Environment:
 #   THINKER_E2E_CACHE   cache directory (see above)
@@ -21,14 +21,12 @@
 # Progress and errors go to stderr; only the python path goes to stdout.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-CACHE="${THINKER_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/thinker-e2e}"
+CACHE="$(ci_cache_dir)"
 MCP_VERSION="2.3.0"
 VENV="$CACHE/mcp-venv"
 STAMP="$VENV/.installed-mcp-$MCP_VERSION"
-
-log() { printf '[e2e-mcp] %s\n' "$*" >&2; }
-die() { printf '[e2e-mcp] ERROR: %s\n' "$*" >&2; exit 1; }
 
 usage() {
     printf 'usage: %s build\ncache: %s\n' "$0" "$CACHE" >&2
@@ -57,10 +55,7 @@ cmd_build() {
         log "already installed: $VENV (mcp $MCP_VERSION)"
     else
         mkdir -p "$CACHE"
-        if command -v flock >/dev/null; then
-            exec 9>"$CACHE/.mcp.lock"
-            flock 9
-        fi
+        ci_lock "$CACHE/.mcp.lock" || true
         if [[ -f "$STAMP" ]]; then
             log "installed by a concurrent run: $VENV"
         else

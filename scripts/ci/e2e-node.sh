@@ -9,7 +9,7 @@
 #            sudo; `apt-get update` once if the first try fails), checks that it runs
 #            (`--version`, ES modules: 18 or newer), then prints the binary's path on
 #            stdout — the value for THINKER_NODE:
-#                export THINKER_NODE=$(scripts/e2e-node.sh build)
+#                export THINKER_NODE=$(scripts/ci/e2e-node.sh build)
 #            Exit 1 when it cannot be installed or does not run.
 #
 # Environment:
@@ -18,36 +18,11 @@
 # Progress and errors go to stderr; only the path goes to stdout.
 
 set -euo pipefail
-
-log() { printf '[e2e-node] %s\n' "$*" >&2; }
-die() { printf '[e2e-node] ERROR: %s\n' "$*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
     printf 'usage: %s build\n' "$0" >&2
     exit 2
-}
-
-as_root() {
-    if [[ "$(id -u)" -eq 0 ]]; then
-        "$@"
-    elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-        sudo -n "$@"
-    else
-        return 1
-    fi
-}
-
-install() {
-    command -v apt-get >/dev/null || die "no apt-get here: install node yourself and set THINKER_NODE"
-    log "installing Debian's nodejs package"
-    local start=$SECONDS
-    if ! DEBIAN_FRONTEND=noninteractive as_root apt-get install -y nodejs >&2; then
-        log "apt-get install failed; running apt-get update once and retrying"
-        as_root apt-get update >&2 || die "apt-get update failed (not root and no sudo, or no network)"
-        DEBIAN_FRONTEND=noninteractive as_root apt-get install -y nodejs >&2 \
-            || die "apt-get install nodejs failed"
-    fi
-    log "installed in $((SECONDS - start)) s"
 }
 
 cmd_build() {
@@ -57,7 +32,7 @@ cmd_build() {
     else
         node=$(command -v node || true)
         if [[ -z "$node" ]]; then
-            install
+            ci_apt_install nodejs node THINKER_NODE
             node=$(command -v node || command -v nodejs || true)
             [[ -n "$node" ]] || die "the nodejs package installed no node on PATH"
         else

@@ -28,18 +28,17 @@ Sections (all by default; --sections picks some):
   replay     ticks per second of `thinker replay --json` over a journal of --replay-ticks
              (10,000) real ticks; "n/a" when the binary has no `replay` command.
 
-Every tick runs against an OpenAI-compatible stub on loopback (scripts/bench-tick.py's,
-instant answers with one finding; peak RSS is the child's own VmHWM, read under ptrace as
-bench-tick.py does). All times are whole processes (fork, exec, wait).
+Every tick runs against an OpenAI-compatible stub on loopback (stub.py's, instant answers
+with one finding; peak RSS is the child's own VmHWM, read under ptrace by proc.py as for
+bench-tick.py). All times are whole processes (fork, exec, wait).
 
 Usage:
-  python3 scripts/bench-scale.py --binary target/release/thinker --json out.json
-  python3 scripts/bench-scale.py --quick --sections caps,grid
+  python3 scripts/bench/bench-scale.py --binary target/release/thinker --json out.json
+  python3 scripts/bench/bench-scale.py --quick --sections caps,grid
 Python 3 standard library only. Exits 0 (2 when the setup fails).
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -53,10 +52,10 @@ import urllib.request
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("bench_tick", REPO / "scripts" / "bench-tick.py")
-bench_tick = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_tick)
+import proc
+import stub
+
+REPO = Path(__file__).resolve().parents[2]
 
 THREADS = ("watcher", "librarian", "oracle", "dreamer")
 START = datetime(2026, 11, 22, 8, 0, tzinfo=timezone.utc)
@@ -77,47 +76,26 @@ def env_for(home: Path):
 
 
 class Server:
-    """bench-tick.py's stub on a thread of this process, with a settable answer."""
+    """The stub (stub.py) with a settable answer: `answer(model, n)` when set, else
+    stub.ANSWER; keeps the request bodies' sizes and models when asked."""
 
     def __init__(self):
-        self.stub = bench_tick.Stub(("127.0.0.1", 0), Handler)
-        self.stub.answer = None
-        self.stub.bodies = []
-        self.stub.keep_bodies = False
-        threading.Thread(target=self.stub.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.stub.server_address[1]}/v1"
+        self.answer = None
+        self.bodies = []
+        self.keep_bodies = False
+        self.lock = threading.Lock()
+        self.stub = stub.Stub(self.reply).start()
+        self.url = self.stub.url
+
+    def reply(self, request):
+        with self.lock:
+            if self.keep_bodies:
+                self.bodies.append((request.model, len(request.raw)))
+        answer = self.answer(request.model, request.n) if self.answer else stub.ANSWER
+        return stub.Reply(json.dumps(answer), len(request.raw) // 4, 40)
 
     def close(self):
-        self.stub.shutdown()
-
-
-class Handler(bench_tick.Handler):
-    """Answers `server.answer(model, n)` when set (else bench-tick's fixed answer) and
-    keeps the request bodies' sizes and models when asked."""
-
-    def do_POST(self):  # noqa: N802 (http.server's naming)
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
-        body = json.loads(raw or b"{}")
-        model = body.get("model", "?")
-        with self.server.lock:
-            self.server.requests += 1
-            n = self.server.requests
-            if self.server.keep_bodies:
-                self.server.bodies.append((model, len(raw)))
-        answer = self.server.answer(model, n) if self.server.answer else bench_tick.ANSWER
-        reply = json.dumps({
-            "id": "chatcmpl-bench", "object": "chat.completion", "model": model,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": json.dumps(answer)}}],
-            "usage": {"prompt_tokens": len(raw) // 4, "completion_tokens": 40,
-                      "total_tokens": len(raw) // 4 + 40},
-        }).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
+        self.stub.close()
 
 
 def provider(url, extra=""):
@@ -149,7 +127,7 @@ def run(argv, home, trace=False, stdin=None):
         wall = time.perf_counter() - start
         return wall, None, done.returncode, done.stdout, done.stderr.decode(errors="replace")
     with tempfile.TemporaryFile() as err:
-        wall, peak, _, code = bench_tick.spawn(argv, env_for(home), err, trace=True)
+        wall, peak, _, code = proc.spawn(argv, env_for(home), err, at_exit=proc.vm_hwm_mb)
         err.seek(0)
         return wall, peak, code, b"", err.read().decode(errors="replace")
 
@@ -284,10 +262,10 @@ def section_caps(binary, server, base, quick):
         "dreamer": [],
     }
     (home / "thinker.toml").write_text(provider(server.url) + thread_tables(sources.get))
-    server.stub.keep_bodies, server.stub.bodies = True, []
+    server.keep_bodies, server.bodies = True, []
     run(tick_argv(binary, home, START), home)  # warm the page cache
-    sent = sum(size for _, size in server.stub.bodies)
-    server.stub.keep_bodies = False
+    sent = sum(size for _, size in server.bodies)
+    server.keep_bodies = False
     out = measure_ticks(binary, home, 3 if quick else 10, 2 if quick else 5, template)
     out.update(request_bytes=sent, memory_tokens=memory_tokens,
                state_bytes=len((template / "subconscious.json").read_bytes()),
@@ -364,12 +342,12 @@ def section_prompt(binary, server, base, quick):
         text = out.decode()
         rows.append({"thread": t, "bytes": len(out), "estimate": len(out) // 4,
                      "llama": llama_count(text)})
-    server.stub.keep_bodies, server.stub.bodies = True, []
+    server.keep_bodies, server.bodies = True, []
     _, _, code, _, err = run(tick_argv(binary, home, START), home)
-    server.stub.keep_bodies = False
+    server.keep_bodies = False
     if code != 0:
         sys.exit(f"the typical tick exited {code}: {err}")
-    request = dict(server.stub.bodies)
+    request = dict(server.bodies)
     for row in rows:
         row["request_bytes"] = request.get(row["thread"])
     return rows
@@ -389,7 +367,7 @@ def section_surfacing(binary, server, base, quick):
             findings = [{"summary": marker["summary"], "importance": 8}]
         return {"findings": findings, "reinforce": [], "suggest": "", "escalate": False}
 
-    server.stub.answer = answer
+    server.answer = answer
     common = ["--config", str(home / "thinker.toml"), "--state", str(home / "state")]
     rows = []
     runs = 3 if quick else 10
@@ -422,7 +400,7 @@ def section_surfacing(binary, server, base, quick):
                          "hook_ms": (t3 - t2) * 1000, "in_hook": word.encode() in hooked})
             marker["summary"] = ""
     finally:
-        server.stub.answer = None
+        server.answer = None
     return {"runs": runs,
             "tick_ms_median": statistics.median(r["tick_ms"] for r in rows),
             "show_ms_median": statistics.median(r["show_ms"] for r in rows),
@@ -446,7 +424,7 @@ def section_replay(binary, server, base, quick, ticks):
                 "reinforce": [], "suggest": "", "escalate": n % 97 == 0,
                 "escalate_reason": "the backup host disk is almost full"}
 
-    server.stub.answer = answer
+    server.answer = answer
     try:
         now = START
         built = time.perf_counter()
@@ -457,7 +435,7 @@ def section_replay(binary, server, base, quick, ticks):
             now += timedelta(minutes=5)
         built = time.perf_counter() - built
     finally:
-        server.stub.answer = None
+        server.answer = None
     common = ["--config", str(home / "thinker.toml"), "--state", str(home / "state")]
     walls, peak = [], None
     for i in range(3 if quick else 5):

@@ -13,9 +13,9 @@ warm-up runs, interleaved so load changes hit every command alike; median and p9
 wall time, measured around fork+exec+wait.
 
 Usage:
-  python3 scripts/bench-hook.py                     # cargo build --release, then bench
-  python3 scripts/bench-hook.py --binary target/release/thinker --runs 500
-  python3 scripts/bench-hook.py --json out.json     # also the figures as JSON (bench.sh)
+  python3 scripts/bench/bench-hook.py                     # cargo build --release, then bench
+  python3 scripts/bench/bench-hook.py --binary target/release/thinker --runs 500
+  python3 scripts/bench/bench-hook.py --json out.json     # also the figures as JSON (bench.sh)
 Python 3 standard library only. Exits 0 (2 when the setup fails; with --strict, 1 when
 the target is missed).
 """
@@ -88,7 +88,7 @@ def main():
     ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = ap.parse_args()
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     binary = args.binary
     if not binary:
         built = subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=root, check=False)

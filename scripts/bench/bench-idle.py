@@ -20,14 +20,13 @@ least 30), so the token figures are the size of what thinker sends. Prints reque
 tokens and cost per day for each world.
 
 Usage:
-  python3 scripts/bench-idle.py                       # cargo build --release, then run
-  python3 scripts/bench-idle.py --binary target/debug/thinker
-  python3 scripts/bench-idle.py --ticks 72 --json out.json   # a quarter day, scaled
+  python3 scripts/bench/bench-idle.py                       # cargo build --release, then run
+  python3 scripts/bench/bench-idle.py --binary target/debug/thinker
+  python3 scripts/bench/bench-idle.py --ticks 72 --json out.json   # a quarter day, scaled
 Python 3 standard library only.
 """
 
 import argparse
-import http.server
 import json
 import subprocess
 import sys
@@ -37,15 +36,17 @@ import tomllib
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+import stub
+
+REPO = Path(__file__).resolve().parents[2]
 ANSWER = {"findings": [], "reinforce": [], "suggest": "", "escalate": False}
 
 
-class Stub(http.server.ThreadingHTTPServer):
-    daemon_threads = True
+class Counter:
+    """The stub's answers (empty, or two findings when busy) and what it counted: usage
+    is the request's bytes / 4 in and the answer's bytes / 4 out (at least 30)."""
 
     def __init__(self):
-        super().__init__(("127.0.0.1", 0), Handler)
         self.lock = threading.Lock()
         self.reset()
 
@@ -56,44 +57,25 @@ class Stub(http.server.ThreadingHTTPServer):
         # model -> [requests, tokens in, tokens out]
         self.by_model = {}
 
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("content-length", 0)))
-        req = json.loads(body)
-        tokens_in = len(body) // 4
-        with self.server.lock:
-            self.server.requests += 1
-            n = self.server.requests
+    def answer(self, request):
+        tokens_in = len(request.raw) // 4
+        with self.lock:
+            self.requests += 1
+            n = self.requests
         content = ANSWER
-        if self.server.findings:
+        if self.findings:
             content = dict(ANSWER, findings=[
                 {"summary": f"Anna's update number {n} needs a reply by {day}",
                  "importance": 5} for day in ("friday", "monday")])
         content = json.dumps(content)
         tokens_out = max(30, len(content) // 4)
-        with self.server.lock:
-            self.server.tokens += tokens_in + tokens_out
-            counts = self.server.by_model.setdefault(req.get("model", "?"), [0, 0, 0])
+        with self.lock:
+            self.tokens += tokens_in + tokens_out
+            counts = self.by_model.setdefault(request.model, [0, 0, 0])
             counts[0] += 1
             counts[1] += tokens_in
             counts[2] += tokens_out
-        answer = {
-            "id": "x", "object": "chat.completion", "model": req.get("model", "m"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out,
-                      "total_tokens": tokens_in + tokens_out},
-        }
-        data = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        return stub.Reply(content, tokens_in, tokens_out)
 
 
 MAIL = """From: Anna <anna@example.org>\r
@@ -183,15 +165,15 @@ def defaults():
     return cadence, prices
 
 
-def day(binary, stub, quiet, mail_every, busy, ticks, cadence):
-    stub.reset(findings=busy)
+def day(binary, server, counter, quiet, mail_every, busy, ticks, cadence):
+    counter.reset(findings=busy)
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         for d in ("Mail/cur", "Mail/new", "Mail/tmp", "memory"):
             (home / d).mkdir(parents=True)
         (home / "memory/2026-11-20.md").write_text("Sam prefers mornings for calls.\n")
         (home / "calendar.ics").write_text(CALENDAR)
-        url = f"http://127.0.0.1:{stub.server_address[1]}"
+        url = f"http://127.0.0.1:{server.port}"
         (home / "thinker.toml").write_text(config(home, url, quiet, cadence))
         start = datetime(2026, 11, 22, tzinfo=timezone.utc)
         for n in range(ticks):
@@ -209,7 +191,7 @@ def day(binary, stub, quiet, mail_every, busy, ticks, cadence):
             )
             if r.returncode not in (0, 3):
                 sys.exit(f"tick {n} exited {r.returncode}: {r.stderr}")
-    return stub.requests, stub.tokens, dict(stub.by_model)
+    return counter.requests, counter.tokens, dict(counter.by_model)
 
 
 def main():
@@ -224,8 +206,8 @@ def main():
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
         binary = str(REPO / "target/release/thinker")
     cadence, prices = defaults()
-    stub = Stub()
-    threading.Thread(target=stub.serve_forever, daemon=True).start()
+    counter = Counter()
+    server = stub.Stub(counter.answer).start()
     worlds = [
         ("quiet tick off, nothing changes", False, None, False),
         ("quiet tick on, nothing changes", True, None, False),
@@ -236,7 +218,8 @@ def main():
     rows = []
     print(f"{'world':<50} {'requests/day':>12} {'tokens/day':>11} {'USD/day':>9}")
     for name, quiet, mail, busy in worlds:
-        requests, tokens, by_model = day(binary, stub, quiet, mail, busy, args.ticks, cadence)
+        requests, tokens, by_model = day(binary, server, counter, quiet, mail, busy, args.ticks,
+                                         cadence)
         cost = 0.0
         for thread, (price_in, price_out, _) in prices.items():
             _, tin, tout = by_model.get(thread, (0, 0, 0))

@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# scripts/bench.sh — regenerates BENCHMARKS.md, entirely, from one run on this machine.
+# scripts/bench/bench.sh — regenerates BENCHMARKS.md, entirely, from one run on this machine.
 #
-#   scripts/bench.sh            # the full run: about 15 minutes on 2 cores (warm builds)
-#   scripts/bench.sh --quick    # a smoke run (about 2 minutes): few samples, small grids
-#   scripts/bench.sh --out F    # write F instead of BENCHMARKS.md
-#   scripts/bench.sh --keep DIR # keep the JSON results (bench-report.py --results DIR)
-#   scripts/bench.sh --week-before BIN  # also run the week with an earlier binary, side by side
+#   scripts/bench/bench.sh            # the full run: about 15 minutes on 2 cores (warm builds)
+#   scripts/bench/bench.sh --quick    # a smoke run (about 2 minutes): few samples, small grids
+#   scripts/bench/bench.sh --out F    # write F instead of BENCHMARKS.md
+#   scripts/bench/bench.sh --keep DIR # keep the JSON results (bench-report.py --results DIR)
+#   scripts/bench/bench.sh --week-before BIN  # also the week with an earlier binary, beside
 #
 # Builds the release binary (cargo build --release --locked) and, for the memory table, the
 # same code linked -no-pie (cargo rustc -- -C link-arg=-no-pie: one more link, and one to
 # put the default build back), runs the criterion benches
 # (benches/aggregate.rs, benches/screen.rs), the scale bench (benches/scale.rs), the
 # replay engine's (benches/replay.rs) and the redaction corpus's (benches/redact.rs), then
-# the whole-process scripts against stubs on loopback: scripts/bench-tick.py (http,
-# https, 1 s threads, the Python reference scripts/reference_tick.py side by side),
-# scripts/bench-rss.py (private memory, PIE and -no-pie in turn), scripts/bench-input.py
-# (hostile sources), scripts/bench-hook.py, scripts/bench-recall.py (recall@3 before and
-# after, unrelated prompts),
-# scripts/bench-idle.py, scripts/bench-scale.py and scripts/bench-week.py (a synthetic
-# week: what is remembered until it matters; about 4 minutes), each writing
-# JSON into a temp directory; scripts/bench-report.py turns those into the Markdown.
+# the whole-process scripts beside this one (scripts/bench/) against stubs on loopback:
+# bench-tick.py (http, https, 1 s threads, the Python reference reference_tick.py side by
+# side), bench-rss.py (private memory, PIE and -no-pie in turn), bench-input.py (hostile
+# sources), bench-hook.py, bench-recall.py (recall@3 before and after, unrelated
+# prompts), bench-idle.py, bench-scale.py and bench-week.py (a synthetic week: what is
+# remembered until it matters; about 4 minutes), each writing JSON into a temp
+# directory; bench-report.py turns those into the Markdown. They share stub.py (the
+# OpenAI-compatible stub server) and proc.py (a tick as a child, its VmHWM under ptrace).
 # Needs: cargo, python3 >= 3.11 (standard library only), openssl (the https row), Linux.
 # No network, no API key. Not part of CI's tests (too slow, machine-dependent).
 set -euo pipefail
@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 for tool in cargo python3; do
     command -v "$tool" >/dev/null || { echo "bench.sh: $tool is needed and not on PATH" >&2; exit 2; }
 done
@@ -107,36 +107,36 @@ cargo bench --locked --quiet --bench replay -- --json "$results/replay-engine.js
 step "cargo bench --bench redact"
 cargo bench --locked --quiet --bench redact -- --json "$results/redact.json" >&2
 
-step "scripts/bench-tick.py"
-python3 scripts/bench-tick.py --binary "$binary" --reference --https \
+step "scripts/bench/bench-tick.py"
+python3 scripts/bench/bench-tick.py --binary "$binary" --reference --https \
     --json "$results/tick.json" "${tick_args[@]}" >&2
-step "scripts/bench-rss.py"
-python3 scripts/bench-rss.py --binary pie="$binary" --binary no-pie="$results/thinker-no-pie" \
+step "scripts/bench/bench-rss.py"
+python3 scripts/bench/bench-rss.py --binary pie="$binary" --binary no-pie="$results/thinker-no-pie" \
     --json "$results/rss.json" \
     --runs "$([ "$quick" = 1 ] && echo 3 || echo 10)" >&2
-step "scripts/bench-input.py"
-python3 scripts/bench-input.py --binary "$binary" --json "$results/input.json" \
+step "scripts/bench/bench-input.py"
+python3 scripts/bench/bench-input.py --binary "$binary" --json "$results/input.json" \
     $([ "$quick" = 1 ] && echo "--quick --runs 1" || echo "--runs 3") >&2
-step "scripts/bench-hook.py"
-python3 scripts/bench-hook.py --binary "$binary" --json "$results/hook.json" "${hook_args[@]}" >&2
-step "scripts/bench-idle.py"
-python3 scripts/bench-idle.py --binary "$binary" --json "$results/idle.json" "${idle_args[@]}" >&2
-step "scripts/bench-recall.py"
+step "scripts/bench/bench-hook.py"
+python3 scripts/bench/bench-hook.py --binary "$binary" --json "$results/hook.json" "${hook_args[@]}" >&2
+step "scripts/bench/bench-idle.py"
+python3 scripts/bench/bench-idle.py --binary "$binary" --json "$results/idle.json" "${idle_args[@]}" >&2
+step "scripts/bench/bench-recall.py"
 # With THINKER_LLAMA_EMBED_URL (llama-server --embeddings --pooling mean), with
 # embeddings too.
 recall_args=(--runs "$([ "$quick" = 1 ] && echo 1 || echo 5)")
 [ -n "${THINKER_LLAMA_EMBED_URL:-}" ] && recall_args+=(--embeddings "$THINKER_LLAMA_EMBED_URL")
-python3 scripts/bench-recall.py --binary "$binary" --json "$results/recall.json" "${recall_args[@]}" >&2
-step "scripts/bench-scale.py"
-python3 scripts/bench-scale.py --binary "$binary" --json "$results/scale-ticks.json" \
+python3 scripts/bench/bench-recall.py --binary "$binary" --json "$results/recall.json" "${recall_args[@]}" >&2
+step "scripts/bench/bench-scale.py"
+python3 scripts/bench/bench-scale.py --binary "$binary" --json "$results/scale-ticks.json" \
     "${scale_args[@]}" >&2
 
-step "scripts/bench-week.py"
-python3 scripts/bench-week.py --binary "$binary" --json "$results/week.json" --progress \
+step "scripts/bench/bench-week.py"
+python3 scripts/bench/bench-week.py --binary "$binary" --json "$results/week.json" --progress \
     "${week_args[@]}" >&2
 if [ -n "$week_before" ]; then
-    step "scripts/bench-week.py --binary $week_before"
-    python3 scripts/bench-week.py --binary "$week_before" --json "$results/week-before.json" --progress \
+    step "scripts/bench/bench-week.py --binary $week_before"
+    python3 scripts/bench/bench-week.py --binary "$week_before" --json "$results/week-before.json" --progress \
         "${week_args[@]}" >&2
 fi
 
@@ -144,7 +144,7 @@ step "writing $out"
 report=(--results "$results" --criterion "$target/criterion" --binary "$binary"
     --load-before "$load_before" --elapsed "$(($(date +%s) - started))")
 [ "$quick" = 1 ] && report+=(--quick)
-python3 scripts/bench-report.py "${report[@]}" >"$results/BENCHMARKS.md"
+python3 scripts/bench/bench-report.py "${report[@]}" >"$results/BENCHMARKS.md"
 mv "$results/BENCHMARKS.md" "$out"
 if [ -n "$keep" ]; then
     mkdir -p "$keep" && cp "$results"/*.json "$keep"/

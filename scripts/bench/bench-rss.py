@@ -3,7 +3,7 @@
 (the memory goal: what this process alone costs the machine) against the clean pages of
 the binary and libraries it shares with the page cache and every other thinker process.
 
-  python3 scripts/bench-rss.py [--binary [LABEL=]PATH ...] [--runs 10] [--no-sources]
+  python3 scripts/bench/bench-rss.py [--binary [LABEL=]PATH ...] [--runs 10] [--no-sources]
                                [--json F]
 
 Starts an instant OpenAI-compatible stub on loopback, writes a four-thread config in a
@@ -28,42 +28,13 @@ traced (ptrace through ctypes: its own child, no privilege) and stopped as it ex
 
 Standard library only; Linux only (ptrace, /proc). Exits 2 when a tick fails.
 """
-import argparse, ctypes, json, os, signal, statistics, subprocess, sys, tempfile, threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import argparse, json, os, statistics, sys, tempfile
 from pathlib import Path
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
-_libc.ptrace.restype = ctypes.c_long
-PTRACE_TRACEME, PTRACE_CONT, PTRACE_SETOPTIONS = 0, 7, 0x4200
-PTRACE_O_TRACEEXIT, PTRACE_EVENT_EXIT = 0x40, 6
+import proc
+import stub
+
 FIELDS = ("private", "dirty", "pss", "anon", "rss", "hwm")
-
-
-class Stub(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-        answer = {"findings": [{"summary": "disk almost full", "importance": 5}],
-                  "reinforce": [], "suggest": "", "escalate": False}
-        out = json.dumps({"id": "x", "object": "chat.completion", "model": body["model"],
-                          "choices": [{"index": 0, "finish_reason": "stop",
-                                       "message": {"role": "assistant",
-                                                   "content": json.dumps(answer)}}],
-                          "usage": {"prompt_tokens": 10, "completion_tokens": 5}}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, *_):
-        pass
-
-
-def _traceme():
-    _libc.ptrace(PTRACE_TRACEME, 0, None, None)
 
 
 def _kib(text, key):
@@ -85,24 +56,8 @@ def at_exit(pid):
 
 def traced_tick(argv):
     """Runs argv traced to its end: (exit code, its figures at exit or None)."""
-    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, preexec_fn=_traceme)
-    traced, figures = False, None
-    while True:
-        _, status = os.waitpid(child.pid, 0)
-        if not os.WIFSTOPPED(status):
-            break
-        sig, event = os.WSTOPSIG(status), status >> 16
-        if sig == signal.SIGTRAP and not traced:  # stopped at its exec
-            traced = True
-            _libc.ptrace(PTRACE_SETOPTIONS, child.pid, None, PTRACE_O_TRACEEXIT)
-            sig = 0
-        elif sig == signal.SIGTRAP and event == PTRACE_EVENT_EXIT:
-            figures = at_exit(child.pid)
-            sig = 0
-        _libc.ptrace(PTRACE_CONT, child.pid, None, sig)  # passes other signals on
-    child.returncode = os.waitstatus_to_exitcode(status)
-    return child.returncode, figures
+    _, figures, _, code = proc.spawn(argv, at_exit=at_exit)
+    return code, figures
 
 
 def binaries(specs):
@@ -124,16 +79,16 @@ def main():
                     help="threads with `sources = []` instead of their default sources")
     ap.add_argument("--json", help="also write the medians and maxima (MB) to this file")
     args = ap.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    answer = {"findings": [{"summary": "disk almost full", "importance": 5}],
+              "reinforce": [], "suggest": "", "escalate": False}
+    server = stub.Stub(stub.fixed(answer, 10, 5)).start()
     home = Path(tempfile.mkdtemp(prefix="thinker-rss-"))
     sources = "sources = []\n" if args.no_sources else ""
     threads = "".join(f'[threads.{t}]\nmodel = "local/{t}"\n{sources}'
                       for t in ("watcher", "librarian", "oracle", "dreamer"))
     (home / "t.toml").write_text(
         "[tick]\nskip_unchanged = false\n[providers.local]\nkind = \"openai\"\n"
-        f"base_url = \"http://127.0.0.1:{server.server_port}/v1\"\nconcurrency = 4\n" + threads)
+        f"base_url = \"{server.url}\"\nconcurrency = 4\n" + threads)
     which = binaries(args.binary)
     for _, path in which:
         # A binary just built or copied has dirty pages in the page cache until they are

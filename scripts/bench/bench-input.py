@@ -2,7 +2,7 @@
 """A tick's peak memory and time on hostile input (issue 22): whatever its sources hold,
 a tick stays under 100 MB and within its deadline.
 
-  python3 scripts/bench-input.py [--binary target/release/thinker] [--runs 3] [--quick]
+  python3 scripts/bench/bench-input.py [--binary target/release/thinker] [--runs 3] [--quick]
                                   [--json F]
 
 Starts an instant OpenAI-compatible stub on loopback and runs `thinker tick` on these
@@ -13,31 +13,14 @@ worlds, each in a temp dir, one watcher with these sources and a 20 s deadline:
   - a `command` printing 10 MB;
   - a Maildir of 200,000 messages (20,000 with --quick).
 Peak memory is the child's own VmHWM, sampled from /proc/PID/status every 0.5 ms while it
-runs (as scripts/bench-rss.py does). Standard library only; Linux only.
+runs (proc.py's sampled_peak, as scripts/bench/bench-rss.py does). Standard library only;
+Linux only.
 """
-import argparse, json, re, statistics, subprocess, sys, tempfile, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import argparse, json, statistics, subprocess, sys, tempfile
 from pathlib import Path
 
-
-class Stub(BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-        answer = {"findings": [{"summary": "the inbox is large", "importance": 4}],
-                  "reinforce": [], "suggest": "", "escalate": False}
-        out = json.dumps({"id": "x", "object": "chat.completion", "model": body["model"],
-                          "choices": [{"index": 0, "finish_reason": "stop",
-                                       "message": {"role": "assistant",
-                                                   "content": json.dumps(answer)}}],
-                          "usage": {"prompt_tokens": 10, "completion_tokens": 5}}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, *_):
-        pass
+import proc
+import stub
 
 
 PIECES = [
@@ -96,23 +79,6 @@ def world(home: Path, kind: str, quick: bool) -> str:
     return (f'[[threads.watcher.sources]]\nkind = "maildir"\npath = "{maildir}"\n')
 
 
-def peak_run(argv):
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    peak = 0
-    started = time.monotonic()
-    while p.poll() is None:
-        try:
-            status = Path(f"/proc/{p.pid}/status").read_text()
-            m = re.search(r"^VmHWM:\s+(\d+)", status, re.M)
-            if m:
-                peak = max(peak, int(m.group(1)))
-        except OSError:
-            break
-        time.sleep(0.0005)
-    wall = (time.monotonic() - started) * 1000
-    return p.wait(), wall, peak / 1024
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--binary", default="target/release/thinker")
@@ -120,8 +86,9 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", help="also write the rows to this file")
     args = ap.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    answer = {"findings": [{"summary": "the inbox is large", "importance": 4}],
+              "reinforce": [], "suggest": "", "escalate": False}
+    server = stub.Stub(stub.fixed(answer, 10, 5)).start()
     names = {"files": "ten 10 MB files (10 files sources)",
              "calendar": "a 15 MB calendar bomb (hourly, 15 MB SUMMARY)",
              "command": "a command printing 10 MB",
@@ -133,12 +100,13 @@ def main():
         (home / "t.toml").write_text(
             "[tick]\nskip_unchanged = false\ndeadline_seconds = 20\n"
             "thread_timeout_seconds = 20\n[providers.local]\nkind = \"openai\"\n"
-            f"base_url = \"http://127.0.0.1:{server.server_port}/v1\"\n"
+            f"base_url = \"{server.url}\"\n"
             "[threads.watcher]\nmodel = \"local/watcher\"\n" + sources)
         walls, peaks = [], []
         for _ in range(args.runs):
-            code, wall, peak = peak_run([args.binary, "tick", "--config", str(home / "t.toml"),
-                                         "--state", str(home / "state")])
+            code, wall, peak = proc.sampled_peak([args.binary, "tick", "--config",
+                                                  str(home / "t.toml"), "--state",
+                                                  str(home / "state")])
             if code != 0:
                 sys.exit(f"{kind}: the tick exited {code}")
             walls.append(wall)

@@ -40,16 +40,15 @@ never tune on them); a different `--seed` gives another week (times, amounts, wh
 in a mail the detail sits).
 
 Usage:
-  python3 scripts/bench-week.py                       # cargo build --release, then run
-  python3 scripts/bench-week.py --binary /work/wt/notes/thinker-before --json before.json
-  python3 scripts/bench-week.py --set memory.token_budget=4000 --set memory.caps.active_threads=12
-  python3 scripts/bench-week.py --quick --binary target/debug/thinker   # a day, 6 facts
-  python3 scripts/bench-week.py --world-only DIR      # write the world's JSON and files
+  python3 scripts/bench/bench-week.py                       # cargo build --release, then run
+  python3 scripts/bench/bench-week.py --binary /work/wt/notes/thinker-before --json before.json
+  python3 scripts/bench/bench-week.py --set memory.token_budget=4000 --set memory.caps.active_threads=12
+  python3 scripts/bench/bench-week.py --quick --binary target/debug/thinker   # a day, 6 facts
+  python3 scripts/bench/bench-week.py --world-only DIR      # write the world's JSON and files
 Python 3.11+ standard library only.
 """
 
 import argparse
-import http.server
 import json
 import os
 import random
@@ -68,7 +67,9 @@ from email.utils import format_datetime
 from email import policy
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+import stub
+
+REPO = Path(__file__).resolve().parents[2]
 UTC = timezone.utc
 START = datetime(2026, 11, 23, tzinfo=UTC)  # a Monday
 USER = ("Robin Hale", "robin@hale.example")
@@ -1706,39 +1707,12 @@ class StandIn:
         return decision
 
 
-class Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, standin):
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.standin = standin
-
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("content-length", 0)))
-        try:
-            model, content, tin, tout = self.server.standin.answer(body)
-            data = json.dumps({
-                "id": "bench-week", "object": "chat.completion", "model": model,
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": content}}],
-                "usage": {"prompt_tokens": tin, "completion_tokens": tout,
-                          "total_tokens": tin + tout}}).encode()
-            status = 200
-        except Exception as e:  # noqa: BLE001 — a bug here must show, not hang the tick
-            print(f"bench-week: stand-in error: {e!r}", file=sys.stderr)
-            data, status = b'{"error": {"message": "stand-in error"}}', 500
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+def stand_in_reply(standin):
+    """The stub's `answer`: the stand-in's answer to the request."""
+    def reply(request):
+        model, content, tin, tout = standin.answer(request.raw)
+        return stub.Reply(content, tin, tout, model)
+    return reply
 
 
 # --- the config -----------------------------------------------------------------------------
@@ -1892,9 +1866,8 @@ def fit_config(binary, config, home):
 def run(args, binary, world, home):
     fs = WorldFS(world, home)
     standin = StandIn(world)
-    server = Server(standin)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
+    server = stub.Stub(stand_in_reply(standin), label="bench-week: stand-in").start()
+    url = f"http://127.0.0.1:{server.port}"
     config = home / "thinker.toml"
     config.write_text(make_config(args.config_template, url, home, args.memory_from_config,
                                   args.set))
@@ -1981,7 +1954,7 @@ def run(args, binary, world, home):
             print(f"bench-week: day {k // 288 + 1} done, {time.monotonic() - started:.0f} s",
                   file=sys.stderr)
     wall = time.monotonic() - started
-    server.shutdown()
+    server.close()
     return dict(per=per, exits=exits, stderr_healthy=stderr_healthy,
                 stderr_examples=stderr_examples, notified=notified, standin=standin,
                 wall=wall, ticks=n, state=state, tick_ms=tick_ms, tsets=tsets)

@@ -10,12 +10,12 @@ answer with `usage`.
   (a) instant answers: N ticks (default 30) after 2 warm-up ticks; median and p90 wall
       time of the whole process, and its peak RSS (the child's own VmHWM as it exits,
       read under ptrace; ru_maxrss from os.wait4 is shown too, but it counts this
-      Python process's pages, see spawn()). Targets: median < 25 ms, peak RSS < 20 MB.
+      Python process's pages, see proc.py). Targets: median < 25 ms, peak RSS < 20 MB.
   (b) slow answers: every request answered after --delay seconds (default 1 s), the
       four concurrently; tick wall time / delay over a few runs. Target <= 1.10: the
       threads wait together, not one after the other.
 
-  (reference) with --reference: the same phases run by scripts/reference_tick.py, the
+  (reference) with --reference: the same phases run by scripts/bench/reference_tick.py, the
       minimal Python orchestrator users would otherwise write, on the same config and
       stub, in the same run (what it does not do: its docstring).
   (default) with --reference: the threads' default sources (no `sources` key: the
@@ -31,74 +31,31 @@ All ticks of a phase share ONE state directory (as cron's ticks do: the state, l
 and journal are read and written each time); each phase starts with a fresh one.
 
 Usage:
-  python3 scripts/bench-tick.py                      # cargo build --release, then bench
-  python3 scripts/bench-tick.py --binary target/release/thinker --runs 50
-  python3 scripts/bench-tick.py --reference --https --json out.json   # as bench.sh does
+  python3 scripts/bench/bench-tick.py                      # cargo build --release, then bench
+  python3 scripts/bench/bench-tick.py --binary target/release/thinker --runs 50
+  python3 scripts/bench/bench-tick.py --reference --https --json out.json   # as bench.sh does
 Python 3 standard library only. Exits 0 (2 when the setup fails; with --strict, 1 when a
 target is missed).
 """
 
 import argparse
-import ctypes
-import http.server
 import json
 import os
-import signal
-import ssl
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+import proc
+import stub
+
+REPO = Path(__file__).resolve().parents[2]
 THREADS = ("watcher", "librarian", "oracle", "dreamer")
-ANSWER = {
-    "findings": [{"summary": "The benchmark stub answered this thread", "importance": 4}],
-    "reinforce": [],
-    "suggest": "",
-    "escalate": False,
-}
 TARGET_MEDIAN_MS = 25.0
 TARGET_RSS_MB = 20.0
 TARGET_RATIO = 1.10
 TARGET_VS_REFERENCE = 0.15
-
-
-class Stub(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    delay = 0.0
-    requests = 0
-    lock = threading.Lock()
-
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self):  # noqa: N802 (http.server's naming)
-        length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
-        with self.server.lock:
-            self.server.requests += 1
-        if self.server.delay:
-            time.sleep(self.server.delay)
-        reply = json.dumps({
-            "id": "chatcmpl-bench", "object": "chat.completion",
-            "model": body.get("model", "?"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": json.dumps(ANSWER)}}],
-            "usage": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940},
-        }).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    def log_message(self, *args):
-        pass
 
 
 def config_text(base_url: str, sources=False) -> str:
@@ -122,64 +79,12 @@ def config_text(base_url: str, sources=False) -> str:
     return "\n".join(lines)
 
 
-# Peak RSS. `ru_maxrss` from wait4 is not the child's own figure: Linux folds the
-# high-water mark of the memory the child had before its exec (this Python process's,
-# copied by fork, 20+ MB here) into it, so a /bin/true started from here "peaks" at
-# Python's size. The exact figure is the child's VmHWM just before it exits, read while
-# it is stopped at PTRACE_EVENT_EXIT (ptrace through ctypes: its own child, no privilege).
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
-_libc.ptrace.restype = ctypes.c_long
-PTRACE_TRACEME, PTRACE_CONT, PTRACE_SETOPTIONS = 0, 7, 0x4200
-PTRACE_O_TRACEEXIT, PTRACE_EVENT_EXIT = 0x40, 6
-
-
-def _traceme():
-    _libc.ptrace(PTRACE_TRACEME, 0, None, None)  # on failure the child just runs untraced
-
-
-def _vm_hwm_mb(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0
-    return None
-
-
-def spawn(argv, env, stderr, trace):
-    """Runs argv to its end: (wall seconds, own peak RSS MB or None, ru_maxrss MB, code).
-
-    Traced runs are for memory only: a preexec_fn makes Python fork (copying its 20 MB)
-    instead of vfork, and the two ptrace stops add their share; that would be timed too.
-    """
-    start = time.perf_counter()
-    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=stderr, env=env, preexec_fn=_traceme if trace else None)
-    traced, peak = False, None
-    while True:
-        _, status, usage = os.wait4(child.pid, 0)
-        if not os.WIFSTOPPED(status):
-            break
-        sig, event = os.WSTOPSIG(status), status >> 16
-        if sig == signal.SIGTRAP and not traced:  # stopped at its exec
-            traced = True
-            _libc.ptrace(PTRACE_SETOPTIONS, child.pid, None, PTRACE_O_TRACEEXIT)
-            sig = 0
-        elif sig == signal.SIGTRAP and event == PTRACE_EVENT_EXIT:
-            peak = _vm_hwm_mb(child.pid)
-            sig = 0
-        _libc.ptrace(PTRACE_CONT, child.pid, None, sig)  # passes other signals on
-    wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    # Linux reports ru_maxrss in KiB.
-    return wall, peak, usage.ru_maxrss / 1024.0, child.returncode
-
-
 def run_tick(argv, home: Path, trace=False):
     """One tick as a child process: (wall s, own peak RSS MB, ru_maxrss MB, code, stderr)."""
     env = {"HOME": str(home), "TZ": "UTC", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     with tempfile.TemporaryFile() as err:
-        wall, peak, maxrss, code = spawn(argv, env, err, trace)
+        wall, peak, maxrss, code = proc.spawn(argv, env, err,
+                                              at_exit=proc.vm_hwm_mb if trace else None)
         err.seek(0)
         stderr = err.read().decode(errors="replace")
     return wall, peak, maxrss, code, stderr
@@ -190,8 +95,8 @@ def thinker_argv(binary, config: Path):
 
 
 def reference_argv(config: Path):
-    """The Python reference orchestrator (scripts/reference_tick.py) on the same config."""
-    script = str(REPO / "scripts" / "reference_tick.py")
+    """The Python reference orchestrator (scripts/bench/reference_tick.py) on the same config."""
+    script = str(Path(__file__).resolve().parent / "reference_tick.py")
     return lambda state: [sys.executable, script, "--config", str(config), "--state", str(state)]
 
 
@@ -282,7 +187,7 @@ def main():
     ap.add_argument("--rss-runs", type=int, default=10,
                     help="traced ticks for peak RSS (default 10)")
     ap.add_argument("--reference", action="store_true",
-                    help="also run scripts/reference_tick.py the same way, side by side")
+                    help="also run scripts/bench/reference_tick.py the same way, side by side")
     ap.add_argument("--https", action="store_true",
                     help="also tick against an https stub (self-signed, provider ca_file)")
     ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
@@ -298,9 +203,8 @@ def main():
         print(f"no executable at {binary}", file=sys.stderr)
         return 2
 
-    server = Stub(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server = stub.Stub(stub.fixed(stub.ANSWER, 900, 40)).start()
+    base_url = server.url
     results = {"delay_s": args.delay}
 
     with tempfile.TemporaryDirectory(prefix="thinker-bench-") as tmp:
@@ -339,8 +243,8 @@ def main():
         server.delay = 0.0
         if args.https:
             results["https"] = https_phase(binary, base, args)
-        floor = spawn(["/bin/true"], {}, subprocess.DEVNULL, trace=False)[2]
-    server.shutdown()
+        floor = proc.spawn(["/bin/true"], {})[2]
+    server.close()
 
     results["thinker"] = summary(fast, memory, slow, args.delay)
     results["load_average"] = os.getloadavg()
@@ -351,7 +255,7 @@ def main():
     med, p90, maxrss = t["wall_ms_median"], t["wall_ms_p90"], t["ru_maxrss_mb_max"]
     ratio_med, ratio_max = t["ratio_median"], t["ratio_max"]
     peaks = [m[1] for m in memory if m[1] is not None]
-    # Without ptrace, ru_maxrss is all there is: an upper bound, see spawn().
+    # Without ptrace, ru_maxrss is all there is: an upper bound, see proc.py.
     rss_max = max(peaks) if peaks else maxrss
     rss_text = (f"{statistics.median(peaks):.1f} / {max(peaks):.1f} MB" if peaks
                 else f"<= {maxrss:.1f} MB (ptrace unavailable)")
@@ -425,13 +329,9 @@ def https_phase(binary, base: Path, args):
     if made is None:
         return {"unsupported": "openssl could not make a certificate"}
     cert, key = made
-    tls = Stub(("127.0.0.1", 0), Handler)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    tls.socket = context.wrap_socket(tls.socket, server_side=True)
-    threading.Thread(target=tls.serve_forever, daemon=True).start()
+    tls = stub.Stub(stub.fixed(stub.ANSWER, 900, 40), tls=(cert, key)).start()
     try:
-        url = f"https://127.0.0.1:{tls.server_address[1]}/v1"
+        url = tls.url
         text = config_text(url).replace("concurrency = 4",
                                         f'concurrency = 4\nca_file = "{cert}"')
         config = base / "thinker-https.toml"
@@ -446,7 +346,7 @@ def https_phase(binary, base: Path, args):
         memory = phase(thinker, base, "https-memory", args.rss_runs, warmup=0, trace=True)
         return summary(fast, memory, None, args.delay)
     finally:
-        tls.shutdown()
+        tls.close()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 #     ${THINKER_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/thinker-e2e}/litellm-<version>
 #
 # and runs it on loopback in front of an OpenAI-compatible upstream (the llama-server of
-# scripts/e2e-llama-server.sh), so that thinker's `anthropic` kind can be tested against
+# scripts/ci/e2e-llama-server.sh), so that thinker's `anthropic` kind can be tested against
 # LiteLLM's Anthropic Messages endpoint (/v1/messages) translated to chat completions.
 #
 # Subcommands:
@@ -31,16 +31,14 @@
 # Progress and errors go to stderr; only the requested data goes to stdout.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-CACHE="${THINKER_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/thinker-e2e}"
+CACHE="$(ci_cache_dir)"
 LITELLM_VERSION="1.100.5"
 VENV="$CACHE/litellm-$LITELLM_VERSION"
 STAMP="$VENV/.installed"
 START_TIMEOUT="${THINKER_E2E_START_TIMEOUT:-90}"
 MODEL="${THINKER_LITELLM_MODEL:-smollm2}"
-
-log() { printf '[e2e-litellm] %s\n' "$*" >&2; }
-die() { printf '[e2e-litellm] ERROR: %s\n' "$*" >&2; exit 1; }
 
 usage() {
     cat >&2 <<EOF
@@ -61,13 +59,9 @@ cmd_build() {
         return
     fi
     mkdir -p "$CACHE"
-    if command -v flock >/dev/null; then
-        exec 9>"$CACHE/.litellm.lock"
-        flock 9
-        if [[ -f "$STAMP" ]]; then
-            log "installed by a concurrent run: $VENV"
-            return
-        fi
+    if ci_lock "$CACHE/.litellm.lock" && [[ -f "$STAMP" ]]; then
+        log "installed by a concurrent run: $VENV"
+        return
     fi
     local py="${PYTHON:-python3}"
     command -v "$py" >/dev/null || die "$py not found (needed to install LiteLLM from PyPI)"
@@ -111,19 +105,7 @@ EOF
         </dev/null >"$logfile" 2>&1 &
     local pid=$!
 
-    local deadline=$((SECONDS + START_TIMEOUT))
-    until curl -fsS --max-time 2 -o /dev/null "http://127.0.0.1:$port/health/liveliness" 2>/dev/null; do
-        if ! kill -0 "$pid" 2>/dev/null; then
-            tail -n 30 "$logfile" >&2 || true
-            die "litellm exited during startup (log: $logfile)"
-        fi
-        if ((SECONDS >= deadline)); then
-            kill "$pid" 2>/dev/null || true
-            tail -n 30 "$logfile" >&2 || true
-            die "litellm not answering after ${START_TIMEOUT}s (log: $logfile)"
-        fi
-        sleep 0.5
-    done
+    ci_wait_http "http://127.0.0.1:$port/health/liveliness" "$pid" "$START_TIMEOUT" "$logfile" litellm 0.5
     log "litellm ready on http://127.0.0.1:$port (pid $pid, model $MODEL -> $upstream/v1, log $logfile)"
     echo "$pid"
 }
@@ -131,22 +113,7 @@ EOF
 cmd_stop() {
     local pid="${1:-}"
     [[ "$pid" =~ ^[0-9]+$ ]] || usage
-    if ! kill -0 "$pid" 2>/dev/null; then
-        log "pid $pid is not running"
-        return
-    fi
-    # Refuse to kill something that is not our proxy.
-    if [[ -r "/proc/$pid/cmdline" ]] && ! tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "litellm"; then
-        die "pid $pid is not a litellm proxy"
-    fi
-    kill "$pid"
-    local i
-    for ((i = 0; i < 50; i++)); do
-        kill -0 "$pid" 2>/dev/null || { log "stopped pid $pid"; return; }
-        sleep 0.2
-    done
-    log "pid $pid ignored SIGTERM for 10 s; sending SIGKILL"
-    kill -9 "$pid" 2>/dev/null || true
+    ci_stop "$pid" cmdline litellm
 }
 
 case "${1:-}" in

@@ -21,7 +21,7 @@ tick refreshes the cache (one thread on a replay provider that finds nothing), t
 questions are asked with `[recall] embeddings` set.
 
 Usage:
-  python3 scripts/bench-recall.py --binary target/release/thinker [--json OUT]
+  python3 scripts/bench/bench-recall.py --binary target/release/thinker [--json OUT]
       [--embeddings http://127.0.0.1:PORT] [--baseline OLD_BINARY] [--runs N]
 Python 3 standard library only.
 """
@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "recall"
 NOW = "2026-11-24T09:00:00Z"
 TOP = 3

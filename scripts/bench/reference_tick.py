@@ -20,7 +20,7 @@ overlapping run, fsync, keep a backup, an archive or a journal. Only OpenAI-comp
 providers (`kind = "openai"`, `POST {base_url}/chat/completions`).
 
 Usage:
-  python3 scripts/reference_tick.py --config thinker.toml --state DIR
+  python3 scripts/bench/reference_tick.py --config thinker.toml --state DIR
 Exit 0 when at least one thread answered, 1 when none did, 2 on a bad config.
 """
 
