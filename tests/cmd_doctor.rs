@@ -263,3 +263,42 @@ fn json_lists_every_check_with_its_level() {
     let n = report["ok"].as_u64().unwrap() + report["warn"].as_u64().unwrap();
     assert_eq!(n, checks.len() as u64);
 }
+
+/// Regression: after the user changes a refused key, the tick closes the breaker (the key
+/// it counted against is gone), and `doctor` says so instead of `FAIL … fix` the key.
+#[test]
+fn a_new_key_closes_the_breaker_for_doctor_as_for_the_tick() {
+    let mut tick = Tick::new()
+        .state(SEED)
+        .local("api_key_env = \"LOCAL_KEY\"\nbreaker_failures = 1")
+        .env("LOCAL_KEY", "sk-revoked-0123456789");
+    for thread in thinker::thread::ThreadName::ALL {
+        tick = tick.respond(
+            thread,
+            ResponseTemplate::new(401).set_body_string("{\"error\": \"invalid api key\"}"),
+        );
+    }
+    tick.run().expect_exit(1);
+    let out = tick.thinker(&["doctor", "--offline"]);
+    out.expect_exit(1);
+    assert!(
+        line(&out.stdout, "breaker local").starts_with("FAIL breaker local: open since"),
+        "{}",
+        out.stdout
+    );
+    // The user fixes the key: doctor sees what the next tick will.
+    let mut tick = tick.env("LOCAL_KEY", "sk-fresh-9876543210");
+    let out = tick.thinker(&["doctor", "--offline"]);
+    assert_eq!(
+        line(&out.stdout, "breaker local"),
+        "ok   breaker local: was open (the key was refused (HTTP 401/403)), counted against another key or config: the next tick calls it again",
+        "{}",
+        out.stdout
+    );
+    out.expect_exit(0);
+    // And the tick does call it.
+    let before = tick.all_requests();
+    tick.set_now("2026-11-22T10:10:00Z");
+    tick.run().expect_exit(1);
+    assert!(tick.all_requests() > before, "the tick did not call it");
+}
