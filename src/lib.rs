@@ -18,6 +18,7 @@ pub mod egress;
 pub mod embeddings;
 pub mod error;
 pub mod escalation;
+pub mod health;
 pub mod history;
 pub mod init;
 pub mod input;

@@ -214,10 +214,16 @@ fn an_open_breaker_fails_with_until_when_and_what_to_fix() {
         .local("api_key_env = \"THINKER_TEST_KEY\"")
         .env("THINKER_TEST_KEY", "k")
         .expect_exit(1);
+    // Opened against this config and key "k" (a breaker kept for another key is stale:
+    // the next tick closes it).
+    fs::write(tick.config_path(), tick.config_text()).unwrap();
+    let config = thinker::config::Config::load(&tick.config_path()).unwrap();
+    let fingerprint = thinker::provider::config::fingerprint(&config.providers["local"], Some("k"));
     fs::write(
         tick.dir().join("ledger.json"),
         r#"{"runs": 7, "day": "2026-11-22", "spent": {"local": {"tokens": 1200, "cost": 0.25, "calls": 3}},
-            "breakers": {"local": {"failures": 3, "opened": "2026-11-22T09:00:00Z", "reason": "HTTP 401", "fingerprint": "f"}}}"#,
+            "breakers": {"local": {"failures": 3, "opened": "2026-11-22T09:00:00Z", "reason": "HTTP 401", "fingerprint": "FP"}}}"#
+            .replace("FP", &fingerprint),
     )
     .unwrap();
     let out = tick.thinker(&["doctor", "--offline"]);
