@@ -296,7 +296,10 @@ impl Health {
             .iter()
             .map(|(name, a)| {
                 let spent = ledger.spent.get(name).copied().unwrap_or_default();
-                (name.clone(), Budget::new(spent, a.daily_tokens, a.daily_cost))
+                (
+                    name.clone(),
+                    Budget::new(spent, a.daily_tokens, a.daily_cost),
+                )
             })
             .collect();
         for (name, spent) in &ledger.spent {
@@ -427,7 +430,11 @@ mod tests {
             (Some(1_000), Some(0.5), (Some(0), Some(0.0))),
         ] {
             let b = Budget::new(spent, tokens, cost);
-            assert_eq!((b.tokens_left(), b.cost_left()), want, "{tokens:?} {cost:?}");
+            assert_eq!(
+                (b.tokens_left(), b.cost_left()),
+                want,
+                "{tokens:?} {cost:?}"
+            );
         }
     }
 
@@ -456,12 +463,36 @@ mod tests {
             (None, None, "2026-11-22T23:30:00Z", "2026-11-22", 100),
             (None, None, "2026-11-23T00:30:00Z", "2026-11-23", 0),
             // The ledger counts in New York: still the 22nd there, the spending stands.
-            (Some("America/New_York"), None, "2026-11-23T00:30:00Z", "2026-11-22", 100),
+            (
+                Some("America/New_York"),
+                None,
+                "2026-11-23T00:30:00Z",
+                "2026-11-22",
+                100,
+            ),
             // The ledger counts in Tokyo: the 23rd there already, a new day.
-            (Some("Asia/Tokyo"), None, "2026-11-22T16:30:00Z", "2026-11-23", 0),
-            (Some("Asia/Tokyo"), None, "2026-11-22T14:59:00Z", "2026-11-22", 100),
+            (
+                Some("Asia/Tokyo"),
+                None,
+                "2026-11-22T16:30:00Z",
+                "2026-11-23",
+                0,
+            ),
+            (
+                Some("Asia/Tokyo"),
+                None,
+                "2026-11-22T14:59:00Z",
+                "2026-11-22",
+                100,
+            ),
             // `[budget] timezone` wins over the ledger's.
-            (Some("America/New_York"), Some(tokyo), "2026-11-22T16:30:00Z", "2026-11-23", 0),
+            (
+                Some("America/New_York"),
+                Some(tokyo),
+                "2026-11-22T16:30:00Z",
+                "2026-11-23",
+                0,
+            ),
         ];
         for (zone, configured, now, day, tokens) in cases {
             let allowances = Allowances {
@@ -471,7 +502,10 @@ mod tests {
             let clock = Clock::new(at(now), Zone::UTC);
             let health = Health::of(&[], &ledger(zone), &allowances, &Keys::Unknown, &clock);
             assert_eq!(health.day.to_string(), day, "{zone:?} {configured:?} {now}");
-            assert_eq!(health.total.spent.tokens, tokens, "{zone:?} {configured:?} {now}");
+            assert_eq!(
+                health.total.spent.tokens, tokens,
+                "{zone:?} {configured:?} {now}"
+            );
         }
     }
 
@@ -506,10 +540,18 @@ mod tests {
         let known = |fp: &str| Keys::Known(BTreeMap::from([("groq".to_string(), fp.to_string())]));
         let cases = [
             (Keys::Unknown, "2026-11-22T10:59:59Z", Phase::Open { until }),
-            (Keys::Unknown, "2026-11-22T11:00:00Z", Phase::HalfOpen { until }),
+            (
+                Keys::Unknown,
+                "2026-11-22T11:00:00Z",
+                Phase::HalfOpen { until },
+            ),
             (known("old"), "2026-11-22T10:00:00Z", Phase::Open { until }),
             (known("new"), "2026-11-22T10:00:00Z", Phase::Stale),
-            (Keys::Known(BTreeMap::new()), "2026-11-22T10:00:00Z", Phase::Stale),
+            (
+                Keys::Known(BTreeMap::new()),
+                "2026-11-22T10:00:00Z",
+                Phase::Stale,
+            ),
         ];
         for (keys, now, want) in cases {
             let health = Health::of(&[], &ledger, &allowances, &keys, &Clock::utc(at(now)));

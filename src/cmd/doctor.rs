@@ -21,7 +21,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -31,6 +31,7 @@ use crate::clock::{self, Clock};
 use crate::cmd::Context;
 use crate::config::{Config, ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
 use crate::error::{EXIT_FAILED, EXIT_OK, Error};
+use crate::escalation::notify::{self, Readiness};
 use crate::health::{self, Allowances, BreakerHealth, Health, Keys};
 use crate::provider::breaker::Phase;
 use crate::provider::{CallError, CallRequest, Providers};
@@ -755,35 +756,26 @@ fn check_escalation(config: &Config, report: &mut Report) {
             "none: an escalation is recorded failed; set [escalation] model (e.g. \"anthropic/claude-opus-5\")",
         ),
     }
-    let programs = programs(&e.notify_command);
-    if programs.is_empty() {
-        report.push(
+    let path = std::env::var_os("PATH");
+    match notify::check(&e.notify_command, path.as_deref()) {
+        Readiness::NotConfigured => report.push(
             "notifier",
             Level::Warn,
             "no notify_command: a notify is recorded failed; set [escalation] notify_command",
-        );
-    } else {
-        let missing: Vec<&str> = programs
-            .iter()
-            .copied()
-            .filter(|p| find_program(p).is_none())
-            .collect();
-        if missing.is_empty() {
-            report.push(
-                "notifier",
-                Level::Ok,
-                format!("{} found", programs.join(", ")),
-            );
-        } else {
-            report.push(
-                "notifier",
-                Level::Fail,
-                format!(
-                    "`{}` not found on PATH: install it, or change [escalation] notify_command",
-                    missing.join("`, `")
-                ),
-            );
-        }
+        ),
+        Readiness::Found(programs) => report.push(
+            "notifier",
+            Level::Ok,
+            format!("{} found", programs.join(", ")),
+        ),
+        Readiness::Missing(missing) => report.push(
+            "notifier",
+            Level::Fail,
+            format!(
+                "`{}` not found on PATH: install it, or change [escalation] notify_command",
+                missing.join("`, `")
+            ),
+        ),
     }
     match &e.memory_dir {
         None => report.push(
@@ -796,45 +788,6 @@ fn check_escalation(config: &Config, report: &mut Report) {
             report.push("memory_dir", level, message);
         }
     }
-}
-
-/// Programs that run the program their arguments name: that one must be found too.
-const WRAPPERS: &[&str] = &[
-    "xargs", "env", "nice", "nohup", "setsid", "stdbuf", "timeout",
-];
-
-/// The programs an argv runs: `argv[0]`, and when it is a wrapper (`xargs -0 notify-send`)
-/// the first argument that is not an option, an assignment or a number.
-fn programs(argv: &[String]) -> Vec<&str> {
-    let Some(first) = argv.first() else {
-        return Vec::new();
-    };
-    let mut out = vec![first.as_str()];
-    let base = first.rsplit('/').next().unwrap_or(first);
-    if WRAPPERS.contains(&base)
-        && let Some(wrapped) = argv[1..]
-            .iter()
-            .find(|a| !a.starts_with('-') && !a.contains('=') && a.parse::<f64>().is_err())
-    {
-        out.push(wrapped);
-    }
-    out
-}
-
-/// The program `argv[0]` names: a path as it is, else the first match on `PATH`.
-fn find_program(program: &str) -> Option<PathBuf> {
-    let executable = |p: &Path| {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if program.contains('/') {
-        let p = PathBuf::from(program);
-        return executable(&p).then_some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| executable(p))
 }
 
 /// Whether notes can be written in `dir`: a probe file created and removed, or the
@@ -1006,27 +959,6 @@ mod tests {
                 .1
                 .contains("the key was refused")
         );
-    }
-
-    #[test]
-    fn a_wrapper_names_the_program_it_runs() {
-        let argv = |a: &[&str]| a.iter().map(ToString::to_string).collect::<Vec<_>>();
-        let table: [(&[&str], &[&str]); 5] = [
-            (
-                &["xargs", "-0", "notify-send", "--", "thinker"],
-                &["xargs", "notify-send"],
-            ),
-            (&["mail", "-s", "thinker", "me@example.com"], &["mail"]),
-            (
-                &["/usr/bin/env", "LANG=C", "ntfy", "publish"],
-                &["/usr/bin/env", "ntfy"],
-            ),
-            (&["timeout", "10", "curl", "-s"], &["timeout", "curl"]),
-            (&["xargs"], &["xargs"]),
-        ];
-        for (command, expected) in table {
-            assert_eq!(programs(&argv(command)), expected, "{command:?}");
-        }
     }
 
     #[test]

@@ -386,25 +386,84 @@ mod tests {
         let until = at("2026-11-22T16:00:00Z");
         let cases = [
             // Nothing counted: closed, whatever the key.
-            (BreakerState::default(), "2026-11-22T10:00:00Z", KeyNow::Is("other"), Phase::Closed),
-            (counting.clone(), "2026-11-22T10:00:00Z", KeyNow::Is("fp"), Phase::Counting),
-            (counting.clone(), "2026-11-22T10:00:00Z", KeyNow::Is("new"), Phase::Stale),
+            (
+                BreakerState::default(),
+                "2026-11-22T10:00:00Z",
+                KeyNow::Is("other"),
+                Phase::Closed,
+            ),
+            (
+                counting.clone(),
+                "2026-11-22T10:00:00Z",
+                KeyNow::Is("fp"),
+                Phase::Counting,
+            ),
+            (
+                counting.clone(),
+                "2026-11-22T10:00:00Z",
+                KeyNow::Is("new"),
+                Phase::Stale,
+            ),
             // Open from the second it opened…
-            (open.clone(), "2026-11-22T10:00:00Z", KeyNow::Is("fp"), Phase::Open { until }),
-            (open.clone(), "2026-11-22T15:59:59Z", KeyNow::Is("fp"), Phase::Open { until }),
+            (
+                open.clone(),
+                "2026-11-22T10:00:00Z",
+                KeyNow::Is("fp"),
+                Phase::Open { until },
+            ),
+            (
+                open.clone(),
+                "2026-11-22T15:59:59Z",
+                KeyNow::Is("fp"),
+                Phase::Open { until },
+            ),
             // …until `breaker_hours` later, not one second more (`<=` would keep it shut).
-            (open.clone(), "2026-11-22T16:00:00Z", KeyNow::Is("fp"), Phase::HalfOpen { until }),
-            (open.clone(), "2026-11-23T10:00:00Z", KeyNow::Is("fp"), Phase::HalfOpen { until }),
+            (
+                open.clone(),
+                "2026-11-22T16:00:00Z",
+                KeyNow::Is("fp"),
+                Phase::HalfOpen { until },
+            ),
+            (
+                open.clone(),
+                "2026-11-23T10:00:00Z",
+                KeyNow::Is("fp"),
+                Phase::HalfOpen { until },
+            ),
             // Opened after now (a clock stepped back): the tick lets a call through.
-            (open.clone(), "2026-11-22T09:59:59Z", KeyNow::Is("fp"), Phase::HalfOpen { until }),
+            (
+                open.clone(),
+                "2026-11-22T09:59:59Z",
+                KeyNow::Is("fp"),
+                Phase::HalfOpen { until },
+            ),
             // A new key or config: stale, though its hours are not over (the bug of doctor).
-            (open.clone(), "2026-11-22T11:00:00Z", KeyNow::Is("new"), Phase::Stale),
-            (open.clone(), "2026-11-22T11:00:00Z", KeyNow::Gone, Phase::Stale),
+            (
+                open.clone(),
+                "2026-11-22T11:00:00Z",
+                KeyNow::Is("new"),
+                Phase::Stale,
+            ),
+            (
+                open.clone(),
+                "2026-11-22T11:00:00Z",
+                KeyNow::Gone,
+                Phase::Stale,
+            ),
             // Where the key cannot be seen, the state is taken as it was kept.
-            (open.clone(), "2026-11-22T11:00:00Z", KeyNow::Unknown, Phase::Open { until }),
+            (
+                open.clone(),
+                "2026-11-22T11:00:00Z",
+                KeyNow::Unknown,
+                Phase::Open { until },
+            ),
         ];
         for (state, now, key, want) in cases {
-            assert_eq!(phase(&state, 6, at(now), key), want, "{state:?} at {now}, {key:?}");
+            assert_eq!(
+                phase(&state, 6, at(now), key),
+                want,
+                "{state:?} at {now}, {key:?}"
+            );
         }
         // A hostile ledger's time at the end of the calendar cannot overflow it.
         let last = BreakerState {
