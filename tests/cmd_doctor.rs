@@ -1,6 +1,7 @@
-//! `thinker doctor` through the binary (issue 12): a healthy setup offline and online
+//! `thinker doctor` through the binary: a healthy setup offline and online
 //! (the provider a loopback wiremock server), a broken config, a missing key variable, a
-//! lock held by another process, a corrupt journal line, an open breaker, a failing
+//! lock held by another process, a corrupt journal line, an open breaker (and one a new key
+//! closed, as the tick does), a failing
 //! thread, `--json`. Times in the snapshots are normalised (`N ms`), and the temp home is
 //! `[HOME]`; `--now` is fixed by the harness.
 

@@ -736,7 +736,7 @@ fn status_without_ticks() {
     assert!(text.contains("no token limit; no cost limit"), "{text}");
 }
 
-/// Regression (issue 22's probe): a request line between 8 and 16 MB got no answer at
+/// Regression: a request line between 8 and 16 MB got no answer at
 /// all. Every request is answered: one past the limit with an error naming it, and the
 /// session goes on.
 #[test]

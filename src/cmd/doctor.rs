@@ -850,7 +850,7 @@ fn check_quiet(config: &Config, report: &mut Report) {
     }
 }
 
-/// The guard's settings (issue 11).
+/// The guard's settings.
 fn check_guard(config: &Config, report: &mut Report) {
     let on_answer = match config.on_answer {
         crate::untrusted::guard::OnAnswer::Drop => "dropped",
