@@ -18,7 +18,7 @@
 //! which only format this value), read the real clock, the environment or the machine's
 //! zone (the clock and the key fingerprints are handed in), or write anything.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -213,16 +213,33 @@ pub struct Health {
 /// first): a skipped tick, or one without the thread, neither counts nor breaks it; any
 /// other status ends it.
 pub fn failure_streak(ticks: &[Tick], thread: &str) -> usize {
-    let mut streak = 0;
+    failure_streaks(ticks).get(thread).copied().unwrap_or(0)
+}
+
+/// [`failure_streak`] of every thread of `ticks`, in one pass back from the last (a
+/// thread named twice in a tick counts by its first line there).
+fn failure_streaks(ticks: &[Tick]) -> BTreeMap<&str, usize> {
+    // (failed in a row, ended)
+    let mut streaks: BTreeMap<&str, (usize, bool)> = BTreeMap::new();
     for tick in ticks.iter().rev() {
-        match tick.line.threads.iter().find(|t| t.thread == thread) {
-            Some(t) if t.status == "failed" => streak += 1,
-            Some(t) if t.status == "skipped" => {}
-            Some(_) => break,
-            None => {}
+        let mut seen = BTreeSet::new();
+        for line in &tick.line.threads {
+            if !seen.insert(line.thread.as_str()) {
+                continue;
+            }
+            let (streak, ended) = streaks.entry(line.thread.as_str()).or_default();
+            match line.status.as_str() {
+                _ if *ended => {}
+                "failed" => *streak += 1,
+                "skipped" => {}
+                _ => *ended = true,
+            }
         }
     }
-    streak
+    streaks
+        .into_iter()
+        .map(|(thread, (streak, _))| (thread, streak))
+        .collect()
 }
 
 /// Reads the journal's last ticks and the ledger of `state_dir` and computes the health
@@ -256,6 +273,7 @@ impl Health {
         clock: &Clock,
     ) -> Health {
         let last = ticks.iter().rev().find(|t| !t.line.threads.is_empty());
+        let streaks = failure_streaks(ticks);
         let threads = last
             .map(|t| {
                 t.line
@@ -269,18 +287,19 @@ impl Health {
                             .as_ref()
                             .map(|s| untrusted::excerpt(&s.to_string(), 200))
                             .or_else(|| th.error.as_deref().map(|e| untrusted::excerpt(e, 200))),
-                        failure_streak: failure_streak(ticks, &th.thread),
+                        failure_streak: streaks.get(th.thread.as_str()).copied().unwrap_or(0),
                     })
                     .collect()
             })
             .unwrap_or_default();
         let mut failure_streaks = BTreeMap::new();
+        for (thread, streak) in &streaks {
+            failure_streaks
+                .entry(untrusted::excerpt(thread, 40))
+                .or_insert(*streak);
+        }
         let mut skips: BTreeMap<String, usize> = BTreeMap::new();
         for line in ticks.iter().flat_map(|t| &t.line.threads) {
-            let name = untrusted::excerpt(&line.thread, 40);
-            if !failure_streaks.contains_key(&name) {
-                failure_streaks.insert(name, failure_streak(ticks, &line.thread));
-            }
             if let Some(skip) = &line.skip {
                 *skips
                     .entry(untrusted::excerpt(&skip.reason, 80))
