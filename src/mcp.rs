@@ -5,17 +5,16 @@
 //! Owns the tools' arguments (and their JSON schemas), what each answers — a text for
 //! the model, and structured JSON where it helps a program — and the words of their
 //! errors. `status` only formats [`crate::health::Health`]: health is computed there,
-//! once for `status` and `thinker doctor`. Every call reads what it needs afresh (the state file, `ledger.json`, the
-//! journal): the state is replaced by rename, so a read is always whole, and a tick
-//! running meanwhile is never waited for nor disturbed. Read-only except `feedback`,
-//! which appends one line to `feedback.jsonl` through [`crate::cmd::feedback::record`]
-//! (the command's own path).
+//! once for `status` and `thinker doctor`. Every call reads what it needs afresh (the
+//! state file, `ledger.json`, the journal): the state is replaced by rename, so a read is
+//! always whole, and a tick running meanwhile is never waited for nor disturbed.
+//! Read-only except `feedback`, which appends one line to `feedback.jsonl` through
+//! [`crate::cmd::feedback::record`] (the command's own path).
 //!
 //! Must not: take the tick lock, write the state or the ledger, rank or render entries
 //! itself (that is [`crate::recall`]), compute health (that is [`crate::health`]), read
-//! the real clock (the [`ClockSource`] it is
-//! given does), or write to stdout (the protocol's stream): logs go to stderr through
-//! `tracing`. A failure is a tool error the client sees (`isError`), never a crash;
+//! the real clock (the [`ClockSource`] it is given does), or write to stdout (the
+//! protocol's stream): logs go to stderr through `tracing`. A failure is a tool error the client sees (`isError`), never a crash;
 //! malformed requests are rmcp's to answer.
 
 use std::collections::BTreeMap;
