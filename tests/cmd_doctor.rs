@@ -1,6 +1,7 @@
-//! `thinker doctor` through the binary (issue 12): a healthy setup offline and online
+//! `thinker doctor` through the binary: a healthy setup offline and online
 //! (the provider a loopback wiremock server), a broken config, a missing key variable, a
-//! lock held by another process, a corrupt journal line, an open breaker, a failing
+//! lock held by another process, a corrupt journal line, an open breaker (and one a new key
+//! closed, as the tick does), a failing
 //! thread, `--json`. Times in the snapshots are normalised (`N ms`), and the temp home is
 //! `[HOME]`; `--now` is fixed by the harness.
 
@@ -214,10 +215,16 @@ fn an_open_breaker_fails_with_until_when_and_what_to_fix() {
         .local("api_key_env = \"THINKER_TEST_KEY\"")
         .env("THINKER_TEST_KEY", "k")
         .expect_exit(1);
+    // Opened against this config and key "k" (a breaker kept for another key is stale:
+    // the next tick closes it).
+    fs::write(tick.config_path(), tick.config_text()).unwrap();
+    let config = thinker::config::Config::load(&tick.config_path()).unwrap();
+    let fingerprint = thinker::provider::config::fingerprint(&config.providers["local"], Some("k"));
     fs::write(
         tick.dir().join("ledger.json"),
         r#"{"runs": 7, "day": "2026-11-22", "spent": {"local": {"tokens": 1200, "cost": 0.25, "calls": 3}},
-            "breakers": {"local": {"failures": 3, "opened": "2026-11-22T09:00:00Z", "reason": "HTTP 401", "fingerprint": "f"}}}"#,
+            "breakers": {"local": {"failures": 3, "opened": "2026-11-22T09:00:00Z", "reason": "HTTP 401", "fingerprint": "FP"}}}"#
+            .replace("FP", &fingerprint),
     )
     .unwrap();
     let out = tick.thinker(&["doctor", "--offline"]);
@@ -262,4 +269,43 @@ fn json_lists_every_check_with_its_level() {
     assert_eq!(report["fail"], 0);
     let n = report["ok"].as_u64().unwrap() + report["warn"].as_u64().unwrap();
     assert_eq!(n, checks.len() as u64);
+}
+
+/// Regression: after the user changes a refused key, the tick closes the breaker (the key
+/// it counted against is gone), and `doctor` says so instead of `FAIL … fix` the key.
+#[test]
+fn a_new_key_closes_the_breaker_for_doctor_as_for_the_tick() {
+    let mut tick = Tick::new()
+        .state(SEED)
+        .local("api_key_env = \"LOCAL_KEY\"\nbreaker_failures = 1")
+        .env("LOCAL_KEY", "sk-revoked-0123456789");
+    for thread in thinker::thread::ThreadName::ALL {
+        tick = tick.respond(
+            thread,
+            ResponseTemplate::new(401).set_body_string("{\"error\": \"invalid api key\"}"),
+        );
+    }
+    tick.run().expect_exit(1);
+    let out = tick.thinker(&["doctor", "--offline"]);
+    out.expect_exit(1);
+    assert!(
+        line(&out.stdout, "breaker local").starts_with("FAIL breaker local: open since"),
+        "{}",
+        out.stdout
+    );
+    // The user fixes the key: doctor sees what the next tick will.
+    let mut tick = tick.env("LOCAL_KEY", "sk-fresh-9876543210");
+    let out = tick.thinker(&["doctor", "--offline"]);
+    assert_eq!(
+        line(&out.stdout, "breaker local"),
+        "ok   breaker local: was open (the key was refused (HTTP 401/403)), counted against another key or config: the next tick calls it again",
+        "{}",
+        out.stdout
+    );
+    out.expect_exit(0);
+    // And the tick does call it.
+    let before = tick.all_requests();
+    tick.set_now("2026-11-22T10:10:00Z");
+    tick.run().expect_exit(1);
+    assert!(tick.all_requests() > before, "the tick did not call it");
 }

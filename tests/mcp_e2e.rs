@@ -649,6 +649,7 @@ fn allowances() -> Allowances {
         .into_iter()
         .collect(),
         escalations_per_day: Some(5),
+        timezone: None,
     }
 }
 
@@ -732,7 +733,7 @@ fn status_without_ticks() {
     assert!(text.contains("no token limit; no cost limit"), "{text}");
 }
 
-/// Regression (issue 22's probe): a request line between 8 and 16 MB got no answer at
+/// Regression: a request line between 8 and 16 MB got no answer at
 /// all. Every request is answered: one past the limit with an error naming it, and the
 /// session goes on.
 #[test]
@@ -769,4 +770,25 @@ fn a_request_past_the_size_limit_is_answered_with_an_error_naming_it() {
     );
     let (code, stderr) = s.close();
     assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// Regression: `status` rolled the day by the clock's zone; it counts the day as the
+/// budgets do, in the ledger's zone. At 00:30 UTC it is still the 22nd in New York,
+/// where this ledger counts: the day's spending stands.
+#[test]
+fn status_counts_the_day_in_the_ledgers_zone() {
+    let tmp = status_dir();
+    let ledger = LEDGER.replacen('{', "{\"zone\": \"America/New_York\", ", 1);
+    fs::write(tmp.path().join("ledger.json"), ledger).unwrap();
+    let mut tools = tools(tmp.path(), "2026-11-23T00:30:00Z");
+    tools.allowances = allowances();
+    let json = tools.status().json.unwrap();
+    assert_eq!(json["day"], "2026-11-22");
+    assert_eq!(json["budget_total"]["tokens_spent"], 1500);
+    assert_eq!(json["escalations_today"], 1);
+    // `[budget] timezone` wins over the zone the ledger recorded.
+    tools.allowances.timezone = Some("Asia/Tokyo".parse().unwrap());
+    let json = tools.status().json.unwrap();
+    assert_eq!(json["day"], "2026-11-23");
+    assert_eq!(json["budget_total"]["tokens_spent"], 0);
 }

@@ -7,15 +7,21 @@
 //! reached with a one-token request (not with `--offline`; a `replay` provider: its
 //! directory readable), each thread's sources gathered one by one (status, size, time),
 //! the state, the tick lock (tried without waiting, released at once), the journal (last
-//! tick, failure streaks, skips by reason, unreadable lines), the ledger (open breakers,
-//! budget left today), the escalation settings and the quiet tick.
+//! tick, failure streaks, skips by reason, unreadable lines), the ledger (breakers, budget
+//! left today), the escalation settings and the quiet tick.
+//!
+//! The journal's and the ledger's lines only format [`crate::health::Health`], computed
+//! once with the fingerprints of the keys as this environment holds them (what the tick
+//! will check its breakers against); the notifier's check is
+//! [`crate::escalation::notify::check`].
 //!
 //! Must not: write to the state directory (the lock file excepted, which `lock` creates),
-//! wait for the lock, print a key's value, or read the real clock (the context's clock).
+//! wait for the lock, print a key's value, read the real clock (the context's clock), or
+//! compute health itself (breaker phases, streaks, the budgets' day: `crate::health`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -25,8 +31,9 @@ use crate::clock::{self, Clock};
 use crate::cmd::Context;
 use crate::config::{Config, ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
 use crate::error::{EXIT_FAILED, EXIT_OK, Error};
-use crate::history::{self, Span};
-use crate::ledger::BreakerState;
+use crate::escalation::notify::{self, Readiness};
+use crate::health::{self, Allowances, BreakerHealth, Health, Keys};
+use crate::provider::breaker::Phase;
 use crate::provider::{CallError, CallRequest, Providers};
 use crate::runtime;
 use crate::sources::{self, GatherContext};
@@ -156,6 +163,7 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
         }
     };
     let dir = StateDir::at(&state_dir);
+    let health = examine_health(config.as_ref(), &dir, ctx.clock);
     if let Some(config) = &config {
         check_keys(config, &mut report);
         if offline {
@@ -181,18 +189,29 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
         runtime::block_on(check_sources(config, &state, &dir, ctx.clock, &mut report))?;
     }
     check_lock(&dir, &mut report);
-    check_journal(&dir, ctx.clock, &mut report);
+    check_journal(&health, ctx.clock, &mut report);
     match crate::cmd::egress::today(dir.path(), &ctx.clock) {
         Ok(line) => report.push("egress", Level::Ok, line),
         Err(e) => report.push("egress", Level::Warn, e.to_string()),
     }
     if let Some(config) = &config {
-        check_ledger(&dir, config, ctx.clock, &mut report);
+        check_ledger(&dir, &health, config, ctx.clock, &mut report);
         check_escalation(config, &mut report);
         check_quiet(config, &mut report);
         check_guard(config, &mut report);
     }
     Ok(report)
+}
+
+/// The health of `dir` as the tick will see it: the keys' fingerprints read from this
+/// environment, as the tick reads them (unknown without a config).
+fn examine_health(config: Option<&Config>, dir: &StateDir, clock: Clock) -> Health {
+    let keys = config.map_or(Keys::Unknown, |c| {
+        Keys::Known(crate::provider::config::fingerprints(&c.providers, |var| {
+            std::env::var(var).ok()
+        }))
+    });
+    health::read(dir.path(), &Allowances::from_config(config), &keys, &clock)
 }
 
 /// The config: valid, with at least one thread enabled.
@@ -524,22 +543,17 @@ fn check_lock(dir: &StateDir, report: &mut Report) {
 const FAILING_STREAK: usize = 3;
 /// A last tick older than this is a `warn` (cron may have stopped).
 const STALE_HOURS: i64 = 24;
-/// How many recent ticks the journal checks read.
-const RECENT_TICKS: usize = 100;
 
 /// The journal: last tick, failure streaks per thread, skips by reason, unreadable lines.
-fn check_journal(dir: &StateDir, clock: Clock, report: &mut Report) {
-    let journal = match history::read_journal(dir.path(), Span::Last(RECENT_TICKS)) {
-        Ok(j) => j,
-        Err(e) => {
-            report.push("journal", Level::Fail, e.to_string());
-            return;
-        }
-    };
-    if let Some(warning) = journal.skipped.warning("journal") {
-        report.push("journal", Level::Warn, warning);
+fn check_journal(health: &Health, clock: Clock, report: &mut Report) {
+    if let Some(e) = &health.journal_unreadable {
+        report.push("journal", Level::Fail, e.clone());
+        return;
     }
-    let Some(last) = journal.ticks.last() else {
+    if let Some(warning) = &health.journal_skipped {
+        report.push("journal", Level::Warn, warning.clone());
+    }
+    let Some(last) = &health.last_tick else {
         report.push(
             "last tick",
             Level::Warn,
@@ -547,14 +561,13 @@ fn check_journal(dir: &StateDir, clock: Clock, report: &mut Report) {
         );
         return;
     };
-    let line = &last.line;
-    let age = clock::age(line.time, clock.now);
-    let (level, advice) = if clock.now - line.time > chrono::TimeDelta::hours(STALE_HOURS) {
+    let age = clock::age(last.time, clock.now);
+    let (level, advice) = if clock.now - last.time > chrono::TimeDelta::hours(STALE_HOURS) {
         (
             Level::Warn,
             ": is it scheduled? `thinker cron` prints a crontab line",
         )
-    } else if line.exit_code != 0 {
+    } else if last.exit_code != 0 {
         (Level::Warn, ": see `thinker log`")
     } else {
         (Level::Ok, "")
@@ -564,20 +577,17 @@ fn check_journal(dir: &StateDir, clock: Clock, report: &mut Report) {
         level,
         format!(
             "{age} ({}), run {}, exit {}{advice}",
-            clock.wall(line.time),
-            line.run,
-            line.exit_code
+            clock.wall(last.time),
+            last.run,
+            last.exit_code
         ),
     );
     for thread in ThreadName::ALL {
-        let streak = journal
-            .ticks
-            .iter()
-            .rev()
-            .filter_map(|t| t.line.threads.iter().find(|l| l.thread == thread.as_str()))
-            .filter(|l| l.status != "skipped")
-            .take_while(|l| l.status == "failed")
-            .count();
+        let streak = health
+            .failure_streaks
+            .get(thread.as_str())
+            .copied()
+            .unwrap_or(0);
         if streak == 0 {
             continue;
         }
@@ -595,19 +605,12 @@ fn check_journal(dir: &StateDir, clock: Clock, report: &mut Report) {
             ),
         );
     }
-    let mut skips: BTreeMap<&str, usize> = BTreeMap::new();
-    for t in &journal.ticks {
-        for l in &t.line.threads {
-            if let Some(skip) = &l.skip {
-                *skips.entry(skip.reason.as_str()).or_default() += 1;
-            }
-        }
-    }
-    let n = journal.ticks.len();
-    let listed = if skips.is_empty() {
+    let n = health.ticks_read;
+    let listed = if health.skips.is_empty() {
         "none".to_string()
     } else {
-        skips
+        health
+            .skips
             .iter()
             .map(|(reason, count)| format!("{reason} {count}"))
             .collect::<Vec<_>>()
@@ -620,24 +623,27 @@ fn check_journal(dir: &StateDir, clock: Clock, report: &mut Report) {
     );
 }
 
-/// The ledger: open breakers, budget left today.
-fn check_ledger(dir: &StateDir, config: &Config, clock: Clock, report: &mut Report) {
+/// The ledger: breakers, budget left today.
+fn check_ledger(
+    dir: &StateDir,
+    health: &Health,
+    config: &Config,
+    clock: Clock,
+    report: &mut Report,
+) {
     if !dir.path().exists() {
         return;
     }
-    let ledger = match dir.load_ledger() {
-        Ok(l) => l.today(config.timezone, &clock),
-        Err(e) => {
-            report.push("ledger", Level::Fail, e.to_string());
-            return;
-        }
-    };
-    for (name, state) in &ledger.breakers {
-        if let Some((level, message)) = breaker_line(name, state, config, clock) {
+    if let Some(e) = &health.ledger_unreadable {
+        report.push("ledger", Level::Fail, e.clone());
+        return;
+    }
+    for (name, breaker) in &health.breakers {
+        if let Some((level, message)) = breaker_line(name, breaker, config, clock) {
             report.push(format!("breaker {name}"), level, message);
         }
     }
-    let spent = ledger.total();
+    let spent = health.total.spent;
     let mut parts = vec![format!("{} tokens", spent.tokens)];
     let mut level = Level::Ok;
     if let Some(limit) = config.daily_tokens {
@@ -657,7 +663,10 @@ fn check_ledger(dir: &StateDir, config: &Config, clock: Clock, report: &mut Repo
     }
     parts.push(format!(
         "{} of {} escalation calls",
-        ledger.escalations, config.escalation.daily_cap
+        health.escalations,
+        health
+            .escalations_per_day
+            .unwrap_or(config.escalation.daily_cap)
     ));
     let advice = if level == Level::Warn {
         ": spent; threads are skipped until tomorrow (raise [budget] to go on)"
@@ -671,10 +680,10 @@ fn check_ledger(dir: &StateDir, config: &Config, clock: Clock, report: &mut Repo
     );
 }
 
-/// An open (or opening) breaker's line; `None` when it is closed and counts nothing.
+/// A breaker's line, from its phase; `None` when it is closed and counts nothing.
 fn breaker_line(
     name: &str,
-    state: &BreakerState,
+    breaker: &BreakerHealth,
     config: &Config,
     clock: Clock,
 ) -> Option<(Level, String)> {
@@ -682,41 +691,46 @@ fn breaker_line(
     let var = provider
         .and_then(|p| p.api_key_env.as_deref())
         .map_or_else(|| "its key".to_string(), |v| format!("`{v}`"));
-    let reason = if state.reason.is_empty() {
+    let reason = if breaker.reason.is_empty() {
         String::new()
     } else {
-        format!(" ({})", state.reason)
+        format!(" ({})", breaker.reason)
     };
-    match state.opened {
-        Some(opened) => {
-            let hours = provider.map_or(crate::provider::config::DEFAULT_BREAKER_HOURS, |p| {
-                p.breaker.hours
-            });
-            let until = opened + chrono::TimeDelta::hours(i64::from(hours));
-            if until <= clock.now {
-                return Some((
-                    Level::Warn,
-                    format!("was open{reason}; half-open now: the next tick tries once"),
-                ));
-            }
-            Some((
-                Level::Fail,
-                format!(
-                    "open since {}{reason}: not called until {}; fix {var} (a new key or config closes it)",
-                    clock.wall(opened),
-                    clock.wall(until)
-                ),
-            ))
-        }
-        None if state.failures > 0 => Some((
-            Level::Warn,
+    let refusals = || {
+        format!(
+            "{} refusal{} in a row{reason}",
+            breaker.failures,
+            plural(breaker.failures as usize)
+        )
+    };
+    match breaker.phase {
+        Phase::Closed => None,
+        Phase::Counting => Some((Level::Warn, format!("{}: check {var}", refusals()))),
+        Phase::Open { until } => Some((
+            Level::Fail,
             format!(
-                "{} refusal{} in a row{reason}: check {var}",
-                state.failures,
-                plural(state.failures as usize)
+                "open since {}{reason}: not called until {}; fix {var} (a new key or config closes it)",
+                breaker.opened.map_or_else(String::new, |t| clock.wall(t)),
+                clock.wall(until)
             ),
         )),
-        None => None,
+        Phase::HalfOpen { .. } => Some((
+            Level::Warn,
+            format!("was open{reason}; half-open now: the next tick tries once"),
+        )),
+        Phase::Stale => {
+            let was = if breaker.opened.is_some() {
+                format!("was open{reason}")
+            } else {
+                refusals()
+            };
+            let next = if provider.is_some() {
+                "counted against another key or config: the next tick calls it again"
+            } else {
+                "the provider is not configured any more: the next tick forgets it"
+            };
+            Some((Level::Ok, format!("{was}, {next}")))
+        }
     }
 }
 
@@ -742,35 +756,26 @@ fn check_escalation(config: &Config, report: &mut Report) {
             "none: an escalation is recorded failed; set [escalation] model (e.g. \"anthropic/claude-opus-5\")",
         ),
     }
-    let programs = programs(&e.notify_command);
-    if programs.is_empty() {
-        report.push(
+    let path = std::env::var_os("PATH");
+    match notify::check(&e.notify_command, path.as_deref()) {
+        Readiness::NotConfigured => report.push(
             "notifier",
             Level::Warn,
             "no notify_command: a notify is recorded failed; set [escalation] notify_command",
-        );
-    } else {
-        let missing: Vec<&str> = programs
-            .iter()
-            .copied()
-            .filter(|p| find_program(p).is_none())
-            .collect();
-        if missing.is_empty() {
-            report.push(
-                "notifier",
-                Level::Ok,
-                format!("{} found", programs.join(", ")),
-            );
-        } else {
-            report.push(
-                "notifier",
-                Level::Fail,
-                format!(
-                    "`{}` not found on PATH: install it, or change [escalation] notify_command",
-                    missing.join("`, `")
-                ),
-            );
-        }
+        ),
+        Readiness::Found(programs) => report.push(
+            "notifier",
+            Level::Ok,
+            format!("{} found", programs.join(", ")),
+        ),
+        Readiness::Missing(missing) => report.push(
+            "notifier",
+            Level::Fail,
+            format!(
+                "`{}` not found on PATH: install it, or change [escalation] notify_command",
+                missing.join("`, `")
+            ),
+        ),
     }
     match &e.memory_dir {
         None => report.push(
@@ -783,45 +788,6 @@ fn check_escalation(config: &Config, report: &mut Report) {
             report.push("memory_dir", level, message);
         }
     }
-}
-
-/// Programs that run the program their arguments name: that one must be found too.
-const WRAPPERS: &[&str] = &[
-    "xargs", "env", "nice", "nohup", "setsid", "stdbuf", "timeout",
-];
-
-/// The programs an argv runs: `argv[0]`, and when it is a wrapper (`xargs -0 notify-send`)
-/// the first argument that is not an option, an assignment or a number.
-fn programs(argv: &[String]) -> Vec<&str> {
-    let Some(first) = argv.first() else {
-        return Vec::new();
-    };
-    let mut out = vec![first.as_str()];
-    let base = first.rsplit('/').next().unwrap_or(first);
-    if WRAPPERS.contains(&base)
-        && let Some(wrapped) = argv[1..]
-            .iter()
-            .find(|a| !a.starts_with('-') && !a.contains('=') && a.parse::<f64>().is_err())
-    {
-        out.push(wrapped);
-    }
-    out
-}
-
-/// The program `argv[0]` names: a path as it is, else the first match on `PATH`.
-fn find_program(program: &str) -> Option<PathBuf> {
-    let executable = |p: &Path| {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if program.contains('/') {
-        let p = PathBuf::from(program);
-        return executable(&p).then_some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| executable(p))
 }
 
 /// Whether notes can be written in `dir`: a probe file created and removed, or the
@@ -884,7 +850,7 @@ fn check_quiet(config: &Config, report: &mut Report) {
     }
 }
 
-/// The guard's settings (issue 11).
+/// The guard's settings.
 fn check_guard(config: &Config, report: &mut Report) {
     let on_answer = match config.on_answer {
         crate::untrusted::guard::OnAnswer::Drop => "dropped",
@@ -996,28 +962,8 @@ mod tests {
     }
 
     #[test]
-    fn a_wrapper_names_the_program_it_runs() {
-        let argv = |a: &[&str]| a.iter().map(ToString::to_string).collect::<Vec<_>>();
-        let table: [(&[&str], &[&str]); 5] = [
-            (
-                &["xargs", "-0", "notify-send", "--", "thinker"],
-                &["xargs", "notify-send"],
-            ),
-            (&["mail", "-s", "thinker", "me@example.com"], &["mail"]),
-            (
-                &["/usr/bin/env", "LANG=C", "ntfy", "publish"],
-                &["/usr/bin/env", "ntfy"],
-            ),
-            (&["timeout", "10", "curl", "-s"], &["timeout", "curl"]),
-            (&["xargs"], &["xargs"]),
-        ];
-        for (command, expected) in table {
-            assert_eq!(programs(&argv(command)), expected, "{command:?}");
-        }
-    }
-
-    #[test]
     fn a_breaker_is_open_until_its_hours_pass() {
+        use crate::ledger::{BreakerState, Ledger};
         let config = Config::parse(
             "[providers.groq]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:1\"\napi_key_env = \"GROQ_API_KEY\"\nbreaker_hours = 2\n[threads.watcher]\nmodel = \"groq/m\"\n",
             None,
@@ -1028,37 +974,50 @@ mod tests {
             failures: 3,
             opened: Some(at("2026-11-22T09:00:00Z")),
             reason: "HTTP 401".into(),
-            fingerprint: String::new(),
+            fingerprint: "f".into(),
         };
-        let clock = |t: &str| Clock::utc(at(t));
-        let (level, message) =
-            breaker_line("groq", &open, &config, clock("2026-11-22T10:59:59Z")).unwrap();
+        let line = |state: &BreakerState, fingerprint: &str, now: &str| {
+            let ledger = Ledger {
+                breakers: BTreeMap::from([("groq".to_string(), state.clone())]),
+                ..Ledger::default()
+            };
+            let keys = Keys::Known(BTreeMap::from([(
+                "groq".to_string(),
+                fingerprint.to_string(),
+            )]));
+            let clock = Clock::utc(at(now));
+            let health = Health::of(
+                &[],
+                &ledger,
+                &Allowances::from_config(Some(&config)),
+                &keys,
+                &clock,
+            );
+            breaker_line("groq", &health.breakers["groq"], &config, clock)
+        };
+        let (level, message) = line(&open, "f", "2026-11-22T10:59:59Z").unwrap();
         assert_eq!(level, Level::Fail);
         assert!(
             message.contains("until Sun 22 Nov 11:00") && message.contains("`GROQ_API_KEY`"),
             "{message}"
         );
-        let (level, _) =
-            breaker_line("groq", &open, &config, clock("2026-11-22T11:00:00Z")).unwrap();
+        let (level, _) = line(&open, "f", "2026-11-22T11:00:00Z").unwrap();
         assert_eq!(level, Level::Warn);
+        // A new key: the tick starts it closed, and doctor says so.
+        let (level, message) = line(&open, "new", "2026-11-22T10:00:00Z").unwrap();
+        assert_eq!(level, Level::Ok, "{message}");
+        assert!(message.contains("another key or config"), "{message}");
         let counting = BreakerState {
             failures: 1,
             opened: None,
             ..open.clone()
         };
         assert_eq!(
-            breaker_line("groq", &counting, &config, clock("2026-11-22T10:00:00Z"))
-                .unwrap()
-                .0,
+            line(&counting, "f", "2026-11-22T10:00:00Z").unwrap().0,
             Level::Warn
         );
         assert_eq!(
-            breaker_line(
-                "groq",
-                &BreakerState::default(),
-                &config,
-                clock("2026-11-22T10:00:00Z")
-            ),
+            line(&BreakerState::default(), "f", "2026-11-22T10:00:00Z"),
             None
         );
     }

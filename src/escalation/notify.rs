@@ -23,11 +23,18 @@
 //! `[argument N]`; a partial echo is not recognised, so secrets belong in a script or an
 //! environment variable the notifier reads, not in `notify_command`.
 //!
+//! **Whether a notifier can run** is also this module's ([`check`], what `thinker doctor`
+//! reports): a command must be set, and the programs it runs must be found — `argv[0]`,
+//! and when that is a wrapper (`xargs`, `env`, `timeout`…) the program it runs
+//! ([`programs`]) — as a path, or on the `PATH` the caller hands in.
+//!
 //! Must not: run a shell, decide what the message says (the caller passes the final text,
 //! proposals already marked), read the clock, or touch the state directory.
 
+use std::ffi::OsStr;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
@@ -97,6 +104,74 @@ pub enum NotifyError {
     },
     #[error("cannot wait for notifier `{program}`: {source}; try again on the next tick")]
     Wait { program: String, source: io::Error },
+}
+
+/// Whether a notifier command can run, as [`check`] finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Readiness {
+    /// No command is configured (`notify_command = []`): a notify is recorded failed.
+    NotConfigured,
+    /// Every program it runs was found (these, as configured).
+    Found(Vec<String>),
+    /// These programs it runs were not found.
+    Missing(Vec<String>),
+}
+
+/// Whether the notifier `argv` can run: each program it runs ([`programs`]) found as a
+/// path, or on `path` (the `PATH` it will run with, as the caller reads it).
+pub fn check(argv: &[String], path: Option<&OsStr>) -> Readiness {
+    let programs = programs(argv);
+    if programs.is_empty() {
+        return Readiness::NotConfigured;
+    }
+    let missing: Vec<String> = programs
+        .iter()
+        .filter(|p| find_program(p, path).is_none())
+        .map(|p| (*p).to_string())
+        .collect();
+    if missing.is_empty() {
+        Readiness::Found(programs.iter().map(|p| (*p).to_string()).collect())
+    } else {
+        Readiness::Missing(missing)
+    }
+}
+
+/// Programs that run the program their arguments name: that one must be found too.
+const WRAPPERS: &[&str] = &[
+    "xargs", "env", "nice", "nohup", "setsid", "stdbuf", "timeout",
+];
+
+/// The programs an argv runs: `argv[0]`, and when it is a wrapper (`xargs -0 notify-send`)
+/// the first argument that is not an option, an assignment or a number.
+pub fn programs(argv: &[String]) -> Vec<&str> {
+    let Some((first, rest)) = argv.split_first() else {
+        return Vec::new();
+    };
+    let mut out = vec![first.as_str()];
+    let base = first.rsplit('/').next().unwrap_or(first);
+    if WRAPPERS.contains(&base)
+        && let Some(wrapped) = rest
+            .iter()
+            .find(|a| !a.starts_with('-') && !a.contains('=') && a.parse::<f64>().is_err())
+    {
+        out.push(wrapped);
+    }
+    out
+}
+
+/// The program `program` names: a path as it is, else the first match on `path`.
+fn find_program(program: &str, path: Option<&OsStr>) -> Option<PathBuf> {
+    let executable = |p: &Path| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return executable(&p).then_some(p);
+    }
+    std::env::split_paths(path?)
+        .map(|d| d.join(program))
+        .find(|p| executable(p))
 }
 
 /// Runs the notifier `argv` (no shell) with `message` on its stdin, at most `timeout`
@@ -240,6 +315,84 @@ fn describe_exit(status: ExitStatus) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrapper_names_the_program_it_runs() {
+        let argv = |a: &[&str]| a.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let table: [(&[&str], &[&str]); 6] = [
+            (
+                &["xargs", "-0", "notify-send", "--", "thinker"],
+                &["xargs", "notify-send"],
+            ),
+            (&["mail", "-s", "thinker", "me@example.com"], &["mail"]),
+            (
+                &["/usr/bin/env", "LANG=C", "ntfy", "publish"],
+                &["/usr/bin/env", "ntfy"],
+            ),
+            (&["timeout", "10", "curl", "-s"], &["timeout", "curl"]),
+            (&["xargs"], &["xargs"]),
+            (&[], &[]),
+        ];
+        for (command, expected) in table {
+            assert_eq!(programs(&argv(command)), expected, "{command:?}");
+        }
+    }
+
+    /// Table: a command and what `check` finds on a `PATH` of one directory holding an
+    /// executable `notify` and a non-executable `plain`.
+    #[test]
+    fn check_finds_each_program_it_runs() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        for (name, mode) in [("notify", 0o755), ("plain", 0o644), ("xargs", 0o755)] {
+            let file = tmp.path().join(name);
+            std::fs::write(&file, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        let path = tmp.path().as_os_str();
+        let argv = |a: &[&str]| a.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let strings = |a: &[&str]| a.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let absolute = tmp.path().join("notify").display().to_string();
+        let cases: Vec<(Vec<String>, Option<&OsStr>, Readiness)> = vec![
+            (argv(&[]), Some(path), Readiness::NotConfigured),
+            (
+                argv(&["notify", "-t"]),
+                Some(path),
+                Readiness::Found(strings(&["notify"])),
+            ),
+            // Not executable, or no PATH at all: not found.
+            (
+                argv(&["plain"]),
+                Some(path),
+                Readiness::Missing(strings(&["plain"])),
+            ),
+            (
+                argv(&["notify"]),
+                None,
+                Readiness::Missing(strings(&["notify"])),
+            ),
+            // A path is taken as it is, PATH or not.
+            (
+                vec![absolute.clone()],
+                None,
+                Readiness::Found(vec![absolute]),
+            ),
+            // A wrapper's program must be found too.
+            (
+                argv(&["xargs", "-0", "gone"]),
+                Some(path),
+                Readiness::Missing(strings(&["gone"])),
+            ),
+            (
+                argv(&["xargs", "-0", "notify"]),
+                Some(path),
+                Readiness::Found(strings(&["xargs", "notify"])),
+            ),
+        ];
+        for (command, path, want) in cases {
+            assert_eq!(check(&command, path), want, "{command:?} {path:?}");
+        }
+    }
 
     fn argv(parts: &[&str]) -> Vec<String> {
         parts.iter().map(ToString::to_string).collect()

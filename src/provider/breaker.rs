@@ -1,4 +1,4 @@
-//! The circuit breaker per provider (SPEC §9, issue 10): a provider that keeps refusing
+//! The circuit breaker per provider (SPEC §9): a provider that keeps refusing
 //! the key (HTTP 401/403) or the account's quota (HTTP 402, an `insufficient_quota` or
 //! "credit balance" refusal) is not called again — not every five minutes for days on a
 //! revoked key — until its key variable's value or its config changes, or
@@ -8,8 +8,11 @@
 //! `ledger.json` moves ([`BreakerState`], a record of `crate::ledger`: consecutive
 //! *ticks* with a refusal — four threads refused in one
 //! tick count once —, when it opened, why, and a fingerprint of the
-//! provider's config and key), and the rules ([`Breakers::check`] before a call,
-//! [`Breakers::observe`] after). After `breaker_hours` one call is let through
+//! provider's config and key), the one rule of what a kept state means now ([`phase`]:
+//! closed, counting, open until a time, half-open, or stale because the key or config
+//! changed — the tick, `doctor` and the MCP `status` tool all ask it), and the rules
+//! ([`Breakers::check`] before a call, [`Breakers::observe`] after). After
+//! `breaker_hours` one call is let through
 //! (half-open): a success closes it, another refusal opens it again at once. It says
 //! when it opens (a `warn`, once, so cron mails it once) and is silent while it stays
 //! open: the calls it skips are journaled as skipped (`breaker open`).
@@ -27,6 +30,91 @@ use super::CallError;
 use super::config::ProviderConfig;
 use crate::ledger::BreakerState;
 use crate::untrusted;
+
+/// What is known, where a breaker's [`phase`] is asked, of the config and key it would
+/// be checked against now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyNow<'a> {
+    /// The fingerprint of the provider's config and key now
+    /// ([`super::config::fingerprint`]).
+    Is(&'a str),
+    /// The provider is not configured any more.
+    Gone,
+    /// Not known here (the MCP server does not see the environment the tick runs in):
+    /// the breaker is taken to count against the key it recorded.
+    Unknown,
+}
+
+impl<'a> KeyNow<'a> {
+    /// Provider `name`'s fingerprint in `fingerprints` ([`super::Providers::fingerprints`]):
+    /// [`KeyNow::Is`], or [`KeyNow::Gone`] when it has none.
+    pub fn of(fingerprints: &'a BTreeMap<String, String>, name: &str) -> KeyNow<'a> {
+        fingerprints
+            .get(name)
+            .map_or(KeyNow::Gone, |fingerprint| KeyNow::Is(fingerprint))
+    }
+
+    /// Whether a state kept for `recorded` (a fingerprint) still counts against this key.
+    fn counts(self, recorded: &str) -> bool {
+        match self {
+            KeyNow::Is(now) => now == recorded,
+            KeyNow::Gone => false,
+            KeyNow::Unknown => true,
+        }
+    }
+}
+
+/// Where a provider's breaker stands at a time: [`phase`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Nothing counted: calls go through.
+    Closed,
+    /// Refusals counted in a row (`BreakerState::failures`), not yet enough to open it:
+    /// calls go through.
+    Counting,
+    /// Open: no call before `until`.
+    Open { until: DateTime<Utc> },
+    /// It was open and its `breaker_hours` are over (`until` passed), or it opened after
+    /// now (a clock stepped back): the next call is let through, once.
+    HalfOpen { until: DateTime<Utc> },
+    /// Counted against another key or config (or a provider no longer configured): the
+    /// next tick starts it closed and calls the provider.
+    Stale,
+}
+
+/// When a breaker opened at `opened` lets a call through again, `hours` later (the last
+/// representable time when that is past the calendar: a hostile ledger cannot overflow
+/// it).
+pub fn open_until(opened: DateTime<Utc>, hours: u32) -> DateTime<Utc> {
+    opened
+        .checked_add_signed(TimeDelta::hours(i64::from(hours)))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+/// The one rule of where `state` stands at `now`, for a provider whose breaker stays open
+/// `hours` (`breaker_hours`) and whose config and key are `key` now. Open only from the
+/// time it opened until `hours` later; a state kept for another key or config is
+/// [`Phase::Stale`] whatever its times.
+pub fn phase(state: &BreakerState, hours: u32, now: DateTime<Utc>, key: KeyNow<'_>) -> Phase {
+    if state.opened.is_none() && state.failures == 0 {
+        return Phase::Closed;
+    }
+    if !key.counts(&state.fingerprint) {
+        return Phase::Stale;
+    }
+    match state.opened {
+        Some(opened) => {
+            let until = open_until(opened, hours);
+            // The span since, not `now < until`: `until` saturates at the calendar's end.
+            if opened <= now && now - opened < TimeDelta::hours(i64::from(hours)) {
+                Phase::Open { until }
+            } else {
+                Phase::HalfOpen { until }
+            }
+        }
+        None => Phase::Counting,
+    }
+}
 
 /// Why `error` counts toward opening the breaker, if it does: the key or the quota was
 /// refused. Outages, timeouts, rate limits and unreadable answers do not count: they
@@ -83,7 +171,7 @@ impl Breakers {
     ) -> Breakers {
         let states = states
             .iter()
-            .filter(|(name, s)| fingerprints.get(*name) == Some(&s.fingerprint))
+            .filter(|(name, s)| KeyNow::of(&fingerprints, name).counts(&s.fingerprint))
             .map(|(name, s)| (name.clone(), s.clone()))
             .collect();
         Breakers {
@@ -103,8 +191,8 @@ impl Breakers {
         let Some(opened) = state.opened else {
             return Ok(());
         };
-        let hours = TimeDelta::hours(i64::from(provider.breaker.hours));
-        if now >= opened && now - opened < hours {
+        // The states kept here count against the key now (`new` dropped the others).
+        if let Phase::Open { .. } = phase(state, provider.breaker.hours, now, KeyNow::Unknown) {
             let var = provider
                 .api_key_env
                 .as_deref()
@@ -149,8 +237,10 @@ impl Breakers {
         }
         state.failures = state.failures.saturating_add(1);
         state.reason.clone_from(&reason);
-        let hours = TimeDelta::hours(i64::from(provider.breaker.hours));
-        let was_open = state.opened.is_some_and(|t| now >= t && now - t < hours);
+        let was_open = matches!(
+            phase(state, provider.breaker.hours, now, KeyNow::Unknown),
+            Phase::Open { .. }
+        );
         if state.failures >= provider.breaker.failures.max(1) {
             state.opened = Some(now);
             if !was_open {
@@ -276,5 +366,174 @@ mod tests {
         let mut b = Breakers::new(&saved, fp("k1"), at("2026-11-22T16:00:00Z"));
         b.observe(&p, None);
         assert!(b.states().is_empty());
+    }
+    /// Table: a kept state, the time and the key now → the phase (`breaker_hours` = 6).
+    /// Each row names the wrong implementation it catches.
+    #[test]
+    fn the_phase_at_each_time_and_key() {
+        let opened = at("2026-11-22T10:00:00Z");
+        let open = BreakerState {
+            failures: 3,
+            opened: Some(opened),
+            reason: "HTTP 401".into(),
+            fingerprint: "fp".into(),
+        };
+        let counting = BreakerState {
+            failures: 1,
+            opened: None,
+            ..open.clone()
+        };
+        let until = at("2026-11-22T16:00:00Z");
+        let cases = [
+            // Nothing counted: closed, whatever the key.
+            (
+                BreakerState::default(),
+                "2026-11-22T10:00:00Z",
+                KeyNow::Is("other"),
+                Phase::Closed,
+            ),
+            (
+                counting.clone(),
+                "2026-11-22T10:00:00Z",
+                KeyNow::Is("fp"),
+                Phase::Counting,
+            ),
+            (
+                counting.clone(),
+                "2026-11-22T10:00:00Z",
+                KeyNow::Is("new"),
+                Phase::Stale,
+            ),
+            // Open from the second it opened…
+            (
+                open.clone(),
+                "2026-11-22T10:00:00Z",
+                KeyNow::Is("fp"),
+                Phase::Open { until },
+            ),
+            (
+                open.clone(),
+                "2026-11-22T15:59:59Z",
+                KeyNow::Is("fp"),
+                Phase::Open { until },
+            ),
+            // …until `breaker_hours` later, not one second more (`<=` would keep it shut).
+            (
+                open.clone(),
+                "2026-11-22T16:00:00Z",
+                KeyNow::Is("fp"),
+                Phase::HalfOpen { until },
+            ),
+            (
+                open.clone(),
+                "2026-11-23T10:00:00Z",
+                KeyNow::Is("fp"),
+                Phase::HalfOpen { until },
+            ),
+            // Opened after now (a clock stepped back): the tick lets a call through.
+            (
+                open.clone(),
+                "2026-11-22T09:59:59Z",
+                KeyNow::Is("fp"),
+                Phase::HalfOpen { until },
+            ),
+            // A new key or config: stale, though its hours are not over (the bug of doctor).
+            (
+                open.clone(),
+                "2026-11-22T11:00:00Z",
+                KeyNow::Is("new"),
+                Phase::Stale,
+            ),
+            (
+                open.clone(),
+                "2026-11-22T11:00:00Z",
+                KeyNow::Gone,
+                Phase::Stale,
+            ),
+            // Where the key cannot be seen, the state is taken as it was kept.
+            (
+                open.clone(),
+                "2026-11-22T11:00:00Z",
+                KeyNow::Unknown,
+                Phase::Open { until },
+            ),
+        ];
+        for (state, now, key, want) in cases {
+            assert_eq!(
+                phase(&state, 6, at(now), key),
+                want,
+                "{state:?} at {now}, {key:?}"
+            );
+        }
+        // A hostile ledger's time at the end of the calendar cannot overflow it.
+        let last = BreakerState {
+            opened: Some(DateTime::<Utc>::MAX_UTC),
+            ..open.clone()
+        };
+        assert_eq!(
+            phase(&last, 8760, DateTime::<Utc>::MAX_UTC, KeyNow::Is("fp")),
+            Phase::Open {
+                until: DateTime::<Utc>::MAX_UTC
+            }
+        );
+    }
+
+    /// `check` refuses a call exactly when the phase is open.
+    #[test]
+    fn check_refuses_exactly_in_the_open_phase() {
+        let p = provider();
+        let fp = fingerprint(&p, Some("k"));
+        let state = BreakerState {
+            failures: 3,
+            opened: Some(at("2026-11-22T10:00:00Z")),
+            reason: "HTTP 401".into(),
+            fingerprint: fp.clone(),
+        };
+        let states = BTreeMap::from([("groq".to_string(), state.clone())]);
+        for now in [
+            "2026-11-22T09:00:00Z",
+            "2026-11-22T10:00:00Z",
+            "2026-11-22T15:59:59Z",
+            "2026-11-22T16:00:00Z",
+        ] {
+            let b = Breakers::new(
+                &states,
+                BTreeMap::from([("groq".to_string(), fp.clone())]),
+                at(now),
+            );
+            let open = matches!(
+                phase(&state, p.breaker.hours, at(now), KeyNow::Is(&fp)),
+                Phase::Open { .. }
+            );
+            assert_eq!(b.check(&p).is_err(), open, "{now}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(256))]
+
+        /// Whatever the state, the hours and the time: never open once `breaker_hours`
+        /// have passed since it opened, nor before it opened, nor for another key; and
+        /// open is exactly "opened, within its hours, same key".
+        #[test]
+        fn never_open_past_its_hours_or_for_another_key(
+            failures in 0u32..5,
+            opened in proptest::option::of(-1_000_000i64..1_000_000),
+            hours in 1u32..=8760,
+            now in -1_000_000i64..2_000_000,
+            same_key in proptest::bool::ANY,
+        ) {
+            let base = at("2026-11-22T10:00:00Z");
+            let opened = opened.map(|s| base + TimeDelta::seconds(s));
+            let now = base + TimeDelta::seconds(now);
+            let state = BreakerState { failures, opened, reason: String::new(), fingerprint: "fp".into() };
+            let key = if same_key { KeyNow::Is("fp") } else { KeyNow::Is("new") };
+            let got = phase(&state, hours, now, key);
+            let within = opened.is_some_and(|t| t <= now && now - t < TimeDelta::hours(i64::from(hours)));
+            proptest::prop_assert_eq!(matches!(got, Phase::Open { .. }), within && same_key);
+            if let Phase::Open { until } | Phase::HalfOpen { until } = got {
+                proptest::prop_assert_eq!(Some(until - TimeDelta::hours(i64::from(hours))), opened);
+            }
+        }
     }
 }

@@ -2,13 +2,16 @@
 //! them: [`ProviderConfig`] and its parts ([`ProviderKind`], [`StructuredOutput`],
 //! [`TlsSettings`], [`BreakerSettings`]), [`ModelRef`] (`provider/model`), the PEM reading
 //! of a `ca_file` ([`ca_certificates`]) and the breaker's [`fingerprint`] of a provider's
-//! config and key.
+//! config and key ([`fingerprints`]: every provider's, the keys read through the
+//! function it is given).
 //!
 //! `crate::config` validates the file into these types; everything below it (the
 //! providers, the breaker, privacy, egress, the budgets) takes them from here. Must not:
-//! import `crate::config`, read a key's value (callers hand it to [`fingerprint`]), or do
+//! import `crate::config`, read a key's value itself (callers hand it, or the way to read
+//! it, to [`fingerprint`] and [`fingerprints`]), or do
 //! I/O beyond reading the `ca_file` it is given.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -214,4 +217,20 @@ impl Default for BreakerSettings {
 /// The fingerprint of a provider's config and its key's value (`None`: no key).
 pub fn fingerprint(config: &ProviderConfig, key: Option<&str>) -> String {
     untrusted::fence_id(&[&format!("{config:?}"), key.unwrap_or("")])
+}
+
+/// Each provider's [`fingerprint`], its key's value read by `env` from its `api_key_env`:
+/// what the tick checks its breakers against, and what `doctor` must check them against
+/// to say what the tick will do.
+pub fn fingerprints(
+    configs: &BTreeMap<String, ProviderConfig>,
+    env: impl Fn(&str) -> Option<String>,
+) -> BTreeMap<String, String> {
+    configs
+        .iter()
+        .map(|(name, c)| {
+            let key = c.api_key_env.as_deref().and_then(&env);
+            (name.clone(), fingerprint(c, key.as_deref()))
+        })
+        .collect()
 }

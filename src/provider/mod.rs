@@ -260,13 +260,7 @@ impl Providers {
     /// Each provider's breaker fingerprint ([`config::fingerprint`]): a hash of
     /// its config and its key's value as the environment holds it now.
     pub fn fingerprints(&self) -> BTreeMap<String, String> {
-        self.configs
-            .iter()
-            .map(|(name, c)| {
-                let key = c.api_key_env.as_deref().and_then(|var| (self.env)(var));
-                (name.clone(), config::fingerprint(c, key.as_deref()))
-            })
-            .collect()
+        config::fingerprints(&self.configs, |var| (self.env)(var))
     }
 
     /// Asks one model, retrying as its provider is configured to (redacted when the
