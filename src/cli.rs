@@ -36,6 +36,10 @@ pub struct Global {
     /// Only errors on stderr
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Act as if now were this instant (RFC 3339): ticks, ages, spans and budgets read
+    /// it instead of the system clock (replays, tests)
+    #[arg(long, global = true, value_name = "RFC3339")]
+    pub now: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -48,7 +52,7 @@ pub enum Command {
     Prompt(PromptArgs),
     /// Write a commented default config and an empty state; never overwrites
     Init,
-    // --- watching thinker (issue 12: log, stats, cron, completions, man) ---
+    // --- watching thinker ---
     /// Recent ticks, one line each (the journal and its rotated files)
     Log(LogArgs),
     /// Per thread and model: calls, skips, failures, latency, tokens, cost; what the memory held
@@ -59,21 +63,21 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout
     Man,
-    // --- feeding the agent (issue 12: hook, feedback) ---
+    // --- feeding the agent ---
     /// Answer an agent's hook event (stdin JSON) with what is relevant, once per change
     Hook(HookArgs),
     /// Give the agent's word on an entry (used or wrong), applied by the next tick
     Feedback(FeedbackArgs),
-    // --- guardrails (issue 11) ---
+    // --- guardrails ---
     /// Screen text for prompt injection (stdin when no file); exit 1 when something is detected
     Screen(ScreenArgs),
-    // --- the MCP server (issue 12: mcp) ---
+    // --- the MCP server ---
     /// Serve the Model Context Protocol on stdio (tools: recall, subconscious, status, feedback)
-    Mcp(McpArgs),
-    // --- living with it (issue 12: doctor) ---
+    Mcp,
+    // --- living with it ---
     /// Check the config, keys, providers, sources, state, lock, journal and budget
     Doctor(DoctorArgs),
-    // --- replay, explain, report (issue 13) ---
+    // --- replay, explain, report ---
     /// Re-run the journal through the aggregator: check it reproduces every state, then compare other settings (--set)
     Replay(ReplayArgs),
     /// The life of one entry, from the journal: where it came from, what reinforced it, how it left
@@ -90,9 +94,6 @@ pub struct TickArgs {
     /// Print the tick report as JSON on stdout
     #[arg(long)]
     pub json: bool,
-    /// Run the tick as if at this instant (RFC 3339), for replays and tests
-    #[arg(long, value_name = "RFC3339")]
-    pub now: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
@@ -123,9 +124,6 @@ pub struct ShowArgs {
     /// The prompt text's size in bytes (300..=1000000)
     #[arg(long, value_name = "N", conflicts_with = "json", value_parser = clap::value_parser!(u32).range(300..=1_000_000))]
     pub max_bytes: Option<u32>,
-    /// Show ages as if now were this instant (RFC 3339)
-    #[arg(long, value_name = "RFC3339", hide = true)]
-    pub now: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
@@ -140,15 +138,12 @@ pub enum ColorChoice {
 pub struct PromptArgs {
     /// watcher, librarian, oracle or dreamer
     pub thread: String,
-    /// Assemble the prompt as if at this instant (RFC 3339)
-    #[arg(long, value_name = "RFC3339")]
-    pub now: Option<String>,
     /// Exactly what would leave for the thread's first provider: private text withheld or redacted as `[privacy]` says
     #[arg(long)]
     pub as_sent: bool,
 }
 
-// --- watching thinker (issue 12: log, stats, cron, completions, man) ---
+// --- watching thinker ---
 
 #[derive(Debug, Args, Clone)]
 pub struct LogArgs {
@@ -164,9 +159,6 @@ pub struct LogArgs {
     /// Colour: auto (only on a terminal, unless NO_COLOR is set), always, never
     #[arg(long, value_enum, default_value_t)]
     pub color: ColorChoice,
-    /// Read times as if now were this instant (RFC 3339)
-    #[arg(long, value_name = "RFC3339", hide = true)]
-    pub now: Option<String>,
 }
 
 /// Where `thinker stats --since` starts.
@@ -233,9 +225,6 @@ pub struct StatsArgs {
     /// What left the machine instead: bytes, sources carried and withheld, redactions, per provider and day
     #[arg(long)]
     pub egress: bool,
-    /// Count as if now were this instant (RFC 3339)
-    #[arg(long, value_name = "RFC3339", hide = true)]
-    pub now: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -291,9 +280,6 @@ pub struct HookArgs {
     /// The agent whose hook event is on stdin
     #[arg(value_enum)]
     pub agent: HookAgent,
-    /// Answer as if now were this instant (RFC 3339)
-    #[arg(long, value_name = "RFC3339", hide = true)]
-    pub now: Option<String>,
 }
 
 /// The agent's word on an entry.
@@ -314,9 +300,6 @@ pub struct FeedbackArgs {
     /// Why, in a few words (kept with the verdict)
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
-    /// Record the verdict as given at this instant (RFC 3339)
-    #[arg(long, value_name = "RFC3339", hide = true)]
-    pub now: Option<String>,
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -331,21 +314,9 @@ pub struct ScreenArgs {
     /// more than three years after)
     #[arg(long)]
     pub dates: bool,
-    /// With --dates: check them against this instant (RFC 3339) instead of the clock
-    #[arg(long, value_name = "RFC3339", requires = "dates")]
-    pub now: Option<String>,
 }
 
-// --- the MCP server (issue 12: mcp) ---
-
-#[derive(Debug, Args, Clone, Default)]
-pub struct McpArgs {
-    /// Answer every call as if now were this instant (RFC 3339), for tests
-    #[arg(long, value_name = "RFC3339", hide = true)]
-    pub now: Option<String>,
-}
-
-// --- living with it (issue 12: doctor) ---
+// --- living with it ---
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct DoctorArgs {
@@ -355,12 +326,9 @@ pub struct DoctorArgs {
     /// The checks as one JSON object on stdout
     #[arg(long)]
     pub json: bool,
-    /// Check as if now were this instant (RFC 3339)
-    #[arg(long, value_name = "RFC3339", hide = true)]
-    pub now: Option<String>,
 }
 
-// --- replay, explain, report (issue 13) ---
+// --- replay, explain, report ---
 
 #[derive(Debug, Args, Clone)]
 pub struct ReplayArgs {
@@ -373,9 +341,6 @@ pub struct ReplayArgs {
     /// The result as one JSON object on stdout
     #[arg(long)]
     pub json: bool,
-    /// Read --since as if now were this instant (RFC 3339)
-    #[arg(long, value_name = "RFC3339", hide = true)]
-    pub now: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -385,9 +350,6 @@ pub struct ExplainArgs {
     /// The life as JSON on stdout
     #[arg(long)]
     pub json: bool,
-    /// Read times as if now were this instant (RFC 3339)
-    #[arg(long, value_name = "RFC3339", hide = true)]
-    pub now: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -401,7 +363,4 @@ pub struct ReportArgs {
     /// Draw these settings beside the current ones, as for `thinker replay --set` (repeatable)
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Read --since as if now were this instant (RFC 3339)
-    #[arg(long, value_name = "RFC3339", hide = true)]
-    pub now: Option<String>,
 }

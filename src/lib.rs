@@ -70,33 +70,7 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
 
 /// Runs one command with these streams, reading local times in `zone`.
 pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, Error> {
-    // Each issue's commands keep their own block of arms, for simple merges.
-    #[expect(
-        clippy::match_same_arms,
-        reason = "one block of arms per group of commands"
-    )]
-    let now = match &cli.command {
-        Command::Tick(args) => args.now.as_deref(),
-        Command::Show(args) => args.now.as_deref(),
-        Command::Prompt(args) => args.now.as_deref(),
-        Command::Screen(args) => args.now.as_deref(),
-        Command::Init => None,
-        // --- watching thinker ---
-        Command::Log(args) => args.now.as_deref(),
-        Command::Stats(args) => args.now.as_deref(),
-        Command::Cron(_) | Command::Completions(_) | Command::Man => None,
-        Command::Hook(args) => args.now.as_deref(),
-        Command::Feedback(args) => args.now.as_deref(),
-        // --- the MCP server ---
-        Command::Mcp(args) => args.now.as_deref(),
-        // --- living with it ---
-        Command::Doctor(args) => args.now.as_deref(),
-        // --- replay, explain, report ---
-        Command::Replay(args) => args.now.as_deref(),
-        Command::Explain(args) => args.now.as_deref(),
-        Command::Report(args) => args.now.as_deref(),
-    };
-    let mut ctx = Context::new(&cli.global, now, zone, output)?;
+    let mut ctx = Context::new(&cli.global, zone, output)?;
     match &cli.command {
         Command::Init => cmd::init::run(&mut ctx),
         Command::Show(args) => cmd::show::run(&mut ctx, args),
@@ -112,7 +86,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Feedback(args) => cmd::feedback::run(&mut ctx, args),
         Command::Screen(args) => cmd::screen::run(&mut ctx, args),
         // --- the MCP server ---
-        Command::Mcp(args) => cmd::mcp::run(&mut ctx, args),
+        Command::Mcp => cmd::mcp::run(&mut ctx),
         // --- living with it ---
         Command::Doctor(args) => cmd::doctor::run(&mut ctx, args),
         // --- replay, explain, report ---

@@ -12,16 +12,15 @@
 
 use rmcp::ServiceExt;
 
-use crate::cli::McpArgs;
 use crate::clock::Clock;
 use crate::cmd::{Context, now_from};
 use crate::error::{EXIT_OK, Error};
 use crate::mcp::{Allowances, ClockSource, Server, Tools};
 
-pub fn run(ctx: &mut Context<'_>, args: &McpArgs) -> Result<u8, Error> {
+pub fn run(ctx: &mut Context<'_>) -> Result<u8, Error> {
     let resolved = ctx.optional_config()?;
     let started = ctx.clock;
-    let fixed = args.now.is_some();
+    let fixed = ctx.global.now.is_some();
     let clock: ClockSource = Box::new(move || {
         if fixed {
             started

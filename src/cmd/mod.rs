@@ -15,17 +15,17 @@ pub mod prompt;
 pub mod screen;
 pub mod show;
 pub mod tick;
-// --- watching thinker (issue 12) ---
+// --- watching thinker ---
 pub mod completions;
 pub mod cron;
 pub mod egress;
 pub mod log;
 pub mod stats;
-// --- the MCP server (issue 12) ---
+// --- the MCP server ---
 pub mod mcp;
-// --- living with it (issue 12: doctor) ---
+// --- living with it ---
 pub mod doctor;
-// --- replay, explain, report (issue 13) ---
+// --- replay, explain, report ---
 pub mod explain;
 pub mod replay;
 pub mod report;
@@ -75,16 +75,11 @@ pub struct Resolved<C> {
 }
 
 impl<'a> Context<'a> {
-    /// The context of a command run at `now` (from `--now`, else the system clock).
-    pub fn new(
-        global: &'a Global,
-        now: Option<&str>,
-        zone: Zone,
-        output: Output<'a>,
-    ) -> Result<Context<'a>, Error> {
+    /// The context of a command run at `--now`, else at the system clock's time.
+    pub fn new(global: &'a Global, zone: Zone, output: Output<'a>) -> Result<Context<'a>, Error> {
         Ok(Context {
             global,
-            clock: Clock::new(now_from(now)?, zone),
+            clock: Clock::new(now_from(global.now.as_deref())?, zone),
             output,
         })
     }
