@@ -29,8 +29,7 @@ use chrono::NaiveTime;
 
 use crate::aggregate::Settings;
 pub use crate::provider::config::{
-    ModelRef, ProviderConfig, ProviderKind, StructuredOutput, TlsRoots, TlsSettings,
-    ca_certificates,
+    CaFile, ModelRef, ProviderConfig, ProviderKind, StructuredOutput, TlsRoots, TlsSettings,
 };
 use crate::quiet::QuietSettings;
 use crate::sources::Source;

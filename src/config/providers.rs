@@ -11,9 +11,9 @@ use std::time::Duration;
 use super::raw::RawProvider;
 use super::validate::{MAX_DAILY_COST, MAX_PRICE, Validator};
 use super::{
-    ConfigError, DEFAULT_LOOPBACK_CONCURRENCY, DEFAULT_MAX_RESPONSE_BYTES,
+    CaFile, ConfigError, DEFAULT_LOOPBACK_CONCURRENCY, DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_PROVIDER_TIMEOUT, MAX_RESPONSE_BYTES_RANGE, ProviderConfig, ProviderKind,
-    StructuredOutput, TlsSettings, ca_certificates,
+    StructuredOutput, TlsSettings,
 };
 use crate::provider::config::{BreakerSettings, DEFAULT_BREAKER_FAILURES, DEFAULT_BREAKER_HOURS};
 
@@ -252,9 +252,9 @@ impl Validator<'_> {
         })
     }
 
-    /// `tls_roots` (default `bundled`) and `ca_file` (read now: a file that is missing or
-    /// holds no certificate is an error naming the key and the file); replay providers
-    /// take neither.
+    /// `tls_roots` (default `bundled`) and `ca_file` (read now, and only now: a file that
+    /// is missing or holds no certificate is an error naming the key and the file; the
+    /// transport is handed its certificates); replay providers take neither.
     fn tls(&self, name: &str, p: &RawProvider) -> Result<TlsSettings, ConfigError> {
         if p.kind == ProviderKind::Replay {
             for (k, set) in [
@@ -273,8 +273,7 @@ impl Validator<'_> {
         let ca_file = match p.ca_file.as_deref() {
             Some(file) => {
                 let path = self.resolve(&key, file)?;
-                ca_certificates(&path).map_err(|message| self.err(&key, message))?;
-                Some(path)
+                Some(CaFile::read(&path).map_err(|message| self.err(&key, message))?)
             }
             None => None,
         };
@@ -451,7 +450,7 @@ mod tests {
         );
         let ok = with("ollama", "ca_file = \"ca.pem\"").unwrap();
         assert_eq!(
-            ok.ca_file.as_deref(),
+            ok.ca_file.as_ref().map(CaFile::path),
             Some(dir.path().join("ca.pem").as_path())
         );
         assert_eq!(ok.roots, TlsRoots::Bundled);
