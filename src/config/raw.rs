@@ -188,7 +188,7 @@ pub(super) struct RawThread {
     pub(super) timeout_seconds: Option<f64>,
     pub(super) max_tokens: Option<u32>,
     pub(super) temperature: Option<f32>,
-    /// Read as tables and checked by [`Validator::source`]: serde's internally tagged
+    /// Read as tables and checked by [`super::validate::Validator::source`]: serde's internally tagged
     /// enums lose the span of a wrong value, so its key and line could not be named.
     /// Absent: the role's defaults ([`crate::sources::roles`]).
     pub(super) sources: Option<Vec<toml::Table>>,
