@@ -1,8 +1,8 @@
 //! A provider's settings, as the config file gives them and the provider layer reads
 //! them: [`ProviderConfig`] and its parts ([`ProviderKind`], [`StructuredOutput`],
-//! [`TlsSettings`], [`BreakerSettings`]), [`ModelRef`] (`provider/model`), the PEM reading
-//! of a `ca_file` ([`ca_certificates`]) and the breaker's [`fingerprint`] of a provider's
-//! config and key ([`fingerprints`]: every provider's, the keys read through the
+//! [`TlsSettings`], [`BreakerSettings`]), [`ModelRef`] (`provider/model`), a `ca_file` read
+//! once into its certificates ([`CaFile`]) and the breaker's [`fingerprint`] of a
+//! provider's config and key ([`fingerprints`]: every provider's, the keys read through the
 //! function it is given).
 //!
 //! `crate::config` validates the file into these types; everything below it (the
@@ -14,8 +14,10 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
+use rustls::pki_types::CertificateDer;
 use serde::Deserialize;
 
 use crate::untrusted;
@@ -60,15 +62,49 @@ pub enum TlsRoots {
 pub struct TlsSettings {
     pub roots: TlsRoots,
     /// A PEM file of extra roots trusted besides `roots` (a self-signed local server, a
-    /// company CA), resolved and checked to hold certificates when the config is read.
-    pub ca_file: Option<PathBuf>,
+    /// company CA), read and checked to hold certificates when the config is read.
+    pub ca_file: Option<CaFile>,
+}
+
+/// A `ca_file`: where it is and the certificates it held when the config was read. The
+/// file is read once, there; the transport trusts these certificates without reading it
+/// again.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct CaFile {
+    path: PathBuf,
+    certificates: Arc<[CertificateDer<'static>]>,
+}
+
+impl CaFile {
+    /// Reads the PEM file at `path` (resolved); the error says what is wrong with it.
+    pub fn read(path: &Path) -> Result<CaFile, String> {
+        Ok(CaFile {
+            path: path.to_path_buf(),
+            certificates: ca_certificates(path)?.into(),
+        })
+    }
+
+    /// The file's path, as the config resolved it.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The certificates read from it (at least one).
+    pub fn certificates(&self) -> &[CertificateDer<'static>] {
+        &self.certificates
+    }
+}
+
+/// Written as its path alone: a provider's [`fingerprint`] is its config's `Debug`, which
+/// names the file (as it always has) and not its bytes.
+impl fmt::Debug for CaFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.path, f)
+    }
 }
 
 /// The certificates of a PEM file (`ca_file`); the error says what is wrong with it.
-pub fn ca_certificates(
-    path: &Path,
-) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
-    use rustls::pki_types::CertificateDer;
+fn ca_certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
     use rustls::pki_types::pem::PemObject as _;
     let bytes = std::fs::read(path).map_err(|e| {
         format!(

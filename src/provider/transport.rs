@@ -348,10 +348,11 @@ pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, String>
     let provider = rustls::crypto::ring::default_provider();
     // Installed for the platform verifier (and anything else building a rustls config).
     let _ = provider.clone().install_default();
-    let extra = match &tls.ca_file {
-        Some(path) => super::config::ca_certificates(path)?,
-        None => Vec::new(),
-    };
+    // Read when the config was: the file is not opened again.
+    let extra = tls
+        .ca_file
+        .as_ref()
+        .map_or_else(Vec::new, |ca| ca.certificates().to_vec());
     let builder =
         reqwest::Client::builder().user_agent(concat!("thinker/", env!("CARGO_PKG_VERSION")));
     let builder = match tls.roots {
@@ -886,6 +887,38 @@ mod tests {
         );
         transport.client(&corp).unwrap();
         assert!(transport.clients[1].1.get().is_some());
+    }
+
+    /// A `ca_file` is read once, when the config is: the clients are built from the
+    /// certificates kept then, with the file gone from the disk.
+    #[test]
+    fn a_ca_file_is_not_read_again_when_the_client_is_built() {
+        let dir = tempfile::tempdir().unwrap();
+        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+        let ca = dir.path().join("local-ca.pem");
+        std::fs::write(&ca, cert.cert.pem()).unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(
+            &file,
+            "[providers.b]\nkind = \"openai\"\nbase_url = \"https://localhost:8443/v1\"\nca_file = \"local-ca.pem\"\n\
+             [providers.s]\nkind = \"openai\"\nbase_url = \"https://localhost:8443/v1\"\nca_file = \"local-ca.pem\"\ntls_roots = \"system\"\n",
+        )
+        .unwrap();
+        let config = crate::config::Config::load(&file).unwrap();
+        std::fs::remove_file(&ca).unwrap();
+        let (bundled, system) = (&config.providers["b"], &config.providers["s"]);
+        let ca_file = bundled.tls.ca_file.as_ref().unwrap();
+        assert_eq!(ca_file.path(), ca);
+        assert_eq!(ca_file.certificates().len(), 1);
+        // The breaker's fingerprint (the config's `Debug`) names the file, as it did when
+        // only the path was kept.
+        assert_eq!(
+            format!("{:?}", bundled.tls.ca_file),
+            format!("{:?}", Some(&ca))
+        );
+        let transport = Transport::new([bundled, system]);
+        transport.client(bundled).unwrap();
+        transport.client(system).unwrap();
     }
 
     /// Guards the seam: the transport speaks any [`WireFormat`] it is handed (its path,
