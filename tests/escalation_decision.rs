@@ -1,7 +1,7 @@
 //! The primary model's decision (SPEC §8, issue 9): a snapshot of the escalation prompt
 //! for a fixed state with two escalations (one with a hostile reason that must stay
 //! inside its fence) and recent outcomes, and — when `THINKER_LLAMA_URL` names a real
-//! llama-server (see tests/llama_e2e.rs) — a decision asked of it with
+//! llama-server (see tests/provider_llama.rs) — a decision asked of it with
 //! `decision_schema()` over the `openai` kind with `json_schema`, and read.
 
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e-mcp.sh — the official MCP Python SDK, for driving `thinker mcp` from a client
-# nobody here wrote (tests/mcp/client.py, run by tests/mcp_e2e.rs).
+# nobody here wrote (tests/mcp/client.py, run by tests/mcp.rs).
 #
 # Installs a pinned `mcp` from PyPI (wheels only; well under a minute) into a venv cached
 # OUTSIDE the repository, in

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e-node.sh — node, for the OpenClaw plugin's end-to-end test: Debian's `nodejs`
-# package, which tests/openclaw_plugin.rs uses to run examples/openclaw/thinker-recall
+# package, which tests/hook_openclaw.rs uses to run examples/openclaw/thinker-recall
 # (through tests/openclaw/host.mjs) against the real binary.
 #
 # Subcommands:

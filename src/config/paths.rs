@@ -103,6 +103,6 @@ mod tests {
         let err = expand_home("~no-such-user-here/x").unwrap_err();
         assert!(err.contains("full path"), "{err}");
         // `~` itself depends on $HOME, which tests must not change: see
-        // tests/hardening_config.rs for it through the binary.
+        // tests/config_limits.rs for it through the binary.
     }
 }

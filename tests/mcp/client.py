@@ -1,5 +1,5 @@
 """Drives `thinker mcp` with the official MCP Python SDK (`mcp` on PyPI): a client nobody
-here wrote. Run by tests/mcp_e2e.rs with the python of THINKER_MCP_PYTHON
+here wrote. Run by tests/mcp.rs with the python of THINKER_MCP_PYTHON
 (`scripts/ci/e2e-mcp.sh build` makes that venv).
 
     python client.py [--era legacy|modern] --match TEXT --match-id ID --unrelated TEXT \

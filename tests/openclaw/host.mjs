@@ -1,4 +1,4 @@
-// A stand-in for OpenClaw's plugin host, for tests/openclaw_plugin.rs: loads the
+// A stand-in for OpenClaw's plugin host, for tests/hook_openclaw.rs: loads the
 // plugin of examples/openclaw/thinker-recall as OpenClaw does (its default export's
 // `register(api)`), then fires `before_prompt_build` with each prompt given and prints
 // one JSON line per prompt: {"prompt", "result"} (result: what the hook returned).

@@ -265,7 +265,7 @@ fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Resu
 
 /// One calendar's text read, expanded and rendered as `calendar_text` does a file's,
 /// without the file system and without the `catch_unwind` it puts around each file, so a
-/// panic on hostile input fails the fuzz tests (`tests/proof_fuzz.rs`) instead of
+/// panic on hostile input fails the fuzz tests (`tests/readers_fuzz.rs`) instead of
 /// quietly costing a file. Returns the listing and the warnings. Not part of the API.
 #[doc(hidden)]
 pub fn fuzz_calendar(

@@ -13,7 +13,7 @@
 //! bounded by construction (the work a case can do is bounded by its size; no test
 //! times anything). `THINKER_FUZZ_SCALE=N` runs N times as many cases of every property,
 //! for a long local run (README: "Fuzzing"); each run draws new cases, and a failure is
-//! saved by proptest in `proptest-regressions/proof_fuzz.txt` and replayed first on every
+//! saved by proptest in `proptest-regressions/readers_fuzz.txt` and replayed first on every
 //! later run.
 
 use std::fmt::Write as _;

@@ -8,7 +8,7 @@
 //! ```sh
 //! bash scripts/ci/e2e-llama-server.sh build          # once; cached outside the repo
 //! PID=$(bash scripts/ci/e2e-llama-server.sh start 8091)
-//! THINKER_LLAMA_URL=http://127.0.0.1:8091 cargo test --test integration llama_e2e -- --ignored --nocapture
+//! THINKER_LLAMA_URL=http://127.0.0.1:8091 cargo test --test integration provider_llama -- --ignored --nocapture
 //! bash scripts/ci/e2e-llama-server.sh stop "$PID"
 //! ```
 //!

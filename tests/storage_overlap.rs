@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use thinker::state::State;
 
-use crate::proof_crash::Unique;
+use crate::storage_crash::Unique;
 use crate::support::{SEED, Tick};
 
 /// How long any one process may take before the test fails (never reached when well).

@@ -569,7 +569,7 @@ fn ticks_killed_at_random_moments_never_corrupt_lose_or_repeat() {
         let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
     };
     say(format!(
-        "proof_crash: seed {seed} (THINKER_CRASH_SEED={seed} replays the delays)\n"
+        "storage_crash: seed {seed} (THINKER_CRASH_SEED={seed} replays the delays)\n"
     ));
     let mut proof = Proof::start(seed);
     // A few whole ticks: they must work and notify, and they measure a tick.
@@ -591,7 +591,7 @@ fn ticks_killed_at_random_moments_never_corrupt_lose_or_repeat() {
     proof.check_settled();
     proof.tally.insert("kill window (us)", span);
     say(format!(
-        "proof_crash: seed {seed}, {runs} runs in {:?}: {:?}\n",
+        "storage_crash: seed {seed}, {runs} runs in {:?}: {:?}\n",
         started.elapsed(),
         proof.tally
     ));

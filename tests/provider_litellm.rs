@@ -11,7 +11,7 @@
 //! bash scripts/ci/e2e-llama-server.sh build && bash scripts/ci/e2e-litellm.sh build
 //! LLAMA=$(bash scripts/ci/e2e-llama-server.sh start 8091)
 //! LITE=$(bash scripts/ci/e2e-litellm.sh start 4000 http://127.0.0.1:8091)
-//! THINKER_LITELLM_URL=http://127.0.0.1:4000 cargo test --test integration litellm_e2e -- --ignored --nocapture
+//! THINKER_LITELLM_URL=http://127.0.0.1:4000 cargo test --test integration provider_litellm -- --ignored --nocapture
 //! bash scripts/ci/e2e-litellm.sh stop "$LITE"; bash scripts/ci/e2e-llama-server.sh stop "$LLAMA"
 //! ```
 //!
@@ -27,7 +27,7 @@ use thinker::config::{ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
 use thinker::provider::Providers;
 use thinker::thread::ThreadName;
 
-use crate::llama_e2e::watcher_request;
+use crate::provider_llama::watcher_request;
 use crate::support::{SEED, Tick};
 
 fn proxy() -> String {
