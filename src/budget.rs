@@ -520,7 +520,7 @@ mod tests {
         assert_eq!(schedule(None, 1, &now), Err(Skip::Disabled));
     }
 
-    /// Regression (issue 22's probe): with `daily_cap = 2` used up, two ticks an hour
+    /// Regression (a hostile probe): with `daily_cap = 2` used up, two ticks an hour
     /// apart under other `TZ` values made 4 calls: the day is counted in the zone the
     /// ledger recorded (or the configured one), not the process's.
     #[test]
@@ -554,7 +554,7 @@ mod tests {
         assert_eq!(tokyo.escalations, 0, "the 23rd in Tokyo");
     }
 
-    /// Regression (issue 8): quiet hours and the budget's day were read in the machine's
+    /// Regression: quiet hours and the budget's day were read in the machine's
     /// zone; they follow the clock's zone, whatever `TZ` the tests run under.
     #[test]
     fn quiet_hours_and_the_day_follow_the_clocks_zone() {

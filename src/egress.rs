@@ -1,4 +1,4 @@
-//! What leaves the machine, call by call (SPEC §9, issue 24): [`prepare`] decides what
+//! What leaves the machine, call by call (SPEC §9): [`prepare`] decides what
 //! one provider is sent of a call's [`Outgoing`] — the public copy when private text is
 //! withheld from it, everything redacted when it redacts — and the [`Egress`] record the
 //! journal keeps of it: provider, local or remote, bytes sent, the sources carried and

@@ -3,7 +3,7 @@
 //! them fenced as data. The one path the tick and `thinker prompt` (and later `doctor`)
 //! take, so "`thinker prompt` prints the exact prompt" holds by construction.
 //!
-//! **Bounded input** (issue 22): every source reads at most the thread's share of
+//! **Bounded input**: every source reads at most the thread's share of
 //! `tick.max_input_bytes` ([`thread_share`]: an equal part per enabled thread), and the
 //! texts together are fitted into it ([`crate::sources::fit`]; said at `-v` and in the
 //! journal's `before_budget` when it cuts). Screening, and listing the sites each source
@@ -194,7 +194,7 @@ impl InputContext<'_> {
             );
         }
         let world = crate::quiet::fingerprint(thread.as_str(), "", &gathered);
-        // The screen (issue 11): each source shown neutralised and marked when it
+        // The screen: each source shown neutralised and marked when it
         // carries an attempt; the detections go to the journal with their source.
         let screened = screen_off_thread(std::mem::take(&mut gathered.texts)).await;
         for (t, found, _) in &screened {
@@ -295,7 +295,7 @@ struct Shown {
 }
 
 /// Screens each text and lists the sites it links to, on the blocking pool (the tick's
-/// event loop must keep its timers: issue 22). If that work fails (a bug), each source is
+/// event loop must keep its timers). If that work fails (a bug), each source is
 /// shown as withheld rather than unscreened.
 async fn screen_off_thread(
     texts: Vec<SourceText>,

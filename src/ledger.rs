@@ -107,7 +107,7 @@ pub struct Ledger {
     pub state: Option<String>,
     /// The zone `day` is counted in ([`Zone::name`]): `[budget] timezone`, else the zone
     /// of the tick that first wrote the ledger. Counting in it, not in whatever zone the
-    /// process runs in, keeps the daily cap from moving with `TZ` (issue 22).
+    /// process runs in, keeps the daily cap from moving with `TZ`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zone: Option<String>,
     #[serde(flatten)]

@@ -2,7 +2,7 @@
 //! stdout, as MCP's stdio transport frames them, for rmcp's server (`rmcp::transport::
 //! Transport`).
 //!
-//! **Every request is answered** (issue 22: a request line of 8 to 16 MB got no answer
+//! **Every request is answered** (a request line of 8 to 16 MB got no answer
 //! at all, though the server stayed up): a line longer than [`MAX_REQUEST_BYTES`] is read
 //! to its end without being kept (its first [`HEAD_BYTES`] aside, where its `id` is
 //! looked for) and answered with a JSON-RPC error that names the limit; well-formed JSON

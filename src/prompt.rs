@@ -157,7 +157,7 @@ struct EscalationContext {
 }
 
 /// Whether tainted entries (made only from text that carried a screen detection) are
-/// shown: to the threads, marked; never to the escalation model (issue 22: a tainted
+/// shown: to the threads, marked; never to the escalation model (a tainted
 /// entry is never escalated).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tainted {

@@ -1,4 +1,4 @@
-//! The quiet tick (SPEC §6 `skip_unchanged`, issue 10): a thread whose world is unchanged
+//! The quiet tick (SPEC §6 `skip_unchanged`): a thread whose world is unchanged
 //! since its last call is not called, so a machine where nothing happens costs no tokens.
 //!
 //! Owns the thread's **fingerprint** ([`fingerprint`]): a content hash of its config

@@ -147,7 +147,7 @@ pub struct Entry {
     pub from: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// Made only from text that carried a screen detection (issue 22): never escalated,
+    /// Made only from text that carried a screen detection: never escalated,
     /// never remembered, shown to the agent as coming from untrusted text. Cleared when
     /// a thread whose sources were clean sees it again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -297,7 +297,7 @@ pub struct EscalationRecord {
     /// Where the effect of the decision (a notification, a proposal, a note) stands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery: Option<Delivery>,
-    /// Raised by a thread whose sources carried a screen detection that tick (issue 22):
+    /// Raised by a thread whose sources carried a screen detection that tick:
     /// decided last when calls are short, never remembered.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tainted: bool,

@@ -11,7 +11,7 @@
 //! 10-record history and reopen the cooldown early.
 //!
 //! An escalation of a thread whose sources carried a screen detection this tick is
-//! marked `tainted` (issue 22): the escalation phase decides it last when calls are
+//! marked `tainted`: the escalation phase decides it last when calls are
 //! short and never remembers it. It is not suppressed: one hostile mail in an inbox
 //! must not silence every real alarm raised from that inbox.
 

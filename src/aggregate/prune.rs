@@ -105,7 +105,7 @@ fn entry_bytes(entry: &Entry) -> usize {
     c.bytes + 4 * c.newlines + 6
 }
 
-/// [`entry_bytes`] without serialising the links (issue 25: five links an entry doubled
+/// [`entry_bytes`] without serialising the links (five links an entry doubled
 /// the cost of sizing a memory at its caps): the entry is serialised with its links
 /// taken out and put back, and the links' part is counted from its fixed shape.
 fn entry_bytes_quick(entry: &mut Entry) -> usize {

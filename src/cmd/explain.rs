@@ -24,7 +24,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ExplainArgs) -> Result<u8, Error> {
     let id = args.id.trim();
     let lives = explain::explain(id, &replay.current, &journal);
     // Like `replay` and `report`: a journal that stops being readable is said, on stderr
-    // whatever the format (issue 22: after a torn line `explain` told a wrong story
+    // whatever the format (after a torn line `explain` told a wrong story
     // without a word).
     let stopped = journal.stopped.as_ref().map(|stop| {
         let unread = if journal.unread == 0 {

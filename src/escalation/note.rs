@@ -30,11 +30,11 @@
 //! to be the one looked at (same device and inode, still not a link), which refuses a
 //! link swapped in between — at worst after creating an empty file where it pointed.
 //!
-//! **Hard links are refused** too (issue 22): a file in `memory_dir` with more than one
+//! **Hard links are refused** too: a file in `memory_dir` with more than one
 //! link is another file's name as well (`ln /etc/motd memory/2026-11-22.md`), and
 //! appending would write into that file.
 //!
-//! **Thinker's own notes are recognised** ([`strip_own_notes`], issue 22), so that no
+//! **Thinker's own notes are recognised** ([`strip_own_notes`]), so that no
 //! source ever reads them back as new facts (a `files` source pointing at `memory_dir`, as
 //! `init`'s example suggests, made a note escalate again, three times): a note is its
 //! heading — `## HH:MM — thinker` and, optionally, ` (…)` to the end of the line — and
@@ -277,7 +277,7 @@ mod tests {
         );
     }
 
-    /// Regression (issue 22's probe): a hard link in `memory_dir` to a file elsewhere got
+    /// Regression (a hostile probe): a hard link in `memory_dir` to a file elsewhere got
     /// the note appended.
     #[test]
     fn a_hard_link_is_refused_and_its_target_untouched() {

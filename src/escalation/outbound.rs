@@ -1,4 +1,4 @@
-//! The check of what leaves (issue 22): before a notification or a proposal is sent or a
+//! The check of what leaves: before a notification or a proposal is sent or a
 //! note written, its text is read ([`crate::untrusted::outbound::read`]) and the decision
 //! is **held** — `held: needs confirmation (…): <text>`, shown by `show` and `log`, never
 //! sent, never released — when the text
@@ -79,7 +79,7 @@ pub enum Reason {
     /// A link to a site no trusted source showed.
     UnvouchedLink(String),
     /// A note asked for an escalation raised by a thread whose sources carried a screen
-    /// detection (issue 22: tainted text is never remembered).
+    /// detection (tainted text is never remembered).
     Tainted,
 }
 
@@ -285,7 +285,7 @@ mod tests {
             )
             .is_none()
         );
-        // Issue 22: what a screened thread raised is never remembered; a notification of
+        // What a screened thread raised is never remembered; a notification of
         // it is checked like any other, and a dismissal is always free.
         let (outcome, _) = hold(
             &decision("remember", "Disk full"),

@@ -67,7 +67,7 @@ pub fn is_due(record: &EscalationRecord, max_attempts: u32) -> bool {
 /// The work owed by `history`, given the calls made today, whether now is in the
 /// escalation quiet hours, and which records are urgent (`urgent(i)` for record `i`).
 ///
-/// **The cap is spent by importance** (issue 22): once the calls made today reach
+/// **The cap is spent by importance**: once the calls made today reach
 /// `daily_cap - reserve` ([`reserve`]), only urgent records are decided; the others are
 /// capped, so escalations raised by injected or unimportant findings early in the day can
 /// never take the last calls from an urgent one.
@@ -413,7 +413,7 @@ mod tests {
         );
     }
 
-    /// Regression (issue 22's probe): a multi-line decision text added its own
+    /// Regression (a hostile probe): a multi-line decision text added its own
     /// "— thinker (librarian)" line or a "Proposal …" header to a notification.
     #[test]
     fn the_frame_comes_first_and_the_text_is_one_line() {
@@ -428,7 +428,7 @@ mod tests {
         assert!(m.starts_with("thinker (watcher): Pay now "), "{m:?}");
     }
 
-    /// Issue 22: injections used 3 of the 5 daily calls and an urgent flight change was
+    /// Injections used 3 of the 5 daily calls and an urgent flight change was
     /// the 5th; the last `reserve` calls are the urgent ones'.
     #[test]
     fn the_last_calls_of_the_day_are_kept_for_urgent_records() {

@@ -1,4 +1,4 @@
-//! What may leave the machine (SPEC §9, issue 24): which providers are local, which
+//! What may leave the machine (SPEC §9): which providers are local, which
 //! sources are private, and what each provider may receive of private text.
 //!
 //! - **Local or remote.** A provider is local when its base URL's host is a loopback

@@ -124,7 +124,7 @@ fn windows(text: &str) -> impl Iterator<Item = (usize, usize, Option<String>)> +
 /// escape sequence (`ESC [ … final`, `ESC x`, C1 `CSI … final`), not invisible format
 /// characters — and JSON string escapes read as the characters they stand for (`\u0073`
 /// is `s`; `\u200b`, `\n` are invisible), since an answer's JSON is unescaped after the
-/// scrub (issue 22: `\u200b` between a key's characters left 17 of them in the state). A
+/// scrub (`\u200b` between a key's characters left 17 of them in the state). A
 /// key broken up by any of those is still a key once read.
 struct VisibleChars<'a> {
     text: &'a str,
@@ -297,7 +297,7 @@ mod tests {
         assert_eq!(scrub("anything", None), "anything");
     }
 
-    /// Regression (issue 22's probe): a model answer whose JSON puts `\u200b` escapes
+    /// Regression (a hostile probe): a model answer whose JSON puts `\u200b` escapes
     /// between a key's characters left 17 characters of the key in `subconscious.json`
     /// and the journal (the JSON is unescaped after the scrub).
     #[test]

@@ -116,7 +116,7 @@ mod tests {
         assert!(lines >= 40, "{lines}");
     }
 
-    /// The paraphrases of issue 21, in stems.
+    /// The paraphrases the recall benchmark's questions use, in stems.
     #[test]
     fn the_table_joins_what_people_say_for_the_same_thing() {
         let t = Synonyms::builtin();

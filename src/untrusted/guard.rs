@@ -1,4 +1,4 @@
-//! The guard (issue 11): what happens to what the screen ([`super::screen`]) finds, at the
+//! The guard: what happens to what the screen ([`super::screen`]) finds, at the
 //! three places untrusted text could steer thinker.
 //!
 //! - **Sources** ([`source`]): a source with a detection is still shown, each sentence

@@ -1,4 +1,4 @@
-//! What leaves thinker (issue 22): the text of a notification or a note, read for what
+//! What leaves thinker: the text of a notification or a note, read for what
 //! makes it unsafe to deliver without the user's word, and the sites a text links to.
 //!
 //! [`read`] finds, in a text a model wrote for the user:
