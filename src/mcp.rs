@@ -33,7 +33,8 @@ use serde_json::Value;
 use crate::aggregate::feedback::Judgement;
 use crate::clock::{Clock, age};
 use crate::config::Config;
-use crate::history::{self, Span, Tick};
+use crate::journal::Status as ThreadStatusWord;
+use crate::journal::read::{self, Span, Tick};
 use crate::ledger::{Ledger, Spend};
 use crate::recall::{self, DEFAULT_MAX_BYTES, MIN_MAX_BYTES, Recalled};
 use crate::recollect::{self, RecallSettings};
@@ -263,7 +264,7 @@ impl Tools {
     pub fn status(&self) -> Reply {
         let clock = (self.clock)();
         let mut warnings = Vec::new();
-        let journal = match history::read_journal(&self.state_dir, Span::Last(STREAK_TICKS)) {
+        let journal = match read::lenient(&self.state_dir, Span::Last(STREAK_TICKS)) {
             Ok(journal) => {
                 warnings.extend(journal.skipped.warning("journal"));
                 journal.ticks
@@ -423,9 +424,14 @@ pub struct Status {
 fn failure_streak(ticks: &[Tick], thread: &str) -> usize {
     let mut streak = 0;
     for tick in ticks.iter().rev() {
-        match tick.line.threads.iter().find(|t| t.thread == thread) {
-            Some(t) if t.status == "failed" => streak += 1,
-            Some(t) if t.status == "answered" => break,
+        match tick
+            .line
+            .threads
+            .iter()
+            .find(|t| t.thread.as_str() == thread)
+        {
+            Some(t) if t.status == ThreadStatusWord::Failed => streak += 1,
+            Some(t) if t.status == ThreadStatusWord::Answered => break,
             _ => {}
         }
     }
@@ -450,14 +456,14 @@ impl Status {
                     .threads
                     .iter()
                     .map(|th| ThreadStatus {
-                        thread: untrusted::excerpt(&th.thread, 40),
-                        status: untrusted::excerpt(&th.status, 40),
+                        thread: untrusted::excerpt(th.thread.as_str(), 40),
+                        status: untrusted::excerpt(th.status.as_str(), 40),
                         detail: th
                             .skip
                             .as_ref()
-                            .map(|s| untrusted::excerpt(&s.to_string(), 200))
+                            .map(|s| untrusted::excerpt(&s.brief(), 200))
                             .or_else(|| th.error.as_deref().map(|e| untrusted::excerpt(e, 200))),
-                        failure_streak: failure_streak(ticks, &th.thread),
+                        failure_streak: failure_streak(ticks, th.thread.as_str()),
                     })
                     .collect()
             })

@@ -40,6 +40,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::aggregate::feedback::Verdict;
+use crate::journal::files;
+pub use crate::journal::files::{JournalRotation, journal_file_order, journal_file_start};
 use crate::ledger::{LEDGER_FILE, Ledger};
 use crate::state::{State, StateProblem};
 use crate::untrusted::redact::RedactionKey;
@@ -60,18 +62,6 @@ pub const HOOKS_DIR: &str = "hooks";
 /// The file a failed cron tick's output is appended to (`thinker cron`): thinker's own, so
 /// it does not keep [`StateDir::tidy`] from making the directory private.
 pub const CRON_LOG_FILE: &str = "cron.log";
-
-/// When `journal.jsonl` is renamed aside (`[journal] rotate`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum JournalRotation {
-    /// When a line of another UTC month than the file's first line is appended.
-    #[default]
-    Month,
-    /// When the file would grow past this many bytes (a single larger line still goes in).
-    Size { max_bytes: u64 },
-    /// Never: one file forever.
-    Never,
-}
 
 /// The secret redaction placeholders are keyed with (SPEC §9): 64 hex digits, written
 /// once, 0600, never logged. Removing it gives new placeholders to values the memory
@@ -885,96 +875,23 @@ fn write_lines(
 
 impl StateDir {
     /// Renames `journal.jsonl` (open as `file`, `len` bytes) aside when `lines` (the
-    /// serialized lines about to be appended) may not join it; whether it did. A file
-    /// whose first line has no readable time is not rotated by month.
+    /// serialized lines about to be appended) may not join it
+    /// ([`files::rotation_stamp`]); whether it did.
     fn rotate_journal(&self, file: &File, len: u64, lines: &[u8]) -> io::Result<bool> {
-        let first = || first_line_time(file, len);
-        let (start, month) = match self.journal_rotation {
-            JournalRotation::Never => return Ok(false),
-            JournalRotation::Month => {
-                let (Some(start), Some(new)) = (first(), line_time(lines)) else {
-                    return Ok(false);
-                };
-                if start.format("%Y-%m").to_string() == new.format("%Y-%m").to_string() {
-                    return Ok(false);
-                }
-                (start, true)
-            }
-            JournalRotation::Size { max_bytes } => {
-                if len.saturating_add(lines.len() as u64) <= max_bytes {
-                    return Ok(false);
-                }
-                let Some(start) = first().or_else(|| line_time(lines)) else {
-                    return Ok(false);
-                };
-                (start, false)
-            }
-        };
-        let stamp = if month {
-            start.format("%Y-%m").to_string()
-        } else {
-            start.format("%Y-%m-%dT%H%M%SZ").to_string()
+        let Some(stamp) = files::rotation_stamp(self.journal_rotation, file, len, lines) else {
+            return Ok(false);
         };
         // Never over an existing file (a clock stepped back, a restored backup).
         let mut n = 1u32;
-        let mut target = self.file(&format!("journal-{stamp}.jsonl"));
+        let mut target = self.file(&files::rotated_name(&stamp, n));
         while fs::symlink_metadata(&target).is_ok() {
             n += 1;
-            target = self.file(&format!("journal-{stamp}.{n}.jsonl"));
+            target = self.file(&files::rotated_name(&stamp, n));
         }
         fs::rename(self.file(JOURNAL_FILE), &target)?;
         tracing::info!("rotated the journal to {}", target.display());
         Ok(true)
     }
-}
-
-/// The time of the first line of `file` that has one (within its first 1 MiB).
-fn first_line_time(file: &File, len: u64) -> Option<chrono::DateTime<chrono::Utc>> {
-    let mut head = vec![0u8; usize::try_from(len.min(1 << 20)).ok()?];
-    file.read_exact_at(&mut head, 0).ok()?;
-    head.split(|&b| b == b'\n').find_map(line_time)
-}
-
-/// The `time` of a JSON line (the first line of `bytes`).
-fn line_time(bytes: &[u8]) -> Option<chrono::DateTime<chrono::Utc>> {
-    #[derive(serde::Deserialize)]
-    struct Timed {
-        time: String,
-    }
-    let line = bytes.split(|&b| b == b'\n').next()?;
-    let timed: Timed = serde_json::from_slice(line).ok()?;
-    crate::timestamp::parse(&timed.time)
-}
-
-/// Whether `name` is a journal file, current (`journal.jsonl`) or rotated
-/// (`journal-<stamp>[.n].jsonl`), and the instant its stamp says its first line is at or
-/// after (`None` for the current one, which comes after every rotated one).
-pub fn journal_file_start(name: &str) -> Option<Option<chrono::DateTime<chrono::Utc>>> {
-    journal_file_order(name).map(|o| o.map(|(start, _)| start))
-}
-
-/// [`journal_file_start`] with the file's number among those of the same stamp (1 for
-/// `journal-<stamp>.jsonl`, n for `journal-<stamp>.n.jsonl`): the order they were made in.
-pub fn journal_file_order(name: &str) -> Option<Option<(chrono::DateTime<chrono::Utc>, u32)>> {
-    if name == JOURNAL_FILE {
-        return Some(None);
-    }
-    let stamp = name.strip_prefix("journal-")?.strip_suffix(".jsonl")?;
-    let (stamp, n) = match stamp.split_once('.') {
-        Some((stamp, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-            (stamp, n.parse().ok()?)
-        }
-        Some(_) => return None,
-        None => (stamp, 1),
-    };
-    let naive = chrono::NaiveDateTime::parse_from_str(stamp, "%Y-%m-%dT%H%M%SZ")
-        .ok()
-        .or_else(|| {
-            chrono::NaiveDate::parse_from_str(&format!("{stamp}-01"), "%Y-%m-%d")
-                .ok()
-                .and_then(|d| d.and_hms_opt(0, 0, 0))
-        })?;
-    Some(Some((naive.and_utc(), n)))
 }
 
 /// The agent's verdicts a tick took from `feedback.jsonl` ([`StateDir::take_feedback`]),

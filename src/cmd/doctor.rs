@@ -25,7 +25,8 @@ use crate::clock::{self, Clock};
 use crate::cmd::Context;
 use crate::config::{Config, ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
 use crate::error::{EXIT_FAILED, EXIT_OK, Error};
-use crate::history::{self, Span};
+use crate::journal::Status;
+use crate::journal::read::{self, Span};
 use crate::ledger::BreakerState;
 use crate::provider::{CallError, CallRequest, Providers};
 use crate::runtime;
@@ -529,7 +530,7 @@ const RECENT_TICKS: usize = 100;
 
 /// The journal: last tick, failure streaks per thread, skips by reason, unreadable lines.
 fn check_journal(dir: &StateDir, clock: Clock, report: &mut Report) {
-    let journal = match history::read_journal(dir.path(), Span::Last(RECENT_TICKS)) {
+    let journal = match read::lenient(dir.path(), Span::Last(RECENT_TICKS)) {
         Ok(j) => j,
         Err(e) => {
             report.push("journal", Level::Fail, e.to_string());
@@ -574,9 +575,9 @@ fn check_journal(dir: &StateDir, clock: Clock, report: &mut Report) {
             .ticks
             .iter()
             .rev()
-            .filter_map(|t| t.line.threads.iter().find(|l| l.thread == thread.as_str()))
-            .filter(|l| l.status != "skipped")
-            .take_while(|l| l.status == "failed")
+            .filter_map(|t| t.line.threads.iter().find(|l| l.thread == thread))
+            .filter(|l| l.status != Status::Skipped)
+            .take_while(|l| l.status == Status::Failed)
             .count();
         if streak == 0 {
             continue;
@@ -599,7 +600,7 @@ fn check_journal(dir: &StateDir, clock: Clock, report: &mut Report) {
     for t in &journal.ticks {
         for l in &t.line.threads {
             if let Some(skip) = &l.skip {
-                *skips.entry(skip.reason.as_str()).or_default() += 1;
+                *skips.entry(skip.reason()).or_default() += 1;
             }
         }
     }
