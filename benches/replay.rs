@@ -1,4 +1,4 @@
-//! Replay speed (issue 13): a journal of 10,000 ticks — four answers each, drawn from a
+//! Replay speed: a journal of 10,000 ticks — four answers each, drawn from a
 //! small world so that entries match, decay and get pruned; an agent's verdict now and
 //! then; each line with its state's digest, as `thinker tick` writes it — read and
 //! replayed with the recorded settings (checked against every digest), then with an

@@ -3,20 +3,16 @@
 //!
 //! Owns the one shape of an archive line ([`Archived`]: the entry as it was, its
 //! category, when and why it left — [`RemovalReason`]), written by the tick and read
-//! back by `stats` ([`read_archive`]), the `archive` source and recall (its tail). A
-//! line that does not read as one (torn by a kill, corrupt, hand-written) is passed
-//! over. Must not write (`storage` appends), nor decide what is removed (the
-//! aggregator).
-
-use std::path::Path;
+//! back by `stats` ([`crate::journal::read::read_archive`]), the `archive` source and
+//! recall (its tail). A line that does not read as one (torn by a kill, corrupt,
+//! hand-written) is passed over. Plain data: must not do I/O (`storage` appends), nor
+//! decide what is removed (the aggregator).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::answer::RetireWhy;
-use crate::journal::read::{ReadError, Skipped, Unreadable, read_bytes};
 use crate::state::{Category, Entry};
-use crate::storage::ARCHIVE_FILE;
 use crate::timestamp;
 
 /// Why an entry left the subconscious, written as SPEC §2 spells it in `archive.jsonl`:
@@ -95,63 +91,9 @@ impl Archived {
     }
 }
 
-/// `archive.jsonl` from `since` on (by `removed_at`), and the lines that did not read.
-pub fn read_archive(
-    dir: &Path,
-    since: DateTime<Utc>,
-) -> Result<(Vec<Archived>, Skipped), ReadError> {
-    let path = dir.join(ARCHIVE_FILE);
-    let mut skipped = Skipped::default();
-    let Some(bytes) = read_bytes(&path)? else {
-        return Ok((Vec::new(), skipped));
-    };
-    let mut out = Vec::new();
-    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match Archived::parse(line) {
-            Some(a) if a.removed_at >= since => out.push(a),
-            Some(_) => {}
-            None => skipped.0.push(Unreadable {
-                file: ARCHIVE_FILE.into(),
-                line: i + 1,
-            }),
-        }
-    }
-    Ok((out, skipped))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_archive_is_read_from_a_time_on() {
-        let tmp = tempfile::tempdir().unwrap();
-        std::fs::write(
-            tmp.path().join(ARCHIVE_FILE),
-            "{\"id\":\"a\",\"summary\":\"A\",\"strength\":10,\"created\":\"2026-11-20T10:00:00Z\",\"last_seen\":\"2026-11-21T10:00:00Z\",\"category\":\"patterns\",\"removed_at\":\"2026-11-22T10:00:00Z\",\"reason\":\"pruned\"}\n{\"id\":\"b\",\"summary\":\"B\",\"strength\":0,\"created\":\"2026-10-20T10:00:00Z\",\"last_seen\":\"2026-10-21T10:00:00Z\",\"category\":\"hunches\",\"removed_at\":\"2026-11-01T10:00:00Z\",\"reason\":\"retired: done\"}\n{torn",
-        )
-        .unwrap();
-        let (archived, skipped) = read_archive(
-            tmp.path(),
-            timestamp::parse("2026-11-15T00:00:00Z").unwrap(),
-        )
-        .unwrap();
-        assert_eq!(archived.len(), 1);
-        assert_eq!(
-            (archived[0].entry.strength.to_string(), archived[0].reason),
-            ("10".to_string(), RemovalReason::Pruned)
-        );
-        assert_eq!(
-            skipped.0,
-            [Unreadable {
-                file: "archive.jsonl".into(),
-                line: 3
-            }]
-        );
-    }
 
     /// Every reason reads back as written; other words do not read.
     #[test]

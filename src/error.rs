@@ -165,7 +165,7 @@ mod tests {
         }
     }
 
-    /// Regression (issue 8): `unwrap_or_default()` printed empty bytes for a report that
+    /// Regression: `unwrap_or_default()` printed empty bytes for a report that
     /// did not serialize.
     #[test]
     fn a_value_that_does_not_serialize_is_an_error_not_empty_output() {

@@ -80,17 +80,17 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Prompt(args) => args.now.as_deref(),
         Command::Screen(args) => args.now.as_deref(),
         Command::Init => None,
-        // --- watching thinker (issue 12) ---
+        // --- watching thinker ---
         Command::Log(args) => args.now.as_deref(),
         Command::Stats(args) => args.now.as_deref(),
         Command::Cron(_) | Command::Completions(_) | Command::Man => None,
         Command::Hook(args) => args.now.as_deref(),
         Command::Feedback(args) => args.now.as_deref(),
-        // --- the MCP server (issue 12: mcp) ---
+        // --- the MCP server ---
         Command::Mcp(args) => args.now.as_deref(),
-        // --- living with it (issue 12: doctor) ---
+        // --- living with it ---
         Command::Doctor(args) => args.now.as_deref(),
-        // --- replay, explain, report (issue 13) ---
+        // --- replay, explain, report ---
         Command::Replay(args) => args.now.as_deref(),
         Command::Explain(args) => args.now.as_deref(),
         Command::Report(args) => args.now.as_deref(),
@@ -101,7 +101,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Show(args) => cmd::show::run(&mut ctx, args),
         Command::Tick(args) => cmd::tick::run(&mut ctx, args),
         Command::Prompt(args) => cmd::prompt::run(&mut ctx, args),
-        // --- watching thinker (issue 12) ---
+        // --- watching thinker ---
         Command::Log(args) => cmd::log::run(&mut ctx, args),
         Command::Stats(args) => cmd::stats::run(&mut ctx, args),
         Command::Cron(args) => cmd::cron::run(&mut ctx, args),
@@ -110,11 +110,11 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Hook(args) => cmd::hook::run(&mut ctx, args),
         Command::Feedback(args) => cmd::feedback::run(&mut ctx, args),
         Command::Screen(args) => cmd::screen::run(&mut ctx, args),
-        // --- the MCP server (issue 12: mcp) ---
+        // --- the MCP server ---
         Command::Mcp(args) => cmd::mcp::run(&mut ctx, args),
-        // --- living with it (issue 12: doctor) ---
+        // --- living with it ---
         Command::Doctor(args) => cmd::doctor::run(&mut ctx, args),
-        // --- replay, explain, report (issue 13) ---
+        // --- replay, explain, report ---
         Command::Replay(args) => cmd::replay::run(&mut ctx, args),
         Command::Explain(args) => cmd::explain::run(&mut ctx, args),
         Command::Report(args) => cmd::report::run(&mut ctx, args),

@@ -32,11 +32,10 @@ use thinker::aggregate::{Settings, ThreadOutcome, aggregate};
 use thinker::answer::{
     self, Answer, Finding, MAX_FINDINGS, MAX_SUGGEST_WORDS, MAX_SUMMARY_CHARS, MAX_SUMMARY_WORDS,
 };
-use thinker::archive::read_archive;
 use thinker::clock::Zone;
 use thinker::config::{Config, ConfigError, DEFAULT_CONFIG};
 use thinker::escalation::decision;
-use thinker::journal::read::{Span, lenient as read_journal};
+use thinker::journal::read::{Span, lenient as read_journal, read_archive};
 use thinker::sources::ics::fuzz_calendar;
 use thinker::sources::{GatherContext, Source, gather};
 use thinker::state::State;

@@ -3,7 +3,7 @@
 //! status, entries added / reinforced / removed, escalations with their outcome (from the
 //! tick's escalation line, joined by run) and cost; with `--thread`, that thread's part
 //! of each tick (model, latency, tokens, cost, error or skip reason). Reads the journal
-//! and its rotated files ([`crate::history`]); works without a config.
+//! and its rotated files ([`crate::journal::read::lenient`]); works without a config.
 //!
 //! Text read from the journal is printed cleaned to one line (it may hold a model's or a
 //! server's words). Colour only on a terminal without `NO_COLOR` (or `--color always`).
@@ -115,7 +115,7 @@ fn escalations(tick: &Tick) -> String {
     let mut parts: Vec<String> = records
         .iter()
         .map(|r| {
-            // A decision held for the user's word (issue 22) says so: it is never sent.
+            // A decision held for the user's word says so: it is never sent.
             let word = if r
                 .outcome
                 .to_string()

@@ -16,14 +16,14 @@ use std::fmt::Write as _;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 
-use crate::archive::{Archived, read_archive};
+use crate::archive::Archived;
 use crate::cli::StatsArgs;
 use crate::clock::Clock;
 use crate::cmd::log::{dollars, millis, warn_skipped};
 use crate::cmd::{Context, since_instant};
 use crate::error::{EXIT_OK, Error, to_json_pretty};
 use crate::journal::line::outcome_word;
-use crate::journal::read::{self, Span, Tick};
+use crate::journal::read::{self, Span, Tick, read_archive};
 use crate::journal::{AttemptRecord, Status, ThreadRecord};
 use crate::state::{Category, Strength};
 use crate::storage::StateDir;

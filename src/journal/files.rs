@@ -7,6 +7,7 @@
 //! [`journal_file_order`]), and the order of the files of a directory
 //! ([`journal_files`]: rotated ones by their stamp, `journal.jsonl` last). Must not
 //! rename or write anything: `storage` rotates, in its append, under the tick lock.
+//! Imports nothing of thinker's but `timestamp`, so that `storage` may use it.
 
 use std::fs::{self, File};
 use std::io;
@@ -15,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use super::read::ReadError;
-use crate::storage::JOURNAL_FILE;
+/// The current journal file: lines are appended to it.
+pub const JOURNAL_FILE: &str = "journal.jsonl";
 
 /// When `journal.jsonl` is renamed aside (`[journal] rotate`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -121,16 +122,11 @@ type FileOrder = (DateTime<Utc>, u32);
 
 /// The journal files of `dir`, oldest first: rotated ones by the stamp in their name
 /// (then by name), `journal.jsonl` last. No directory: no files.
-pub fn journal_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
+pub fn journal_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(ReadError::List {
-                path: dir.to_path_buf(),
-                source,
-            });
-        }
+        Err(e) => return Err(e),
     };
     let mut files: Vec<(Option<FileOrder>, String)> = entries
         .flatten()

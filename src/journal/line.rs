@@ -495,3 +495,193 @@ pub enum Line {
     Tick(Box<JournalLine>),
     Escalation(Box<EscalationLine>),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tick(text: &str) -> JournalLine {
+        match serde_json::from_str::<Line>(text) {
+            Ok(Line::Tick(line)) => *line,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    /// Table: lines older versions wrote read into the one shape, with their defaults.
+    #[test]
+    fn older_lines_read_with_their_defaults() {
+        let t = "\"time\":\"2026-11-21T08:00:00Z\"";
+        // Before `rules`, `state`, answers and attempts: version 1, nothing to check.
+        let v1 = tick(&format!(
+            "{{{t},\"run\":3,\"threads\":[{{\"thread\":\"watcher\",\"status\":\"answered\",\"provider\":\"groq\",\"model\":\"m\",\"cost\":0.1}}]}}"
+        ));
+        assert_eq!(
+            (v1.rules, v1.state.as_deref(), v1.base.is_none()),
+            (1, None, true)
+        );
+        let w = &v1.threads[0];
+        assert_eq!(
+            (w.status.clone(), w.answer.is_none(), w.attempts.len()),
+            (Status::Answered, true, 0)
+        );
+        assert!(!v1.has_answers());
+        // A null cost (a non-finite one written), no exit code, no aggregate.
+        let nulls = tick(&format!(
+            "{{{t},\"cost\":null,\"threads\":[{{\"thread\":\"oracle\",\"status\":\"failed\",\"cost\":null,\"attempts\":[{{\"model\":\"a/b\",\"cost\":null}}]}}]}}"
+        ));
+        assert_eq!(
+            (nulls.cost, nulls.exit_code, nulls.aggregate.applied),
+            (0.0, 0, false)
+        );
+        assert!(nulls.threads[0].attempts[0].cost.abs() < f64::EPSILON);
+        // A status and a skip reason of another version are kept as read.
+        let newer = tick(&format!(
+            "{{{t},\"threads\":[{{\"thread\":\"dreamer\",\"status\":\"napping\"}},{{\"thread\":\"oracle\",\"status\":\"skipped\",\"skip\":{{\"reason\":\"moon\",\"detail\":\"full\"}}}},{{\"thread\":\"watcher\",\"status\":\"skipped\",\"skip\":{{\"reason\":\"cadence\",\"every\":3}}}},{{\"thread\":\"librarian\"}}]}}"
+        ));
+        let th = &newer.threads;
+        assert_eq!(th[0].status, Status::Unknown("napping".into()));
+        assert_eq!(th[0].status.as_str(), "napping");
+        let other = th[1].skip.as_ref().unwrap();
+        assert_eq!(
+            (other.reason(), other.brief()),
+            ("moon", "moon: full".to_string())
+        );
+        let cadence = th[2].skip.as_ref().unwrap();
+        assert_eq!(cadence, &SkipRecord::Known(Skip::Cadence { every: 3 }));
+        assert_eq!(cadence.brief(), "cadence (every 3 ticks)");
+        assert_eq!(cadence.to_string(), "runs every 3 ticks");
+        assert_eq!(th[3].status, Status::default());
+        // An escalation line of an older version: no state digest.
+        let esc = r#"{"time":"2026-11-21T08:00:00Z","run":3,"escalation":{"records":[]}}"#;
+        match serde_json::from_str::<Line>(esc).unwrap() {
+            Line::Escalation(e) => assert_eq!((e.run, e.state), (3, None)),
+            Line::Tick(_) => panic!("an escalation line read as a tick"),
+        }
+        // Not a line: no threads, no escalation.
+        assert!(serde_json::from_str::<Line>(&format!("{{{t}}}")).is_err());
+    }
+
+    /// Every status reads back as written.
+    #[test]
+    fn statuses_read_back_as_written() {
+        for s in [
+            Status::Answered,
+            Status::Failed,
+            Status::Skipped,
+            Status::Unknown("later".into()),
+        ] {
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(serde_json::from_str::<Status>(&json).unwrap(), s);
+        }
+        for s in [
+            aggregate::Status::Answered,
+            aggregate::Status::Failed,
+            aggregate::Status::Skipped,
+        ] {
+            assert_eq!(
+                serde_json::to_string(&Status::from(s)).unwrap(),
+                serde_json::to_string(&s).unwrap()
+            );
+        }
+    }
+
+    fn skip() -> impl proptest::strategy::Strategy<Value = Option<SkipRecord>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(None),
+            Just(Some(SkipRecord::Known(Skip::Disabled))),
+            (1u32..100).prop_map(|every| Some(SkipRecord::Known(Skip::Cadence { every }))),
+            "[a-z: ]{0,12}".prop_map(|detail| Some(SkipRecord::Known(Skip::Budget { detail }))),
+            (0u32..9, 0u32..9).prop_map(|(skipped, max_skipped)| Some(SkipRecord::Known(
+                Skip::Unchanged {
+                    skipped,
+                    max_skipped
+                }
+            ))),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// What the writer writes, the reader reads back unchanged (the fields it reads).
+        #[test]
+        fn a_written_line_reads_back_as_it_was(
+            run in 0u64..u64::MAX,
+            tick_count in 0u64..1000,
+            exit_code in 0u8..3,
+            cost in 0.0f64..10.0,
+            tokens in 0u64..1_000_000,
+            status in 0usize..3,
+            skip in skip(),
+            error in proptest::option::of("[ -~]{0,30}"),
+            model in proptest::option::of("[a-z/.-]{1,20}"),
+            latency in proptest::option::of(0u64..100_000),
+            state in "[0-9a-f]{16}",
+        ) {
+            let time = timestamp::parse("2026-11-22T10:05:00Z").unwrap();
+            let thread = ThreadRecord {
+                thread: ThreadName::Oracle,
+                status: [Status::Answered, Status::Failed, Status::Skipped][status].clone(),
+                skip,
+                provider: model.clone(),
+                model: model.clone(),
+                latency_ms: latency.unwrap_or_default(),
+                tokens_in: tokens,
+                tokens_out: tokens / 2,
+                cost,
+                error: error.clone(),
+                findings: status,
+                reinforce: 1,
+                attempts: vec![AttemptRecord {
+                    model: model.clone().unwrap_or_default(),
+                    cost,
+                    tries: 1,
+                    error,
+                    ..AttemptRecord::default()
+                }],
+                sources: vec![SourceRecord {
+                    name: "disk".into(),
+                    kind: "command".into(),
+                    bytes: 12,
+                    ..SourceRecord::default()
+                }],
+                guard: Vec::new(),
+                answer: Some(Answer::default()),
+            };
+            let line = JournalLine {
+                time,
+                rules: aggregate::RULES,
+                duration_ms: latency.unwrap_or(5),
+                run,
+                tick_count,
+                exit_code,
+                threads: vec![thread],
+                aggregate: AggregateRecord {
+                    applied: true,
+                    added: vec!["a".into()],
+                    retired: vec![RetiredRecord { id: "b".into(), why: RetireWhy::Done }],
+                    ..AggregateRecord::default()
+                },
+                escalations: Vec::new(),
+                tokens_in: tokens,
+                tokens_out: tokens / 2,
+                cost,
+                verdicts: Vec::new(),
+                state: Some(state.clone()),
+                base: Some(Box::new(State::default())),
+            };
+            let text = serde_json::to_string(&line).unwrap();
+            proptest::prop_assert_eq!(serde_json::from_str::<Line>(&text).unwrap(), Line::Tick(Box::new(line)));
+            let esc = EscalationLine {
+                time,
+                run,
+                tick_count,
+                escalation: EscalationWork { latency_ms: latency, cost, ..EscalationWork::default() },
+                state: Some(state),
+            };
+            let text = serde_json::to_string(&esc).unwrap();
+            proptest::prop_assert_eq!(serde_json::from_str::<Line>(&text).unwrap(), Line::Escalation(Box::new(esc)));
+        }
+    }
+}

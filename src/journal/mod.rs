@@ -4,7 +4,7 @@
 //! carries its egress record (what left the machine, [`crate::egress`]). The line is also the
 //! `tick --json` report, minus the full aggregator report.
 //!
-//! Owns the journal's one line shape ([`line`]), its reading back ([`read`]: lenient for
+//! Owns the journal's one line shape ([`mod@line`]), its reading back ([`read`]: lenient for
 //! `log`, `stats`, `doctor`, the MCP status; strict for `replay`), and its files' names
 //! and order, rotation included ([`files`]). Here: the writer's side. A thread's line
 //! ([`ThreadRecord::of`]) is built once, after the thread is done, from its

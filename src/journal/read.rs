@@ -1,6 +1,6 @@
 //! Reading the journal back (`journal.jsonl` and its rotated files, in the order of
 //! [`super::files::journal_files`]) into [`Tick`]s: each tick's [`JournalLine`] with the
-//! [`EscalationLine`] of the same `run` joined to it ([`join`], the one join).
+//! [`EscalationLine`] of the same `run` joined to it (one join, the same in both modes).
 //!
 //! Two modes, one line shape ([`super::line`]):
 //! - [`lenient`] (`log`, `stats`, `doctor`, the MCP status): a line that does not read (torn
@@ -21,8 +21,10 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use super::files::{journal_files, start_of};
+use super::files::start_of;
 use super::line::{EscalationLine, JournalLine, Line};
+use crate::archive::Archived;
+use crate::storage::ARCHIVE_FILE;
 use crate::timestamp;
 
 /// A journal or archive file that exists but cannot be read.
@@ -54,10 +56,10 @@ impl Tick {
 /// Joins an escalation line to its tick: the latest one with the same run (run numbers
 /// restart when the ledger is deleted), unless that one already has its escalation line.
 /// Gives the line back when there is no such tick.
-fn join(ticks: &mut [Tick], esc: EscalationLine) -> Result<(), EscalationLine> {
+fn join(ticks: &mut [Tick], esc: Box<EscalationLine>) -> Result<(), Box<EscalationLine>> {
     match ticks.iter_mut().rev().find(|t| t.line.run == esc.run) {
         Some(tick) if tick.escalation.is_none() => {
-            tick.escalation = Some(esc);
+            tick.escalation = Some(*esc);
             Ok(())
         }
         _ => Err(esc),
@@ -116,6 +118,14 @@ pub struct Lenient {
     pub skipped: Skipped,
 }
 
+/// The journal files of `dir` in order ([`super::files::journal_files`]).
+fn journal_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
+    super::files::journal_files(dir).map_err(|source| ReadError::List {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
 /// Reads `span` of the journal in `dir` leniently (no journal yet: no ticks).
 pub fn lenient(dir: &Path, span: Span) -> Result<Lenient, ReadError> {
     let files = journal_files(dir)?;
@@ -153,10 +163,10 @@ pub fn lenient(dir: &Path, span: Span) -> Result<Lenient, ReadError> {
                     escalation: None,
                 }),
                 Ok(Line::Escalation(esc)) => {
-                    if let Err(esc) = join(&mut journal.ticks, *esc) {
+                    if let Err(esc) = join(&mut journal.ticks, esc) {
                         journal.ticks.push(Tick {
                             line: JournalLine::lost(esc.time, esc.run),
-                            escalation: Some(esc),
+                            escalation: Some(*esc),
                         });
                     }
                 }
@@ -242,7 +252,7 @@ fn take(ticks: &mut Vec<Tick>, line: &[u8]) -> Result<(), String> {
             line: *line,
             escalation: None,
         }),
-        Line::Escalation(esc) => join(ticks, *esc).map_err(|esc| {
+        Line::Escalation(esc) => join(ticks, esc).map_err(|esc| {
             format!(
                 "an escalation line of run {} at {} has no tick line before it",
                 esc.run,
@@ -302,9 +312,37 @@ fn count_ticks(path: &Path) -> Result<usize, ReadError> {
         .count())
 }
 
+/// `archive.jsonl` from `since` on (by `removed_at`), and the lines that did not read.
+pub fn read_archive(
+    dir: &Path,
+    since: DateTime<Utc>,
+) -> Result<(Vec<Archived>, Skipped), ReadError> {
+    let path = dir.join(ARCHIVE_FILE);
+    let mut skipped = Skipped::default();
+    let Some(bytes) = read_bytes(&path)? else {
+        return Ok((Vec::new(), skipped));
+    };
+    let mut out = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match Archived::parse(line) {
+            Some(a) if a.removed_at >= since => out.push(a),
+            Some(_) => {}
+            None => skipped.0.push(Unreadable {
+                file: ARCHIVE_FILE.into(),
+                line: i + 1,
+            }),
+        }
+    }
+    Ok((out, skipped))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::archive::RemovalReason;
     use crate::journal::Status;
 
     const TICK: &str = r#"{"time":"2026-11-22T10:00:00Z","duration_ms":900,"run":7,"tick_count":3,"exit_code":0,"threads":[{"thread":"watcher","status":"answered","latency_ms":800,"tokens_in":100,"tokens_out":10,"cost":null,"findings":1,"reinforce":0}],"aggregate":{"applied":true,"added":["a"],"reinforced":[],"weakened":[],"decayed":["b"],"pruned":[],"budget":[]},"tokens_in":100,"tokens_out":10,"cost":0.5}"#;
@@ -443,7 +481,7 @@ mod tests {
         )
         .unwrap()
         {
-            Line::Escalation(e) => *e,
+            Line::Escalation(e) => e,
             Line::Tick(_) => unreachable!(),
         };
         // Run numbers restart when the ledger is deleted: the later tick of run 1 wins.
@@ -567,5 +605,32 @@ mod tests {
             proptest::prop_assert!(lenient(tmp.path(), Span::All).unwrap().skipped.0.is_empty());
             proptest::prop_assert!(strict(tmp.path()).unwrap().stopped.is_none());
         }
+    }
+
+    #[test]
+    fn the_archive_is_read_from_a_time_on() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(
+            tmp.path().join(ARCHIVE_FILE),
+            "{\"id\":\"a\",\"summary\":\"A\",\"strength\":10,\"created\":\"2026-11-20T10:00:00Z\",\"last_seen\":\"2026-11-21T10:00:00Z\",\"category\":\"patterns\",\"removed_at\":\"2026-11-22T10:00:00Z\",\"reason\":\"pruned\"}\n{\"id\":\"b\",\"summary\":\"B\",\"strength\":0,\"created\":\"2026-10-20T10:00:00Z\",\"last_seen\":\"2026-10-21T10:00:00Z\",\"category\":\"hunches\",\"removed_at\":\"2026-11-01T10:00:00Z\",\"reason\":\"retired: done\"}\n{torn",
+        )
+        .unwrap();
+        let (archived, skipped) = read_archive(
+            tmp.path(),
+            timestamp::parse("2026-11-15T00:00:00Z").unwrap(),
+        )
+        .unwrap();
+        assert_eq!(archived.len(), 1);
+        assert_eq!(
+            (archived[0].entry.strength.to_string(), archived[0].reason),
+            ("10".to_string(), RemovalReason::Pruned)
+        );
+        assert_eq!(
+            skipped.0,
+            [Unreadable {
+                file: "archive.jsonl".into(),
+                line: 3
+            }]
+        );
     }
 }

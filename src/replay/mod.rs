@@ -1,4 +1,4 @@
-//! Replay (issue 13): the journal's recorded ticks re-run through the aggregator, to check
+//! Replay: the journal's recorded ticks re-run through the aggregator, to check
 //! that the recorded states are reproduced exactly and to see what other settings would
 //! have made of the same history — without calling a model or writing a file.
 //!
@@ -6,7 +6,7 @@
 //! apply each tick's recorded answers and verdicts with [`aggregate::aggregate`], apply
 //! the escalation phase's recorded records, check each result against the digest the
 //! tick recorded), the frames `explain` and `report` are drawn from, and the comparison
-//! of two runs ([`diff`]). Reading the journal is [`read`]; `--set` is [`overrides`];
+//! of two runs ([`diff`]). Reading the journal is [`crate::journal::read::strict`]; `--set` is [`overrides`];
 //! one entry's life is [`explain`].
 //!
 //! Must not: write, lock or touch the state directory; call a provider; read the clock
