@@ -11,10 +11,10 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 
 use super::error::{StorageError, access_error, not_a_directory};
-use super::feedback::consumed_order;
 use super::{
     ARCHIVE_FILE, BACKUP_FILE, CRON_LOG_FILE, FEEDBACK_FILE, HOOKS_DIR, JOURNAL_FILE,
-    JournalRotation, LOCK_FILE, REDACTION_KEY_FILE, STATE_FILE, StateDir, journal_file_start,
+    JournalRotation, LOCK_FILE, REDACTION_KEY_FILE, STATE_FILE, StateDir, consumed_order,
+    journal_file_start,
 };
 use crate::ledger::LEDGER_FILE;
 

@@ -14,12 +14,8 @@ use std::path::{Path, PathBuf};
 
 use super::commit::{open_append, write_lines};
 use super::error::{StorageError, write_error};
-use super::{FEEDBACK_FILE, Lock, StateDir};
+use super::{CONSUMED_PREFIX, FEEDBACK_FILE, Lock, StateDir, consumed_order};
 use crate::aggregate::feedback::Verdict;
-
-/// `feedback.jsonl` as a tick took it, under the lock, until its state is committed:
-/// `feedback.jsonl.consumed-<run>` (`-<run>.<n>` when that name is taken).
-pub(super) const CONSUMED_PREFIX: &str = "feedback.jsonl.consumed-";
 
 /// The agent's verdicts a tick took from `feedback.jsonl` ([`StateDir::take_feedback`]),
 /// and the files they were read from, removed once the tick's state is committed
@@ -203,11 +199,4 @@ pub(super) fn wait_for_writers(path: &Path) {
             }
         }
     }
-}
-
-/// The order of a consumed feedback file (`feedback.jsonl.consumed-<run>[.<n>]`).
-pub(super) fn consumed_order(name: &str) -> Option<(u64, u32)> {
-    let rest = name.strip_prefix(CONSUMED_PREFIX)?;
-    let (run, n) = rest.split_once('.').unwrap_or((rest, "1"));
-    Some((run.parse().ok()?, n.parse().ok()?))
 }

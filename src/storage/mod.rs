@@ -59,6 +59,9 @@ pub const LOCK_FILE: &str = "subconscious.json.lock";
 pub const ARCHIVE_FILE: &str = "archive.jsonl";
 /// The agent's verdicts (SPEC §7.9), appended without the lock.
 pub const FEEDBACK_FILE: &str = "feedback.jsonl";
+/// `feedback.jsonl` as a tick took it, under the lock, until its state is committed:
+/// `feedback.jsonl.consumed-<run>` (`-<run>.<n>` when that name is taken).
+const CONSUMED_PREFIX: &str = "feedback.jsonl.consumed-";
 /// The hook's per-session records (`thinker hook`), written without the lock.
 pub const HOOKS_DIR: &str = "hooks";
 
@@ -76,4 +79,11 @@ pub const REDACTION_KEY_FILE: &str = "redaction.key";
 pub struct StateDir {
     dir: PathBuf,
     journal_rotation: JournalRotation,
+}
+
+/// The order of a consumed feedback file (`feedback.jsonl.consumed-<run>[.<n>]`).
+fn consumed_order(name: &str) -> Option<(u64, u32)> {
+    let rest = name.strip_prefix(CONSUMED_PREFIX)?;
+    let (run, n) = rest.split_once('.').unwrap_or((rest, "1"));
+    Some((run.parse().ok()?, n.parse().ok()?))
 }
