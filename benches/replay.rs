@@ -1,4 +1,4 @@
-//! Replay speed (issue 13): a journal of 10,000 ticks — four answers each, drawn from a
+//! Replay speed: a journal of 10,000 ticks — four answers each, drawn from a
 //! small world so that entries match, decay and get pruned; an agent's verdict now and
 //! then; each line with its state's digest, as `thinker tick` writes it — read and
 //! replayed with the recorded settings (checked against every digest), then with an
@@ -154,7 +154,7 @@ fn main() {
         let mut best = f64::MAX;
         for _ in 0..3 {
             let started = Instant::now();
-            let Ok(journal) = replay::read::read(dir.path()) else {
+            let Ok(journal) = thinker::journal::read::strict(dir.path()) else {
                 eprintln!("cannot read the journal");
                 return;
             };
@@ -172,7 +172,7 @@ fn main() {
         rows.push(json!({"what": what, "ms": best * 1000.0, "ticks_per_s": ticks as f64 / best}));
     }
     // The engine alone, the journal already read.
-    let Ok(journal) = replay::read::read(dir.path()) else {
+    let Ok(journal) = thinker::journal::read::strict(dir.path()) else {
         return;
     };
     let started = Instant::now();

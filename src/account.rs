@@ -6,8 +6,8 @@
 
 use std::fmt::Write;
 
-use crate::aggregate::{RemovalReason, Report, Status};
-use crate::journal::ThreadRecord;
+use crate::aggregate::{RemovalReason, Report};
+use crate::journal::{Status, ThreadRecord};
 use crate::show::clean;
 use crate::state::EscalationOutcome;
 use crate::tick::TickReport;
@@ -129,6 +129,7 @@ fn threads(out: &mut String, threads: &[ThreadRecord]) {
                 t.findings,
                 t.reinforce
             ),
+            Status::Unknown(ref word) => clean(word),
         };
         let _ = writeln!(out, "  {:<10} {line}", t.thread.as_str());
         for s in t.sources.iter().filter(|s| s.error.is_some()) {

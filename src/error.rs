@@ -77,7 +77,7 @@ pub enum Error {
     },
     /// The journal or the archive cannot be read (`log`, `stats`).
     #[error(transparent)]
-    History(#[from] crate::history::HistoryError),
+    History(#[from] crate::journal::read::ReadError),
     /// A `--set` of `replay` or `report` that cannot be applied.
     #[error(transparent)]
     Override(#[from] crate::replay::overrides::OverrideError),

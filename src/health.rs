@@ -25,7 +25,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::history::{self, Span, Tick};
+use crate::journal::Status;
+use crate::journal::read::{self, Span, Tick};
 use crate::ledger::{Ledger, Spend};
 use crate::provider::breaker::{self, KeyNow, Phase};
 use crate::provider::config::DEFAULT_BREAKER_HOURS;
@@ -228,10 +229,10 @@ fn failure_streaks(ticks: &[Tick]) -> BTreeMap<&str, usize> {
                 continue;
             }
             let (streak, ended) = streaks.entry(line.thread.as_str()).or_default();
-            match line.status.as_str() {
+            match line.status {
                 _ if *ended => {}
-                "failed" => *streak += 1,
-                "skipped" => {}
+                Status::Failed => *streak += 1,
+                Status::Skipped => {}
                 _ => *ended = true,
             }
         }
@@ -246,7 +247,7 @@ fn failure_streaks(ticks: &[Tick]) -> BTreeMap<&str, usize> {
 /// at `clock` ([`Health::of`]); what cannot be read is said in the value.
 pub fn read(state_dir: &Path, allowances: &Allowances, keys: &Keys, clock: &Clock) -> Health {
     let (ticks, journal_unreadable, journal_skipped) =
-        match history::read_journal(state_dir, Span::Last(RECENT_TICKS)) {
+        match read::lenient(state_dir, Span::Last(RECENT_TICKS)) {
             Ok(journal) => (journal.ticks, None, journal.skipped.warning("journal")),
             Err(e) => (Vec::new(), Some(e.to_string()), None),
         };
@@ -280,12 +281,12 @@ impl Health {
                     .threads
                     .iter()
                     .map(|th| ThreadHealth {
-                        thread: untrusted::excerpt(&th.thread, 40),
-                        status: untrusted::excerpt(&th.status, 40),
+                        thread: untrusted::excerpt(th.thread.as_str(), 40),
+                        status: untrusted::excerpt(th.status.as_str(), 40),
                         detail: th
                             .skip
                             .as_ref()
-                            .map(|s| untrusted::excerpt(&s.to_string(), 200))
+                            .map(|s| untrusted::excerpt(&s.brief(), 200))
                             .or_else(|| th.error.as_deref().map(|e| untrusted::excerpt(e, 200))),
                         failure_streak: streaks.get(th.thread.as_str()).copied().unwrap_or(0),
                     })
@@ -302,7 +303,7 @@ impl Health {
         for line in ticks.iter().flat_map(|t| &t.line.threads) {
             if let Some(skip) = &line.skip {
                 *skips
-                    .entry(untrusted::excerpt(&skip.reason, 80))
+                    .entry(untrusted::excerpt(skip.reason(), 80))
                     .or_default() += 1;
             }
         }

@@ -9,6 +9,7 @@
 pub mod account;
 pub mod aggregate;
 pub mod answer;
+pub mod archive;
 pub mod budget;
 pub mod cli;
 pub mod clock;
@@ -19,7 +20,6 @@ pub mod embeddings;
 pub mod error;
 pub mod escalation;
 pub mod health;
-pub mod history;
 pub mod init;
 pub mod input;
 pub mod journal;

@@ -35,7 +35,7 @@ use crate::aggregate::feedback::Judgement;
 use crate::clock::{Clock, age};
 use crate::health::{self, Budget, Health, Keys};
 pub use crate::health::{Allowances, ProviderAllowance};
-use crate::history::Tick;
+use crate::journal::read::Tick;
 use crate::ledger::Ledger;
 use crate::provider::breaker::Phase;
 use crate::recall::{self, DEFAULT_MAX_BYTES, MIN_MAX_BYTES, Recalled};

@@ -10,8 +10,7 @@
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 
-use serde::Deserialize;
-
+use crate::archive::Archived;
 pub use crate::embeddings::EmbeddingsSettings;
 use crate::embeddings::{self, Cache};
 use crate::recall::{self, Acceptance, Inputs, Limits, Semantic, Synonyms};
@@ -83,12 +82,6 @@ impl Recollection {
     }
 }
 
-#[derive(Deserialize)]
-struct ArchivedSummary {
-    #[serde(default)]
-    summary: String,
-}
-
 /// The summaries of the archive's last [`ARCHIVE_TAIL_BYTES`] (unreadable lines and a
 /// missing file are nothing).
 pub fn archive_summaries(dir: &StateDir) -> Vec<String> {
@@ -113,8 +106,8 @@ pub fn archive_summaries(dir: &StateDir) -> Vec<String> {
         lines.next(); // the tail starts inside a line
     }
     lines
-        .filter_map(|l| serde_json::from_slice::<ArchivedSummary>(l).ok())
-        .map(|a| a.summary)
+        .filter_map(Archived::parse)
+        .map(|a| a.entry.summary)
         .filter(|s| !s.is_empty())
         .collect()
 }

@@ -35,7 +35,7 @@ use thinker::answer::{
 use thinker::clock::Zone;
 use thinker::config::{Config, ConfigError, DEFAULT_CONFIG};
 use thinker::escalation::decision;
-use thinker::history::{Span, read_archive, read_journal};
+use thinker::journal::read::{Span, lenient as read_journal, read_archive};
 use thinker::sources::ics::fuzz_calendar;
 use thinker::sources::{GatherContext, Source, gather};
 use thinker::state::State;
@@ -2080,7 +2080,7 @@ proptest! {
             bytes.push(b'\n');
         }
         fs::write(dir.path().join("journal.jsonl"), &bytes).unwrap();
-        let journal = thinker::replay::read::read(dir.path()).unwrap();
+        let journal = thinker::journal::read::strict(dir.path()).unwrap();
         let looser = Settings { match_threshold: 0.3, ..Settings::default() };
         let r = thinker::replay::replay(&journal, None, &Settings::default(), Some(&looser), thinker::replay::Keep::Frames);
         prop_assert!(r.current.ticks <= journal.ticks.len());

@@ -237,7 +237,7 @@ fn replay_cmd(f: &Fixture, dir: &Path, args: &[&str]) -> (Option<i32>, String, S
 #[test]
 fn replay_reproduces_every_recorded_state_byte_for_byte() {
     let f = fixture();
-    let journal = replay::read::read(&f.dir).unwrap();
+    let journal = thinker::journal::read::strict(&f.dir).unwrap();
     assert_eq!(journal.stopped, None);
     assert_eq!(journal.ticks.len(), TICKS);
     assert!(
@@ -455,8 +455,12 @@ fn a_state_restored_by_hand_is_followed() {
             saved = fs::read_to_string(&state).unwrap();
         }
     }
-    let journal = replay::read::read(&tick.home().join("state")).unwrap();
-    let bases = journal.ticks.iter().filter(|t| t.base.is_some()).count();
+    let journal = thinker::journal::read::strict(&tick.home().join("state")).unwrap();
+    let bases = journal
+        .ticks
+        .iter()
+        .filter(|t| t.line.base.is_some())
+        .count();
     assert_eq!(bases, 2, "the first tick and the one after the restore");
     let run = replay::run(
         &journal.ticks,
@@ -482,7 +486,7 @@ fn a_state_restored_by_hand_is_followed() {
 #[test]
 fn explain_tells_an_entrys_life() {
     let f = fixture();
-    let journal = replay::read::read(&f.dir).unwrap();
+    let journal = thinker::journal::read::strict(&f.dir).unwrap();
     // An entry that was seen again and then left.
     let (code, stdout, stderr) = replay_cmd(f, &f.dir, &["explain", "--json", "t-nas-disk-almost"]);
     assert_eq!(code, Some(0), "{stderr}");

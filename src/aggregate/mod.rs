@@ -35,11 +35,11 @@ pub mod threads;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 
-use crate::answer::RetireWhy;
-use crate::state::{Category, Entry, EscalationRecord, State, Strength};
+use crate::state::{Category, EscalationRecord, State, Strength};
 use crate::thread::{Kind, ThreadName};
 use crate::timestamp;
 
+pub use crate::archive::{Archived, RemovalReason};
 pub use outcome::{Skip, Status, ThreadError, ThreadOutcome};
 
 /// The version of the memory rules (SPEC §7) this aggregator implements: journaled with
@@ -164,49 +164,6 @@ impl Default for Settings {
             rejected_memory: TimeDelta::hours(72),
         }
     }
-}
-
-/// Why an entry left the subconscious, written as SPEC §2 spells it in `archive.jsonl`:
-/// `decayed`, `pruned`, `budget`, `rejected`, `retired: <why>`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RemovalReason {
-    Decayed,
-    Pruned,
-    Budget,
-    /// The agent said it was wrong (`thinker feedback ID wrong`).
-    Rejected,
-    /// A thread said it is no longer true (rule 10).
-    Retired(RetireWhy),
-}
-
-impl RemovalReason {
-    /// The word of the archive and the journal.
-    pub fn word(self) -> std::borrow::Cow<'static, str> {
-        match self {
-            RemovalReason::Decayed => "decayed".into(),
-            RemovalReason::Pruned => "pruned".into(),
-            RemovalReason::Budget => "budget".into(),
-            RemovalReason::Rejected => "rejected".into(),
-            RemovalReason::Retired(why) => format!("retired: {}", why.as_str()).into(),
-        }
-    }
-}
-
-impl Serialize for RemovalReason {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.word())
-    }
-}
-
-/// An entry that was removed, exactly as it is appended to `archive.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Archived {
-    #[serde(flatten)]
-    pub entry: Entry,
-    pub category: Category,
-    #[serde(with = "timestamp::serde_utc")]
-    pub removed_at: DateTime<Utc>,
-    pub reason: RemovalReason,
 }
 
 /// A new entry.

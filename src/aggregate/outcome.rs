@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::answer::Answer;
 
 /// Why a thread does not run this tick.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "reason")]
 pub enum Skip {
     /// Not configured, or `enabled = false`.

@@ -18,7 +18,7 @@ use crate::cmd::log::warn_skipped;
 use crate::cmd::since_instant;
 use crate::egress::{Egress, Summary, bytes};
 use crate::error::{EXIT_OK, Error, to_json_pretty};
-use crate::history::{self, HistoryError, Journal, Span};
+use crate::journal::read::{self, Lenient as Journal, ReadError, Skipped, Span};
 use crate::timestamp;
 use crate::untrusted;
 
@@ -44,14 +44,14 @@ fn summary(
     dir: &Path,
     since: DateTime<Utc>,
     clock: &Clock,
-) -> Result<(Summary, history::Skipped), HistoryError> {
-    let journal = history::read_journal(dir, Span::Since(since))?;
+) -> Result<(Summary, Skipped), ReadError> {
+    let journal = read::lenient(dir, Span::Since(since))?;
     let summary = Summary::of(records(&journal, clock));
     Ok((summary, journal.skipped))
 }
 
 /// `doctor`'s line: what left the machine today (local day).
-pub fn today(dir: &Path, clock: &Clock) -> Result<String, HistoryError> {
+pub fn today(dir: &Path, clock: &Clock) -> Result<String, ReadError> {
     let midnight = since_instant(Since::Day(clock.today()), clock);
     let (summary, _) = summary(dir, midnight, clock)?;
     Ok(format!("today: {}", summary.line()))

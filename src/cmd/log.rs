@@ -3,7 +3,7 @@
 //! status, entries added / reinforced / removed, escalations with their outcome (from the
 //! tick's escalation line, joined by run) and cost; with `--thread`, that thread's part
 //! of each tick (model, latency, tokens, cost, error or skip reason). Reads the journal
-//! and its rotated files ([`crate::history`]); works without a config.
+//! and its rotated files ([`crate::journal::read::lenient`]); works without a config.
 //!
 //! Text read from the journal is printed cleaned to one line (it may hold a model's or a
 //! server's words). Colour only on a terminal without `NO_COLOR` (or `--color always`).
@@ -17,7 +17,10 @@ use crate::cli::LogArgs;
 use crate::clock::Clock;
 use crate::cmd::Context;
 use crate::error::{EXIT_OK, Error, to_json_pretty};
-use crate::history::{self, Journal, Span, ThreadLine, Tick};
+use crate::journal::line::outcome_word;
+use crate::journal::read::{self, Lenient as Journal, Skipped, Span, Tick};
+use crate::journal::{Status, ThreadRecord};
+use crate::state::EscalationRecord;
 use crate::thread::ThreadName;
 use crate::timestamp;
 use crate::untrusted;
@@ -47,7 +50,7 @@ pub(crate) fn dollars(cost: f64) -> String {
 /// Prints the one warning about unreadable lines (unless `-q`).
 pub(crate) fn warn_skipped(
     ctx: &mut Context<'_>,
-    skipped: &history::Skipped,
+    skipped: &Skipped,
     what: &str,
 ) -> Result<(), Error> {
     if let Some(w) = skipped.warning(what).filter(|_| !ctx.global.quiet) {
@@ -58,7 +61,7 @@ pub(crate) fn warn_skipped(
 
 pub fn run(ctx: &mut Context<'_>, args: &LogArgs) -> Result<u8, Error> {
     let resolved = ctx.optional_config()?;
-    let mut journal = history::read_journal(&resolved.state_dir, Span::Last(args.count))?;
+    let mut journal = read::lenient(&resolved.state_dir, Span::Last(args.count))?;
     let keep = journal.ticks.len().saturating_sub(args.count);
     journal.ticks.drain(..keep);
     warn_skipped(ctx, &journal.skipped, "journal")?;
@@ -92,12 +95,12 @@ pub fn run(ctx: &mut Context<'_>, args: &LogArgs) -> Result<u8, Error> {
     Ok(EXIT_OK)
 }
 
-fn status_cell(p: Painter, t: Option<&ThreadLine>, width: usize) -> String {
-    match t.map(|t| t.status.as_str()) {
-        Some("answered") => p.cell(GREEN, "ok", width),
-        Some("failed") => p.cell(RED, "failed", width),
-        Some("skipped") => p.cell(DIM, "skip", width),
-        Some(other) => p.cell("", &untrusted::excerpt(other, width), width),
+fn status_cell(p: Painter, t: Option<&ThreadRecord>, width: usize) -> String {
+    match t.map(|t| &t.status) {
+        Some(Status::Answered) => p.cell(GREEN, "ok", width),
+        Some(Status::Failed) => p.cell(RED, "failed", width),
+        Some(Status::Skipped) => p.cell(DIM, "skip", width),
+        Some(Status::Unknown(other)) => p.cell("", &untrusted::excerpt(other, width), width),
         None => p.cell(DIM, "-", width),
     }
 }
@@ -112,16 +115,20 @@ fn escalations(tick: &Tick) -> String {
     let mut parts: Vec<String> = records
         .iter()
         .map(|r| {
-            // A decision held for the user's word (issue 22) says so: it is never sent.
-            let word = if r.outcome.starts_with("held: needs confirmation") {
-                "held: needs confirmation"
+            // A decision held for the user's word says so: it is never sent.
+            let word = if r
+                .outcome
+                .to_string()
+                .starts_with("held: needs confirmation")
+            {
+                "held: needs confirmation".to_string()
             } else {
-                r.outcome_word()
+                outcome_word(r)
             };
             format!(
                 "{} {}",
                 untrusted::excerpt(&r.thread, 20),
-                untrusted::excerpt(word, 30)
+                untrusted::excerpt(&word, 30)
             )
         })
         .collect();
@@ -135,11 +142,8 @@ fn escalations(tick: &Tick) -> String {
     parts.join(", ")
 }
 
-fn thread_of(tick: &Tick, thread: ThreadName) -> Option<&ThreadLine> {
-    tick.line
-        .threads
-        .iter()
-        .find(|t| t.thread == thread.as_str())
+fn thread_of(tick: &Tick, thread: ThreadName) -> Option<&ThreadRecord> {
+    tick.line.threads.iter().find(|t| t.thread == thread)
 }
 
 /// One line a tick.
@@ -209,7 +213,7 @@ fn render_thread(journal: &Journal, thread: ThreadName, clock: &Clock, p: Painte
         let t = thread_of(tick, thread);
         let (model, latency, tokens, cost, note) = match t {
             None => Default::default(),
-            Some(t) if t.status == "skipped" => (
+            Some(t) if t.status == Status::Skipped => (
                 String::new(),
                 String::new(),
                 String::new(),
@@ -243,18 +247,18 @@ fn render_thread(journal: &Journal, thread: ThreadName, clock: &Clock, p: Painte
     out
 }
 
-fn note(t: &ThreadLine) -> String {
-    match t.status.as_str() {
-        "answered" => format!(
+fn note(t: &ThreadRecord) -> String {
+    match t.status {
+        Status::Answered => format!(
             "{} finding{}, {} reinforced",
             t.findings,
             if t.findings == 1 { "" } else { "s" },
             t.reinforce
         ),
-        "skipped" => t
+        Status::Skipped => t
             .skip
             .as_ref()
-            .map(|s| untrusted::excerpt(&s.to_string(), 100))
+            .map(|s| untrusted::excerpt(&s.brief(), 100))
             .unwrap_or_default(),
         _ => t
             .error
@@ -322,11 +326,11 @@ struct EscalationView {
     errors: Vec<String>,
 }
 
-fn record_view(r: &history::Record) -> RecordView {
+fn record_view(r: &EscalationRecord) -> RecordView {
     RecordView {
         thread: untrusted::clean_line(&r.thread),
         reason: untrusted::clean_line(&r.reason),
-        outcome: untrusted::clean_line(&r.outcome),
+        outcome: untrusted::clean_line(&r.outcome.to_string()),
     }
 }
 
@@ -342,11 +346,11 @@ impl TickView {
             threads: l
                 .threads
                 .iter()
-                .filter(|t| only.is_none_or(|o| t.thread == o.as_str()))
+                .filter(|t| only.is_none_or(|o| t.thread == o))
                 .map(|t| ThreadView {
-                    thread: untrusted::clean_line(&t.thread),
-                    status: untrusted::clean_line(&t.status),
-                    skip: t.skip.as_ref().map(|s| untrusted::clean_line(&s.reason)),
+                    thread: untrusted::clean_line(t.thread.as_str()),
+                    status: untrusted::clean_line(t.status.as_str()),
+                    skip: t.skip.as_ref().map(|s| untrusted::clean_line(s.reason())),
                     model: t.attempts.last().map(|a| untrusted::clean_line(&a.model)),
                     latency_ms: t.latency_ms,
                     tokens_in: t.tokens_in,

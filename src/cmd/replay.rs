@@ -71,7 +71,7 @@ pub fn replay_dir(
     since: Option<chrono::DateTime<chrono::Utc>>,
     settings: &Settings2,
 ) -> Result<(Journal, Replay), Error> {
-    let journal = replay::read::read(dir)?;
+    let journal = crate::journal::read::strict(dir)?;
     let replay = replay::replay(
         &journal,
         since,

@@ -9,13 +9,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 
-use crate::aggregate::Status;
 use crate::cli::ReportArgs;
 use crate::cmd::Context;
 use crate::cmd::replay::{replay_dir, settings};
 use crate::cmd::since_instant;
 use crate::error::{EXIT_OK, Error};
-use crate::replay::read::{Recorded, Spent};
+use crate::journal::Status;
+use crate::journal::read::Tick;
 use crate::replay::{Check, Journal, Run};
 use crate::report::{
     Departure, EntrySeries, EscalationMark, LinkRow, Model, TickStats, Usage, Window,
@@ -222,7 +222,7 @@ fn series(
 }
 
 /// What a replayed tick did, with what its recorded calls used.
-fn tick_stats(frame: &crate::replay::Frame, recorded: Option<&Recorded>) -> TickStats {
+fn tick_stats(frame: &crate::replay::Frame, recorded: Option<&Tick>) -> TickStats {
     let mut removed: BTreeMap<String, u32> = BTreeMap::new();
     for a in &frame.report.removed {
         *removed.entry(a.reason.word().into_owned()).or_default() += 1;
@@ -240,22 +240,36 @@ fn tick_stats(frame: &crate::replay::Frame, recorded: Option<&Recorded>) -> Tick
         match t.status {
             Status::Failed => stats.failed.push(t.thread),
             Status::Skipped => stats.skipped.push(t.thread),
-            Status::Answered => {}
+            Status::Answered | Status::Unknown(_) => {}
         }
-        add_usage(&mut stats, &t.usage);
+        add_usage(
+            &mut stats,
+            t.provider.as_ref(),
+            Usage {
+                tokens_in: t.tokens_in,
+                tokens_out: t.tokens_out,
+                cost: t.cost,
+            },
+        );
     }
-    if let Some(work) = &recorded.escalation {
-        add_usage(&mut stats, &work.usage);
+    if let Some(esc) = &recorded.escalation {
+        let work = &esc.escalation;
+        add_usage(
+            &mut stats,
+            work.provider.as_ref(),
+            Usage {
+                tokens_in: work.tokens_in,
+                tokens_out: work.tokens_out,
+                cost: work.cost,
+            },
+        );
     }
     stats
 }
 
-fn add_usage(stats: &mut TickStats, spent: &Spent) {
-    if let Some(provider) = &spent.provider {
-        stats.usage.entry(provider.clone()).or_default().add(Usage {
-            tokens_in: spent.tokens_in,
-            tokens_out: spent.tokens_out,
-            cost: spent.cost,
-        });
+/// Counts what a thread's or an escalation's calls used, by provider.
+fn add_usage(stats: &mut TickStats, provider: Option<&String>, usage: Usage) {
+    if let Some(provider) = provider {
+        stats.usage.entry(provider.clone()).or_default().add(usage);
     }
 }

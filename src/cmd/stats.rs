@@ -16,12 +16,15 @@ use std::fmt::Write as _;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 
+use crate::archive::Archived;
 use crate::cli::StatsArgs;
 use crate::clock::Clock;
 use crate::cmd::log::{dollars, millis, warn_skipped};
 use crate::cmd::{Context, since_instant};
 use crate::error::{EXIT_OK, Error, to_json_pretty};
-use crate::history::{self, Archived, Attempt, Span, ThreadLine, Tick};
+use crate::journal::line::outcome_word;
+use crate::journal::read::{self, Span, Tick, read_archive};
+use crate::journal::{AttemptRecord, Status, ThreadRecord};
 use crate::state::{Category, Strength};
 use crate::storage::StateDir;
 use crate::timestamp;
@@ -112,9 +115,9 @@ pub fn run(ctx: &mut Context<'_>, args: &StatsArgs) -> Result<u8, Error> {
     }
     let resolved = ctx.optional_config()?;
     let since = since_instant(args.since, &ctx.clock);
-    let journal = history::read_journal(&resolved.state_dir, Span::Since(since))?;
+    let journal = read::lenient(&resolved.state_dir, Span::Since(since))?;
     warn_skipped(ctx, &journal.skipped, "journal")?;
-    let (archived, skipped) = history::read_archive(&resolved.state_dir, since)?;
+    let (archived, skipped) = read_archive(&resolved.state_dir, since)?;
     warn_skipped(ctx, &skipped, "archive")?;
     let strength_10_now = match StateDir::at(&resolved.state_dir).load() {
         Ok(state) => Category::ALL
@@ -155,7 +158,7 @@ fn record_model(provider: Option<&String>, model: Option<&String>) -> String {
 fn count_attempt(
     models: &mut BTreeMap<(String, String), ModelStats>,
     thread: &str,
-    a: &Attempt,
+    a: &AttemptRecord,
 ) -> bool {
     if a.skipped {
         return false;
@@ -180,42 +183,42 @@ fn count_attempt(
 fn count_thread(
     threads: &mut BTreeMap<String, ThreadStats>,
     models: &mut BTreeMap<(String, String), ModelStats>,
-    t: &ThreadLine,
+    t: &ThreadRecord,
 ) -> u64 {
     let mut calls = 0;
+    let name = t.thread.as_str();
     let s = threads
-        .entry(t.thread.clone())
+        .entry(name.to_string())
         .or_insert_with(|| ThreadStats {
-            thread: t.thread.clone(),
+            thread: name.to_string(),
             ..ThreadStats::default()
         });
     s.ticks += 1;
-    match t.status.as_str() {
-        "answered" => s.answered += 1,
-        "failed" => s.failed += 1,
-        "skipped" => {
+    match t.status {
+        Status::Answered => s.answered += 1,
+        Status::Failed => s.failed += 1,
+        Status::Skipped => {
             s.skipped += 1;
-            let reason = t.skip.as_ref().map_or("unknown", |k| k.reason.as_str());
+            let reason = t.skip.as_ref().map_or("unknown", |k| k.reason());
             *s.skips.entry(reason.to_string()).or_default() += 1;
         }
-        _ => {}
+        Status::Unknown(_) => {}
     }
-    if t.attempts.is_empty() && t.status != "skipped" && t.model.is_some() {
+    if t.attempts.is_empty() && t.status != Status::Skipped && t.model.is_some() {
         // A line without attempts (an older version): the record is one call.
-        let a = Attempt {
+        let a = AttemptRecord {
             model: record_model(t.provider.as_ref(), t.model.as_ref()),
             latency_ms: t.latency_ms,
             tokens_in: t.tokens_in,
             tokens_out: t.tokens_out,
             cost: t.cost,
-            skipped: false,
             error: t.error.clone(),
-            egress: None,
+            ..AttemptRecord::default()
         };
-        calls += u64::from(count_attempt(models, &t.thread, &a));
+        calls += u64::from(count_attempt(models, name, &a));
     }
     for a in &t.attempts {
-        calls += u64::from(count_attempt(models, &t.thread, a));
+        calls += u64::from(count_attempt(models, name, a));
     }
     calls
 }
@@ -225,19 +228,15 @@ fn archive_stats(memory: &mut MemoryStats, archived: &[Archived]) {
     let mut lifetimes = Vec::new();
     for a in archived {
         memory.removed += 1;
-        let reason = if a.reason.is_empty() {
-            "unknown"
-        } else {
-            a.reason.as_str()
-        };
         *memory
             .removed_by_reason
-            .entry(untrusted::excerpt(reason, 30))
+            .entry(untrusted::excerpt(&a.reason.word(), 30))
             .or_default() += 1;
-        if let Some(created) = a.created.filter(|c| *c <= a.removed_at) {
+        let created = a.entry.created;
+        if created <= a.removed_at {
             lifetimes.push((a.removed_at - created).num_seconds() as f64 / 3600.0);
         }
-        memory.strength_10_archived += u64::from(a.strength >= 10.0);
+        memory.strength_10_archived += u64::from(a.entry.strength >= Strength::MAX);
     }
     if !lifetimes.is_empty() {
         memory.average_lifetime_hours =
@@ -285,7 +284,7 @@ fn compute(ticks: &[Tick], archived: &[Archived], since: DateTime<Utc>, clock: &
         for r in records {
             *escalations
                 .outcomes
-                .entry(untrusted::excerpt(r.outcome_word(), 30))
+                .entry(untrusted::excerpt(&outcome_word(r), 30))
                 .or_default() += 1;
         }
         day.calls += calls;

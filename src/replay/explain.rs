@@ -211,7 +211,7 @@ fn new_life(frame: &Frame, id: &str) -> Option<Life> {
 /// journal recorded as this tick's start (its `base`).
 fn already_there(frame: &Frame, id: &str, journal: &Journal) -> Option<Life> {
     frame.points.iter().find(|p| p.id == id)?;
-    let base = journal.ticks.get(frame.tick)?.base.as_ref()?;
+    let base = journal.ticks.get(frame.tick)?.line.base.as_deref()?;
     let (_, e) = base.all_entries().find(|(_, e)| e.id == id)?;
     Some(Life {
         id: id.to_string(),

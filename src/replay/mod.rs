@@ -1,4 +1,4 @@
-//! Replay (issue 13): the journal's recorded ticks re-run through the aggregator, to check
+//! Replay: the journal's recorded ticks re-run through the aggregator, to check
 //! that the recorded states are reproduced exactly and to see what other settings would
 //! have made of the same history — without calling a model or writing a file.
 //!
@@ -6,7 +6,7 @@
 //! apply each tick's recorded answers and verdicts with [`aggregate::aggregate`], apply
 //! the escalation phase's recorded records, check each result against the digest the
 //! tick recorded), the frames `explain` and `report` are drawn from, and the comparison
-//! of two runs ([`diff`]). Reading the journal is [`read`]; `--set` is [`overrides`];
+//! of two runs ([`diff`]). Reading the journal is [`crate::journal::read::strict`]; `--set` is [`overrides`];
 //! one entry's life is [`explain`].
 //!
 //! Must not: write, lock or touch the state directory; call a provider; read the clock
@@ -15,7 +15,6 @@
 pub mod diff;
 pub mod explain;
 pub mod overrides;
-pub mod read;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -25,7 +24,9 @@ use crate::state::{Category, EscalationRecord, State};
 use crate::thread::ThreadName;
 use crate::timestamp;
 
-pub use read::{Journal, Recorded, Stop};
+/// The journal as a replay reads it: strictly ([`crate::journal::read::strict`]).
+pub use crate::journal::read::{Stop, Strict as Journal, Tick};
+use crate::journal::{JournalLine, Status};
 
 /// One entry's strength after a tick.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -131,12 +132,12 @@ pub struct Run {
 
 /// The recorded outcomes of a tick's threads, as the aggregator takes them (a failure's
 /// or skip's detail does not matter to it: only answers do).
-fn outcomes(tick: &Recorded) -> [ThreadOutcome; 4] {
+fn outcomes(tick: &Tick) -> [ThreadOutcome; 4] {
     ThreadName::ALL.map(
         |name| match tick.line.threads.iter().find(|t| t.thread == name) {
-            Some(t) => match (&t.answer, t.status) {
+            Some(t) => match (&t.answer, &t.status) {
                 (Some(answer), _) => ThreadOutcome::Answered(answer.clone()),
-                (None, aggregate::Status::Failed) => {
+                (None, Status::Failed) => {
                     ThreadOutcome::Failed(ThreadError::Call(t.error.clone().unwrap_or_default()))
                 }
                 (None, _) => ThreadOutcome::Skipped(Skip::Disabled),
@@ -177,7 +178,7 @@ pub fn points(state: &State) -> Vec<Point> {
 
 /// Re-runs `ticks` (indices `offset..` of the journal) from `start` with `settings`.
 pub fn run(
-    ticks: &[Recorded],
+    ticks: &[Tick],
     offset: usize,
     start: Option<State>,
     settings: &Settings,
@@ -193,7 +194,7 @@ pub fn run(
     for (i, tick) in ticks.iter().enumerate() {
         let line = &tick.line;
         let when = format!("run {} ({})", line.run, timestamp::format(line.time));
-        if let Some(base) = &tick.base {
+        if let Some(base) = tick.line.base.as_deref() {
             match &current {
                 None => {
                     if out.ticks > 0 || gap_noted {
@@ -244,12 +245,12 @@ pub fn run(
             verify(&mut out.check, line.state.as_deref(), &next, line, "tick");
         }
         let settled = match &tick.escalation {
-            Some(work) => {
-                let applied = settle(&mut next, &work.records);
+            Some(esc) => {
+                let applied = settle(&mut next, &esc.escalation.records);
                 if follow == Follow::Recorded {
                     verify(
                         &mut out.check,
-                        tick.escalation_state.as_deref(),
+                        esc.state.as_deref(),
                         &next,
                         line,
                         "escalation",
@@ -279,7 +280,7 @@ pub fn run(
 
 /// Why a recorded tick cannot be replayed, if it cannot: it was recorded under other
 /// memory rules, or before answers were recorded.
-fn unreplayable(tick: &Recorded, when: &str) -> Option<String> {
+fn unreplayable(tick: &Tick, when: &str) -> Option<String> {
     let rules = tick.line.rules;
     if rules != aggregate::RULES {
         return Some(format!(
@@ -288,7 +289,7 @@ fn unreplayable(tick: &Recorded, when: &str) -> Option<String> {
             aggregate::RULES
         ));
     }
-    (!tick.has_answers()).then(|| format!(
+    (!tick.line.has_answers()).then(|| format!(
         "{when} has no recorded answers (a journal written before thinker recorded them): not replayed until a tick that records its starting state"
     ))
 }
@@ -297,7 +298,7 @@ fn verify(
     check: &mut Check,
     recorded: Option<&str>,
     state: &State,
-    line: &read::TickLine,
+    line: &JournalLine,
     phase: &'static str,
 ) {
     let Some(recorded) = recorded else {

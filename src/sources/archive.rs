@@ -1,8 +1,8 @@
 //! The `archive` source (SPEC §6): forgotten entries from `archive.jsonl` that resemble
 //! what is remembered now.
 //!
-//! The last 256 KiB of `archive.jsonl`, read leniently (bad lines skipped; an entry needs
-//! `id` and `summary`). Deduplicated by id, the latest removal winning (`removed_at`, then
+//! The last 256 KiB of `archive.jsonl`, read leniently (lines that are not archive lines,
+//! [`crate::archive::Archived`], skipped; an entry needs a non-blank `id` and `summary`). Deduplicated by id, the latest removal winning (`removed_at`, then
 //! file order). An archived entry that is back in the state (same id and same summary)
 //! is left out. Each is scored by its best Jaccard similarity to a current entry; those
 //! above 0 are shown, best first, ties the most recently removed first, at most
@@ -19,15 +19,14 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::read::{blocking, read_tail};
 use super::settings::{self, SettingsError};
 use super::text::one_line;
 use super::{GatherContext, Text};
+use crate::archive::Archived;
 use crate::matching::{Similarity, TokenSet, similarity};
 use crate::storage::ARCHIVE_FILE;
-use crate::timestamp;
 
 /// Default number of entries an `archive` source shows.
 pub const DEFAULT_ARCHIVE_ENTRIES: usize = 5;
@@ -105,19 +104,13 @@ struct Forgotten {
 
 impl Forgotten {
     fn parse(line: &str, index: usize) -> Option<Forgotten> {
-        let v: Value = serde_json::from_str(line).ok()?;
-        let text = |k: &str| {
-            v.get(k)
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-        };
+        let archived = Archived::parse(line.as_bytes())?;
+        let text = |s: &str| Some(s.trim()).filter(|s| !s.is_empty()).map(str::to_string);
         Some(Forgotten {
-            id: text("id")?,
-            summary: text("summary")?,
-            removed_at: text("removed_at").and_then(|t| timestamp::parse(&t)),
-            reason: text("reason"),
+            id: text(&archived.entry.id)?,
+            summary: text(&archived.entry.summary)?,
+            removed_at: Some(archived.removed_at),
+            reason: Some(archived.reason.word().into_owned()),
             line: index,
         })
     }
@@ -222,6 +215,7 @@ mod tests {
     use crate::sources::testing::ctx;
     use crate::sources::{Source, SourceKind, gather};
     use crate::state::{Entry, State};
+    use crate::timestamp;
 
     fn entry(id: &str, summary: &str) -> Entry {
         let t = timestamp::parse("2026-11-01T00:00:00Z").unwrap();

@@ -242,7 +242,7 @@ impl Escalation<'_> {
             run: self.run,
             tick_count: state.tick_count,
             escalation: work,
-            state: digest,
+            state: Some(digest),
         };
         self.dir
             .append_lines(JOURNAL_FILE, std::slice::from_ref(&line))

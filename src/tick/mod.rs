@@ -451,7 +451,7 @@ fn journal_line(
         escalations: report.escalations.clone(),
         rules: aggregate::RULES,
         verdicts: opened.feedback.verdicts.clone(),
-        state: aggregated.digest.clone(),
+        state: Some(aggregated.digest.clone()),
         // Not the state thinker last wrote: journaled whole, where a replay can start.
         base: (opened.ledger.state.as_deref() != Some(aggregated.loaded.as_str()))
             .then(|| Box::new(opened.state.clone())),
