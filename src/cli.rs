@@ -48,7 +48,7 @@ pub enum Command {
     Prompt(PromptArgs),
     /// Write a commented default config and an empty state; never overwrites
     Init,
-    // --- watching thinker (issue 12: log, stats, cron, completions, man) ---
+    // --- watching thinker (log, stats, cron, completions, man) ---
     /// Recent ticks, one line each (the journal and its rotated files)
     Log(LogArgs),
     /// Per thread and model: calls, skips, failures, latency, tokens, cost; what the memory held
@@ -59,21 +59,21 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout
     Man,
-    // --- feeding the agent (issue 12: hook, feedback) ---
+    // --- feeding the agent (hook, feedback) ---
     /// Answer an agent's hook event (stdin JSON) with what is relevant, once per change
     Hook(HookArgs),
     /// Give the agent's word on an entry (used or wrong), applied by the next tick
     Feedback(FeedbackArgs),
-    // --- guardrails (issue 11) ---
+    // --- guardrails ---
     /// Screen text for prompt injection (stdin when no file); exit 1 when something is detected
     Screen(ScreenArgs),
-    // --- the MCP server (issue 12: mcp) ---
+    // --- the MCP server (mcp) ---
     /// Serve the Model Context Protocol on stdio (tools: recall, subconscious, status, feedback)
     Mcp(McpArgs),
-    // --- living with it (issue 12: doctor) ---
+    // --- living with it (doctor) ---
     /// Check the config, keys, providers, sources, state, lock, journal and budget
     Doctor(DoctorArgs),
-    // --- replay, explain, report (issue 13) ---
+    // --- replay, explain, report ---
     /// Re-run the journal through the aggregator: check it reproduces every state, then compare other settings (--set)
     Replay(ReplayArgs),
     /// The life of one entry, from the journal: where it came from, what reinforced it, how it left
@@ -148,7 +148,7 @@ pub struct PromptArgs {
     pub as_sent: bool,
 }
 
-// --- watching thinker (issue 12: log, stats, cron, completions, man) ---
+// --- watching thinker (log, stats, cron, completions, man) ---
 
 #[derive(Debug, Args, Clone)]
 pub struct LogArgs {
@@ -181,14 +181,9 @@ pub enum Since {
 }
 
 impl std::str::FromStr for Since {
-    type Err = String;
+    type Err = ValueError;
 
-    fn from_str(text: &str) -> Result<Since, String> {
-        let bad = || {
-            format!(
-                "`{text}` is not a span or a date: use e.g. 7d, 24h, 90m, 2026-11-01 or 2026-11-01T08:00:00Z"
-            )
-        };
+    fn from_str(text: &str) -> Result<Since, ValueError> {
         let t = text.trim();
         if let Some((n, unit)) = t
             .find(|c: char| !c.is_ascii_digit())
@@ -218,7 +213,7 @@ impl std::str::FromStr for Since {
         }
         chrono::DateTime::parse_from_rfc3339(t)
             .map(|at| Since::At(at.with_timezone(&chrono::Utc)))
-            .map_err(|_| bad())
+            .map_err(|_| ValueError::NotASince(text.to_string()))
     }
 }
 
@@ -260,7 +255,7 @@ pub struct CompletionsArgs {
 
 /// A name that is a valid systemd unit name and Kubernetes object name (RFC 1123 label,
 /// at most 52 characters: a CronJob's limit).
-fn job_name(text: &str) -> Result<String, String> {
+fn job_name(text: &str) -> Result<String, ValueError> {
     let ok = !text.is_empty()
         && text.len() <= 52
         && text
@@ -271,10 +266,24 @@ fn job_name(text: &str) -> Result<String, String> {
     if ok {
         Ok(text.to_string())
     } else {
-        Err(format!(
-            "`{text}` cannot name a unit or a CronJob: use 1 to 52 lowercase letters, digits and `-`, not at either end (e.g. thinker-mail)"
-        ))
+        Err(ValueError::NotAJobName(text.to_string()))
     }
+}
+
+/// A value on the command line that does not parse; clap shows the message after the
+/// option's name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// `--since` that is neither a span nor a date.
+    #[error(
+        "`{0}` is not a span or a date: use e.g. 7d, 24h, 90m, 2026-11-01 or 2026-11-01T08:00:00Z"
+    )]
+    NotASince(String),
+    /// `thinker cron --name` that cannot name a systemd unit or a Kubernetes object.
+    #[error(
+        "`{0}` cannot name a unit or a CronJob: use 1 to 52 lowercase letters, digits and `-`, not at either end (e.g. thinker-mail)"
+    )]
+    NotAJobName(String),
 }
 
 /// The agents `thinker hook` answers.
@@ -336,7 +345,7 @@ pub struct ScreenArgs {
     pub now: Option<String>,
 }
 
-// --- the MCP server (issue 12: mcp) ---
+// --- the MCP server (mcp) ---
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct McpArgs {
@@ -345,7 +354,7 @@ pub struct McpArgs {
     pub now: Option<String>,
 }
 
-// --- living with it (issue 12: doctor) ---
+// --- living with it (doctor) ---
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct DoctorArgs {
@@ -360,7 +369,7 @@ pub struct DoctorArgs {
     pub now: Option<String>,
 }
 
-// --- replay, explain, report (issue 13) ---
+// --- replay, explain, report ---
 
 #[derive(Debug, Args, Clone)]
 pub struct ReplayArgs {
@@ -404,4 +413,25 @@ pub struct ReportArgs {
     /// Read --since as if now were this instant (RFC 3339)
     #[arg(long, value_name = "RFC3339", hide = true)]
     pub now: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_that_do_not_parse_say_which() {
+        assert_eq!(
+            "3x".parse::<Since>(),
+            Err(ValueError::NotASince("3x".into()))
+        );
+        assert_eq!(
+            "7d".parse::<Since>(),
+            Ok(Since::Ago(chrono::TimeDelta::days(7)))
+        );
+        for bad in ["", "-mail", "mail-", "Mail", &"x".repeat(53)] {
+            assert_eq!(job_name(bad), Err(ValueError::NotAJobName(bad.into())));
+        }
+        assert_eq!(job_name("thinker-mail").as_deref(), Ok("thinker-mail"));
+    }
 }

@@ -238,7 +238,7 @@ impl Opened {
             )?;
         }
         // The day is counted in the zone the ledger recorded (or `[budget] timezone`),
-        // not in whatever zone this process runs in (issue 22).
+        // not in whatever zone this process runs in.
         let ledger = dir.load_ledger()?.today(config.timezone, &options.clock);
         let run = ledger.next_run();
         let feedback = match &lock {
@@ -594,7 +594,7 @@ impl ThreadJob<'_> {
                 &outgoing,
                 self.budget,
                 progress,
-                move |c| answer::parse(thread, &c.text).map_err(|e| e.to_string()),
+                move |c| answer::parse(thread, &c.text),
             )
             .await;
         trace.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
@@ -609,7 +609,7 @@ impl ThreadJob<'_> {
             Ok((mut answer, completion)) => {
                 trace.provider = Some(completion.model.provider.clone());
                 trace.model = Some(completion.model.model.clone());
-                // The guard (issue 11): nothing a model was steered into writing reaches
+                // The guard: nothing a model was steered into writing reaches
                 // the subconscious verbatim, nor raises an escalation.
                 trace.guard = guard::answer(&mut answer, self.inputs.clock.now, self.on_answer);
                 if !trace.guard.is_empty() {
