@@ -101,7 +101,7 @@ fn describe_exit(status: ExitStatus) -> String {
 }
 
 /// For the kinds whose errors are still sentences (`ics`, `archive`), so the shared file
-/// reading ([`super::read::blocking`]) can hand them its own failures; goes when they
+/// reading (`read::blocking`) can hand them its own failures; goes when they
 /// return [`SourceError`].
 impl From<SourceError> for String {
     fn from(e: SourceError) -> String {
