@@ -173,14 +173,9 @@ pub enum Since {
 }
 
 impl std::str::FromStr for Since {
-    type Err = String;
+    type Err = ValueError;
 
-    fn from_str(text: &str) -> Result<Since, String> {
-        let bad = || {
-            format!(
-                "`{text}` is not a span or a date: use e.g. 7d, 24h, 90m, 2026-11-01 or 2026-11-01T08:00:00Z"
-            )
-        };
+    fn from_str(text: &str) -> Result<Since, ValueError> {
         let t = text.trim();
         if let Some((n, unit)) = t
             .find(|c: char| !c.is_ascii_digit())
@@ -210,7 +205,7 @@ impl std::str::FromStr for Since {
         }
         chrono::DateTime::parse_from_rfc3339(t)
             .map(|at| Since::At(at.with_timezone(&chrono::Utc)))
-            .map_err(|_| bad())
+            .map_err(|_| ValueError::NotASince(text.to_string()))
     }
 }
 
@@ -249,7 +244,7 @@ pub struct CompletionsArgs {
 
 /// A name that is a valid systemd unit name and Kubernetes object name (RFC 1123 label,
 /// at most 52 characters: a CronJob's limit).
-fn job_name(text: &str) -> Result<String, String> {
+fn job_name(text: &str) -> Result<String, ValueError> {
     let ok = !text.is_empty()
         && text.len() <= 52
         && text
@@ -260,10 +255,24 @@ fn job_name(text: &str) -> Result<String, String> {
     if ok {
         Ok(text.to_string())
     } else {
-        Err(format!(
-            "`{text}` cannot name a unit or a CronJob: use 1 to 52 lowercase letters, digits and `-`, not at either end (e.g. thinker-mail)"
-        ))
+        Err(ValueError::NotAJobName(text.to_string()))
     }
+}
+
+/// A value on the command line that does not parse; clap shows the message after the
+/// option's name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// `--since` that is neither a span nor a date.
+    #[error(
+        "`{0}` is not a span or a date: use e.g. 7d, 24h, 90m, 2026-11-01 or 2026-11-01T08:00:00Z"
+    )]
+    NotASince(String),
+    /// `thinker cron --name` that cannot name a systemd unit or a Kubernetes object.
+    #[error(
+        "`{0}` cannot name a unit or a CronJob: use 1 to 52 lowercase letters, digits and `-`, not at either end (e.g. thinker-mail)"
+    )]
+    NotAJobName(String),
 }
 
 /// The agents `thinker hook` answers.
@@ -363,4 +372,25 @@ pub struct ReportArgs {
     /// Draw these settings beside the current ones, as for `thinker replay --set` (repeatable)
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_that_do_not_parse_say_which() {
+        assert_eq!(
+            "3x".parse::<Since>(),
+            Err(ValueError::NotASince("3x".into()))
+        );
+        assert_eq!(
+            "7d".parse::<Since>(),
+            Ok(Since::Ago(chrono::TimeDelta::days(7)))
+        );
+        for bad in ["", "-mail", "mail-", "Mail", &"x".repeat(53)] {
+            assert_eq!(job_name(bad), Err(ValueError::NotAJobName(bad.into())));
+        }
+        assert_eq!(job_name("thinker-mail").as_deref(), Ok("thinker-mail"));
+    }
 }

@@ -789,8 +789,8 @@ impl Gate for TestGate {
     }
 }
 
-fn read_answer(c: &Completion) -> Result<answer::Answer, String> {
-    answer::parse(ThreadName::Watcher, &c.text).map_err(|e| e.to_string())
+fn read_answer(c: &Completion) -> Result<answer::Answer, answer::AnswerError> {
+    answer::parse(ThreadName::Watcher, &c.text)
 }
 
 #[tokio::test]
@@ -1015,7 +1015,9 @@ async fn replay_cycles_through_a_directory() {
         ..TestGate::default()
     };
     let out = p
-        .call_chain(&[model("r")], &request(), &gate, |c| Ok(c.text.clone()))
+        .call_chain(&[model("r")], &request(), &gate, |c| {
+            Ok::<_, std::convert::Infallible>(c.text.clone())
+        })
         .await;
     assert_eq!(
         out.result.unwrap().0,

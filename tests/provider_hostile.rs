@@ -78,8 +78,8 @@ fn request() -> CallRequest {
     }
 }
 
-fn read_answer(c: &Completion) -> Result<answer::Answer, String> {
-    answer::parse(Watcher, &c.text).map_err(|e| e.to_string())
+fn read_answer(c: &Completion) -> Result<answer::Answer, answer::AnswerError> {
+    answer::parse(Watcher, &c.text)
 }
 
 /// One call through the chain (one model), for its attempt record.
@@ -393,7 +393,7 @@ fn a_key_echoed_whole_or_in_part_reaches_no_output_and_no_file() {
     }
 }
 
-/// Regression (issue 22's probe): an answer whose JSON spelled the key with `\u200b`
+/// Regression: an answer whose JSON spelled the key with `\u200b`
 /// escapes between its characters left 17 of them in `subconscious.json` and the journal
 /// (raw zero-width characters were scrubbed; the escapes were read after the scrub).
 #[test]

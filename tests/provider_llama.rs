@@ -270,7 +270,7 @@ async fn llama_chain_falls_back_from_a_dead_server_to_the_real_one() {
             &[model("dead"), model("llama")],
             &watcher_request(),
             &NoGate,
-            |c| answer::parse(ThreadName::Watcher, &c.text).map_err(|e| e.to_string()),
+            |c| answer::parse(ThreadName::Watcher, &c.text),
         )
         .await;
     for a in &out.attempts {

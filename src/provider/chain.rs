@@ -38,8 +38,10 @@ impl Providers {
     /// after each admitted call it is told what that call used (see [`Gate::record`]).
     /// `replay` models are neither gated nor recorded: they cost nothing. `accept` sees the
     /// answer already scrubbed of the provider's key, and runs on the blocking pool, so a
-    /// slow read never holds the timers of other calls on the same runtime.
-    pub async fn call_chain<T, F>(
+    /// slow read never holds the timers of other calls on the same runtime; its error (the
+    /// caller's own type, e.g. [`crate::answer::AnswerError`]) becomes the model's
+    /// [`CallError::Unreadable`].
+    pub async fn call_chain<T, E, F>(
         &self,
         models: &[ModelRef],
         req: &CallRequest,
@@ -48,7 +50,8 @@ impl Providers {
     ) -> ChainOutcome<T>
     where
         T: Send + 'static,
-        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+        E: std::error::Error + Send + 'static,
+        F: Fn(&Completion) -> Result<T, E> + Send + Sync + 'static,
     {
         self.call_chain_with(models, req, gate, &Progress::default(), accept)
             .await
@@ -56,7 +59,7 @@ impl Providers {
 
     /// [`Providers::call_chain`], keeping `progress` up to date with what the call waits
     /// for, so a caller that gives up on it (a timeout) can say why.
-    pub async fn call_chain_with<T, F>(
+    pub async fn call_chain_with<T, E, F>(
         &self,
         models: &[ModelRef],
         req: &CallRequest,
@@ -66,7 +69,8 @@ impl Providers {
     ) -> ChainOutcome<T>
     where
         T: Send + 'static,
-        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+        E: std::error::Error + Send + 'static,
+        F: Fn(&Completion) -> Result<T, E> + Send + Sync + 'static,
     {
         let out = Outgoing::plain(req.clone());
         self.call_chain_out(models, &out, gate, progress, accept)
@@ -92,7 +96,7 @@ impl Providers {
     /// [`Providers::call_chain_with`] for a call whose private text may be withheld from
     /// some providers ([`Outgoing`]): each model is sent what its provider may receive,
     /// and its attempt records the egress.
-    pub async fn call_chain_out<T, F>(
+    pub async fn call_chain_out<T, E, F>(
         &self,
         models: &[ModelRef],
         out: &Outgoing,
@@ -102,7 +106,8 @@ impl Providers {
     ) -> ChainOutcome<T>
     where
         T: Send + 'static,
-        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+        E: std::error::Error + Send + 'static,
+        F: Fn(&Completion) -> Result<T, E> + Send + Sync + 'static,
     {
         let accept = Arc::new(accept);
         let mut attempts = Vec::with_capacity(models.len());
@@ -180,7 +185,7 @@ impl Providers {
     /// Runs the caller's `accept` over an answer — on the blocking pool when the answer is
     /// over `transport::INLINE_BYTES` — ; its refusal (or its panic, off the runtime
     /// thread) is the model's [`CallError::Unreadable`], quoted like server text.
-    async fn accept<T, F>(
+    async fn accept<T, E, F>(
         &self,
         config: Option<&ProviderConfig>,
         completion: Completion,
@@ -188,7 +193,8 @@ impl Providers {
     ) -> Result<(T, Completion), CallError>
     where
         T: Send + 'static,
-        F: Fn(&Completion) -> Result<T, String> + Send + Sync + 'static,
+        E: std::error::Error + Send + 'static,
+        F: Fn(&Completion) -> Result<T, E> + Send + Sync + 'static,
     {
         let model = completion.model.to_string();
         let verdict = if completion.text.len() <= super::transport::INLINE_BYTES {
@@ -204,9 +210,9 @@ impl Providers {
         };
         match verdict {
             Ok((Ok(value), completion)) => Ok((value, completion)),
-            Ok((Err(message), _)) => Err(CallError::Unreadable {
+            Ok((Err(refused), _)) => Err(CallError::Unreadable {
                 model,
-                message: self.quote(config, &message),
+                message: self.quote(config, &refused.to_string()),
             }),
             Err(e) => Err(CallError::Unreadable {
                 model,

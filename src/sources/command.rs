@@ -19,9 +19,7 @@
 //! is not a positive number of seconds up to a day, `max_bytes` out of range are config
 //! errors naming the key); must not run a shell or keep more than its caps.
 
-use std::fmt::Write as _;
 use std::io;
-use std::os::unix::process::ExitStatusExt;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
@@ -29,6 +27,7 @@ use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use super::Text;
+use super::error::SourceError;
 use super::settings::{self, MAX_BYTES_RANGE, SettingsError};
 use super::text::{cap_head, one_line, sanitize};
 use crate::process::{GroupChild, Pipes};
@@ -123,16 +122,9 @@ impl CommandSettings {
 }
 
 /// Runs the command and cleans and caps its output (at `max_bytes`, and at most `cap`).
-pub(super) async fn text(settings: &CommandSettings, cap: usize) -> Result<Text, String> {
+pub(super) async fn text(settings: &CommandSettings, cap: usize) -> Result<Text, SourceError> {
     let max = settings.max_bytes.min(cap);
-    let out = run_command(&settings.argv, settings.timeout, max)
-        .await
-        .map_err(|e| match e {
-            CommandError::TimedOut => {
-                format!("timed out after {} s", settings.timeout.as_secs_f64())
-            }
-            CommandError::Other(m) => m,
-        })?;
+    let out = run_command(&settings.argv, settings.timeout, max).await?;
     let mut text = sanitize(&out.bytes);
     let truncated = cap_head(&mut text, max, out.truncated);
     Ok(Text { text, truncated })
@@ -147,12 +139,6 @@ pub(super) struct CommandOutput {
     truncated: bool,
 }
 
-#[derive(Debug)]
-pub(super) enum CommandError {
-    TimedOut,
-    Other(String),
-}
-
 /// Runs `argv` (no shell) in a process group of its own and reads at most `max` bytes of
 /// its stdout; past `max`, at the timeout, or when this future is dropped, the whole
 /// group is killed ([`GroupChild`]).
@@ -160,11 +146,9 @@ pub(super) async fn run_command(
     argv: &[String],
     timeout: Duration,
     max: usize,
-) -> Result<CommandOutput, CommandError> {
+) -> Result<CommandOutput, SourceError> {
     let Some((program, arguments)) = argv.split_first() else {
-        return Err(CommandError::Other(
-            "no program given (command = [])".into(),
-        ));
+        return Err(SourceError::NoProgram);
     };
     let mut group = GroupChild::spawn(
         tokio::process::Command::new(program)
@@ -173,7 +157,7 @@ pub(super) async fn run_command(
             .stdout(Stdio::piped())
             .stderr(Stdio::piped()),
     )
-    .map_err(|e| CommandError::Other(spawn_error(program, &e)))?;
+    .map_err(|e| spawn_error(program, e))?;
     let Pipes { stdout, stderr, .. } = group.take_pipes();
     let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
     let leader = &mut group;
@@ -233,7 +217,7 @@ pub(super) async fn run_command(
         if let Err(e) = group.kill().await {
             tracing::debug!("`{program}` timed out; its group: {e}");
         }
-        return Err(CommandError::TimedOut);
+        return Err(SourceError::TimedOut(timeout));
     };
     match ended {
         Ended::OverCap => {
@@ -266,26 +250,29 @@ fn finish(
     read: io::Result<()>,
     status: io::Result<ExitStatus>,
     stderr: &[u8],
-) -> Result<CommandOutput, CommandError> {
+) -> Result<CommandOutput, SourceError> {
     let has_output = stdout.iter().any(|b| !b.is_ascii_whitespace());
-    let status =
-        status.map_err(|e| CommandError::Other(format!("cannot wait for `{program}`: {e}")))?;
+    let status = status.map_err(|source| SourceError::Wait {
+        program: program.to_string(),
+        source,
+    })?;
     if status.success() || has_output {
         return Ok(CommandOutput {
             bytes: stdout,
             truncated: false,
         });
     }
-    if let Err(e) = read {
-        return Err(CommandError::Other(format!(
-            "cannot read the output of `{program}`: {e}"
-        )));
+    if let Err(source) = read {
+        return Err(SourceError::ReadOutput {
+            program: program.to_string(),
+            source,
+        });
     }
-    let mut message = format!("`{program}` {}", describe_exit(status));
-    if let Some(line) = first_line(stderr) {
-        let _ = write!(message, ": {line}");
-    }
-    Err(CommandError::Other(message))
+    Err(SourceError::CommandFailed {
+        program: program.to_string(),
+        status,
+        stderr: first_line(stderr),
+    })
 }
 
 /// Reads at most `limit` bytes of `r` into `buf`.
@@ -314,21 +301,13 @@ async fn drain(r: &mut (impl AsyncRead + Unpin), keep: &mut Vec<u8>) {
     }
 }
 
-fn spawn_error(program: &str, e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => {
-            format!("program `{program}` not found (is it installed and on PATH?)")
-        }
-        io::ErrorKind::PermissionDenied => format!("program `{program}` cannot be run: {e}"),
-        _ => format!("cannot run `{program}`: {e}"),
-    }
-}
-
-fn describe_exit(status: ExitStatus) -> String {
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exited with code {code} and printed nothing"),
-        (None, Some(signal)) => format!("was killed by signal {signal} and printed nothing"),
-        (None, None) => format!("failed ({status}) and printed nothing"),
+/// Why `program` did not start: not found, not runnable, or another reason.
+fn spawn_error(program: &str, source: io::Error) -> SourceError {
+    let program = program.to_string();
+    match source.kind() {
+        io::ErrorKind::NotFound => SourceError::ProgramNotFound { program },
+        io::ErrorKind::PermissionDenied => SourceError::ProgramNotRunnable { program, source },
+        _ => SourceError::Spawn { program, source },
     }
 }
 
@@ -343,7 +322,48 @@ fn first_line(stderr: &[u8]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::sources::testing::{command, one};
+
+    fn argv(a: &[&str]) -> Vec<String> {
+        a.iter().map(ToString::to_string).collect()
+    }
+
+    #[tokio::test]
+    async fn each_way_to_fail_is_its_own_error() {
+        let run = |a: &[&str], secs: f64| {
+            let a = argv(a);
+            async move { run_command(&a, Duration::from_secs_f64(secs), 100).await }
+        };
+        match run(&["thinker-no-such-program-x"], 5.0).await {
+            Err(SourceError::ProgramNotFound { program }) => {
+                assert_eq!(program, "thinker-no-such-program-x");
+            }
+            other => panic!("{other:?}"),
+        }
+        match run(&["sh", "-c", "echo oops >&2; exit 3"], 5.0).await {
+            Err(SourceError::CommandFailed {
+                program,
+                status,
+                stderr,
+            }) => {
+                assert_eq!(program, "sh");
+                assert_eq!(status.code(), Some(3));
+                assert_eq!(stderr.as_deref(), Some("oops"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match run(&["sleep", "5"], 0.2).await {
+            Err(SourceError::TimedOut(after)) => {
+                assert_eq!(after, Duration::from_secs_f64(0.2));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            run_command(&[], Duration::from_secs(1), 100).await,
+            Err(SourceError::NoProgram)
+        ));
+    }
 
     #[tokio::test]
     async fn command_output_is_captured() {

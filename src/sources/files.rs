@@ -10,11 +10,11 @@
 //! have its header and the start of its text (512 bytes, or all of it), the rest left
 //! out; the text left after the headers is shared by size (the shorter files whole, the
 //! longer ones an equal share of the rest, each cut at a line end), so a long file cannot
-//! push the others out (issue 20). A blank line between files; any cut or file left out
+//! push the others out. A blank line between files; any cut or file left out
 //! marks the text truncated. A file with a NUL byte in what is read is shown as
 //! `(binary file, not shown)`. **Thinker's own notes** (`remember`, in `memory_dir`) are
 //! taken out of every file ([`crate::escalation::note::strip_own_notes`]), so a note is
-//! never read back as a new fact (issue 22); a file of nothing else shows
+//! never read back as a new fact; a file of nothing else shows
 //! `(only thinker's own notes, not shown)`. Paths in
 //! headers have control characters replaced with `?`. An unreadable file, a bad pattern
 //! or an unreadable directory is skipped; only when nothing at all could be read is it a
@@ -25,13 +25,13 @@
 //! Owns [`FilesSettings`] (paths resolved against the config file once, `max_bytes`
 //! checked); must not read more than its cap of any file.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
+use super::error::SourceError;
 use super::read::{blocking, read_head};
 use super::settings::{self, MAX_BYTES_RANGE, Resolve, SettingsError};
 use super::text::{cap_head, one_line, sanitize};
@@ -106,7 +106,7 @@ impl FilesSettings {
 pub(super) async fn text(
     settings: &FilesSettings,
     ctx: &GatherContext<'_>,
-) -> Result<Text, String> {
+) -> Result<Text, SourceError> {
     let patterns = settings.patterns.clone();
     let max = settings.max_bytes.min(ctx.max_bytes);
     let last_tick = ctx.last_tick;
@@ -150,7 +150,7 @@ fn files_text(
     patterns: &[String],
     max: usize,
     last_tick: Option<DateTime<Utc>>,
-) -> Result<Text, String> {
+) -> Result<Text, SourceError> {
     let (files, mut errors) = expand_globs(patterns);
     let mut files: Vec<(PathBuf, SystemTime, bool, usize)> = files
         .into_iter()
@@ -232,11 +232,10 @@ fn files_text(
     }
     if !read_any && !errors.is_empty() {
         let more = errors.len() - 1;
-        let mut message = format!("nothing could be read: {}", one_line(&errors[0], ' ', 300));
-        if more > 0 {
-            let _ = write!(message, " (and {more} more problems)");
-        }
-        return Err(message);
+        return Err(SourceError::NothingReadable {
+            first: errors.swap_remove(0),
+            more,
+        });
     }
     Ok(Text {
         text: out,
@@ -246,8 +245,7 @@ fn files_text(
 
 /// Each file's share of `budget` by its size: the files smaller than an equal share of
 /// what is left are kept whole (the smallest first), the others share the rest equally —
-/// so one long file cannot push the others out (issue 20: "the same goes for long
-/// files").
+/// so one long file cannot push the others out.
 fn shares(sizes: &[usize], budget: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     order.sort_by_key(|&i| (sizes[i], i));

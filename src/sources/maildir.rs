@@ -1,4 +1,4 @@
-//! The `maildir` source (SPEC §6, issue 10): the newest messages of a Maildir folder, as
+//! The `maildir` source (SPEC §6): the newest messages of a Maildir folder, as
 //! kept by mbsync, offlineimap, getmail or a local delivery agent.
 //!
 //! **Reading.** `path` is one Maildir folder (it has `cur/` and `new/`; `tmp/`, where
@@ -49,7 +49,7 @@
 //! ```
 //!
 //! With more messages than `max_messages` the first line says `…; the newest 5:`. A
-//! message's text (issue 20) is the body's plain text without quoted replies and
+//! message's text is the body's plain text without quoted replies and
 //! signatures ([`own_text`]), whitespace collapsed to one line, at most [`SNIPPET_CHARS`]
 //! characters; a message without a text body has no text line. An empty folder says
 //! `No messages.`. Within `max_bytes` (default [`DEFAULT_MAILDIR_MAX_BYTES`]) every
@@ -74,6 +74,7 @@ use chrono::{DateTime, Datelike as _, Utc};
 use mail_parser::{Message, MessageParser};
 use serde::Deserialize;
 
+use super::error::SourceError;
 use super::read::{blocking, read_head};
 use super::settings::{self, MAX_BYTES_RANGE, Resolve, SettingsError};
 use super::text::{cap_head, clean, one_line};
@@ -96,7 +97,7 @@ pub const MAX_CANDIDATES: usize = 2000;
 /// At most this many directory entries are counted; past them the count says "at least".
 pub const MAX_LISTED: usize = 1_000_000;
 /// A message's text, in characters: its plain text with quoted replies and signatures cut
-/// (issue 20: a fact in the second paragraph must reach the thread).
+/// (a fact in the second paragraph must reach the thread).
 pub const SNIPPET_CHARS: usize = 1500;
 /// The body text looked at for a snippet, in characters (before whitespace is collapsed).
 const SNIPPET_SCAN_CHARS: usize = 8 * SNIPPET_CHARS;
@@ -178,7 +179,7 @@ struct View {
 pub(super) async fn text(
     settings: &MaildirSettings,
     ctx: &GatherContext<'_>,
-) -> Result<Text, String> {
+) -> Result<Text, SourceError> {
     let path = settings.path.clone();
     let view = View {
         max_messages: settings.max_messages,
@@ -222,7 +223,7 @@ fn flags(name: &str) -> &str {
     clippy::too_many_lines,
     reason = "one message's read, in the order the folder gives it"
 )]
-fn maildir_text(root: &Path, view: View) -> Result<Text, String> {
+fn maildir_text(root: &Path, view: View) -> Result<Text, SourceError> {
     let listing = list(root)?;
     let mut skipped = listing.skipped;
     let mut listed = Vec::with_capacity(listing.files.len());
@@ -448,17 +449,17 @@ fn delivered(name: &str) -> Option<i64> {
 /// `cur/`, newest first by the delivery time in their name (else their modification
 /// time), ties by name; only the candidates' metadata is read, and at most
 /// [`MAX_CANDIDATES`] names are kept, so a folder of 200,000 messages costs one pass over
-/// its directories, not 200,000 file reads (issue 22).
-fn list(root: &Path) -> Result<Listing, String> {
-    let meta = std::fs::metadata(root)
-        .map_err(|e| format!("cannot read the Maildir {}: {e}", root.display()))?;
+/// its directories, not 200,000 file reads.
+fn list(root: &Path) -> Result<Listing, SourceError> {
+    let meta = std::fs::metadata(root).map_err(|source| SourceError::MaildirUnreadable {
+        path: root.to_path_buf(),
+        source,
+    })?;
     let is_dir = |d: &str| std::fs::metadata(root.join(d)).is_ok_and(|m| m.is_dir());
     if !meta.is_dir() || !is_dir("cur") || !is_dir("new") {
-        return Err(format!(
-            "{} is not a Maildir: it needs cur/ and new/ directories; point `path` at a \
-             Maildir folder (e.g. ~/Mail/INBOX)",
-            root.display()
-        ));
+        return Err(SourceError::NotAMaildir {
+            path: root.to_path_buf(),
+        });
     }
     let mut listing = Listing {
         complete: true,
@@ -468,8 +469,13 @@ fn list(root: &Path) -> Result<Listing, String> {
     let mut newest: BinaryHeap<Reverse<(i64, Reverse<String>, &'static str)>> = BinaryHeap::new();
     let mut seen = 0usize;
     'dirs: for dir in ["new", "cur"] {
-        let entries = std::fs::read_dir(root.join(dir))
-            .map_err(|e| format!("cannot read {}/{dir}: {e}", root.display()))?;
+        let entries = std::fs::read_dir(root.join(dir)).map_err(|source| {
+            SourceError::MaildirDirUnreadable {
+                root: root.to_path_buf(),
+                dir,
+                source,
+            }
+        })?;
         for entry in entries {
             seen += 1;
             if seen > MAX_LISTED {
@@ -1148,5 +1154,25 @@ mod tests {
             assert!(g.failures[0].error.contains(says), "{g:?}");
             assert_eq!(g.failures[0].kind, "maildir");
         }
+    }
+
+    #[test]
+    fn the_failure_names_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope");
+        match list(&missing) {
+            Err(SourceError::MaildirUnreadable { path, source }) => {
+                assert_eq!(path, missing);
+                assert_eq!(source.kind(), io::ErrorKind::NotFound);
+            }
+            other => panic!("{other:?}"),
+        }
+        std::fs::create_dir(dir.path().join("cur")).unwrap();
+        match list(dir.path()) {
+            Err(SourceError::NotAMaildir { path }) => assert_eq!(path, dir.path()),
+            other => panic!("{other:?}"),
+        }
+        std::fs::create_dir(dir.path().join("new")).unwrap();
+        assert_eq!(list(dir.path()).unwrap().total, 0);
     }
 }

@@ -12,7 +12,7 @@
 //! This module owns what they share: [`Source`] (a name and a [`SourceKind`]), reading a
 //! source's table ([`Source::from_table`]), [`gather`], the names, and the result types;
 //! `text` holds cleaning and caps, `read` the file reading, [`settings`] the shared
-//! checks. **A new kind** is one new file (its `XSettings::from_table`, its `text`) and
+//! checks, `error` why a source failed ([`SourceError`]). **A new kind** is one new file (its `XSettings::from_table`, its `text`) and
 //! one arm in [`SourceKind`], [`SourceKind::NAMES`], [`Source::from_table`] and
 //! `gather_one`.
 //!
@@ -46,6 +46,7 @@
 
 pub mod archive;
 pub mod command;
+mod error;
 pub mod files;
 pub mod ics;
 pub mod maildir;
@@ -65,6 +66,7 @@ use serde::Serialize;
 
 pub use archive::{ArchiveSettings, DEFAULT_ARCHIVE_ENTRIES};
 pub use command::{CommandSettings, DEFAULT_COMMAND_MAX_BYTES, DEFAULT_COMMAND_TIMEOUT_SECONDS};
+pub use error::SourceError;
 pub use files::{DEFAULT_FILES_MAX_BYTES, FilesSettings, expand_globs};
 pub use ics::{DEFAULT_ICS_HOURS, DEFAULT_ICS_MAX_BYTES, DEFAULT_ICS_MAX_EVENTS, IcsSettings};
 pub use maildir::{DEFAULT_MAILDIR_MAX_BYTES, MaildirSettings};
@@ -318,7 +320,11 @@ pub async fn gather(sources: &[Source], ctx: &GatherContext<'_>) -> Gathered {
                 text: t.text,
                 truncated: t.truncated,
             }),
-            Err(error) => gathered.failures.push(SourceFailure { name, kind, error }),
+            Err(error) => gathered.failures.push(SourceFailure {
+                name,
+                kind,
+                error: error.to_string(),
+            }),
         }
     }
     gathered
@@ -380,15 +386,15 @@ pub fn source_names(sources: &[Source]) -> Vec<String> {
         .collect()
 }
 
-async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, String> {
+async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, SourceError> {
     match &source.kind {
         SourceKind::Command(s) => command::text(s, ctx.max_bytes).await,
         SourceKind::Files(s) => files::text(s, ctx).await,
         SourceKind::System(s) => system::text(s).await,
         SourceKind::Transcript(s) => transcript::text(s, ctx.max_bytes).await,
-        SourceKind::Archive(s) => archive::text(s, ctx).await,
+        SourceKind::Archive(s) => archive::text(s, ctx).await.map_err(SourceError::Kind),
         SourceKind::Maildir(s) => maildir::text(s, ctx).await,
-        SourceKind::Ics(s) => ics::text(s, ctx).await,
+        SourceKind::Ics(s) => ics::text(s, ctx).await.map_err(SourceError::Kind),
         SourceKind::Sample(s) => sample::text(s, ctx).await,
     }
 }

@@ -6,17 +6,24 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::time::Duration;
 
+use super::error::SourceError;
+
 /// Time limit of the file-reading sources (a hung network mount cannot hold a tick).
 const FILE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Runs blocking file work off the async threads, within [`FILE_TIMEOUT`].
-pub(super) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, String> + Send + 'static,
-) -> Result<T, String> {
+/// Runs blocking file work off the async threads, within [`FILE_TIMEOUT`]: the work's
+/// own error, else [`SourceError::TimedOut`] or [`SourceError::TaskFailed`].
+pub(super) async fn blocking<T, E>(
+    f: impl FnOnce() -> Result<T, E> + Send + 'static,
+) -> Result<T, E>
+where
+    T: Send + 'static,
+    E: From<SourceError> + Send + 'static,
+{
     match tokio::time::timeout(FILE_TIMEOUT, tokio::task::spawn_blocking(f)).await {
         Ok(Ok(result)) => result,
-        Ok(Err(e)) => Err(format!("internal error: {e}")),
-        Err(_) => Err(format!("timed out after {} s", FILE_TIMEOUT.as_secs())),
+        Ok(Err(e)) => Err(SourceError::TaskFailed(e).into()),
+        Err(_) => Err(SourceError::TimedOut(FILE_TIMEOUT).into()),
     }
 }
 

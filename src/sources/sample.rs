@@ -25,6 +25,7 @@ use std::pin::Pin;
 
 use serde::Deserialize;
 
+use super::error::SourceError;
 use super::settings::{self, SettingsError};
 use super::{GatherContext, Source, SourceKind, Text, world_view};
 
@@ -124,7 +125,7 @@ pub fn draw(text: &str, n: usize) -> Vec<&str> {
 pub(super) fn text<'a>(
     s: &'a SampleSettings,
     ctx: &'a GatherContext<'a>,
-) -> Pin<Box<dyn Future<Output = Result<Text, String>> + Send + 'a>> {
+) -> Pin<Box<dyn Future<Output = Result<Text, SourceError>> + Send + 'a>> {
     Box::pin(async move {
         if s.sources.is_empty() {
             return Ok(Text {

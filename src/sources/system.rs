@@ -19,6 +19,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::Text;
+use super::error::SourceError;
 use super::settings::{self, SettingsError};
 use super::text::clean;
 
@@ -47,7 +48,7 @@ impl SystemSettings {
 }
 
 /// What this machine looks like now.
-pub(super) async fn text(_: &SystemSettings) -> Result<Text, String> {
+pub(super) async fn text(_: &SystemSettings) -> Result<Text, SourceError> {
     let mut lines = Vec::new();
     let cpus = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
     if let Ok(s) = tokio::fs::read_to_string("/proc/loadavg").await
@@ -72,9 +73,7 @@ pub(super) async fn text(_: &SystemSettings) -> Result<Text, String> {
         lines.extend(disks);
     }
     if lines.is_empty() {
-        return Err(
-            "no system information: /proc is not readable and no disk could be measured".into(),
-        );
+        return Err(SourceError::NoSystemInformation);
     }
     let mut text = lines.join("\n");
     text.push('\n');

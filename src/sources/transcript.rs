@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::Text;
+use super::error::SourceError;
 use super::read::{Tail, blocking, read_tail};
 use super::settings::{self, MAX_BYTES_RANGE, Resolve, SettingsError};
 use super::text::{cap_tail, sanitize};
@@ -63,7 +64,7 @@ impl TranscriptSettings {
 }
 
 /// Reads the tail (at most `max_bytes`, and at most `cap`), on the blocking pool.
-pub(super) async fn text(settings: &TranscriptSettings, cap: usize) -> Result<Text, String> {
+pub(super) async fn text(settings: &TranscriptSettings, cap: usize) -> Result<Text, SourceError> {
     let path = settings.path.clone();
     let max = settings.max_bytes.min(cap);
     blocking(move || transcript_text(&path, max)).await
@@ -89,8 +90,11 @@ pub(super) fn skip_partial_line(tail: &Tail) -> &[u8] {
     }
 }
 
-fn transcript_text(path: &Path, max: usize) -> Result<Text, String> {
-    let tail = read_tail(path, max).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+fn transcript_text(path: &Path, max: usize) -> Result<Text, SourceError> {
+    let tail = read_tail(path, max).map_err(|source| SourceError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut text = sanitize(skip_partial_line(&tail));
     let cut = cap_tail(&mut text, max);
     Ok(Text {

@@ -320,9 +320,9 @@ impl Escalation<'_> {
         let (threads, reasons) = who_and_why(state, due);
         let threads: Vec<&str> = threads.iter().map(String::as_str).collect();
         let reasons: Vec<&str> = reasons.iter().map(String::as_str).collect();
-        // The guard (issue 11): a message carrying an injection is never delivered; the
-        // check of what leaves (issue 22): one that asks to pay, carries a number or a link
-        // no trusted source showed is held for the user's confirmation, never sent.
+        // The guard: a message carrying an injection is never delivered; the check of
+        // what leaves: one that asks to pay, carries a number or a link no trusted source
+        // showed is held for the user's confirmation, never sent.
         let screened = guard::message(&record.text);
         let tainted = due.iter().any(|&i| state.escalation_history[i].tainted);
         let held = outbound::hold(
@@ -401,7 +401,7 @@ impl Escalation<'_> {
         let call =
             self.providers
                 .call_chain_out(&self.config.models, &out, self.budget, &progress, |c| {
-                    parse_decision(&c.text).map_err(|e| e.to_string())
+                    parse_decision(&c.text)
                 });
         let timed = tokio::time::timeout(self.config.timeout, call).await;
         work.latency_ms = Some(millis(started.elapsed()));
@@ -482,40 +482,70 @@ impl Escalation<'_> {
                 )
                 .await
                 .map(|_| ())
-                .map_err(|e| format!("notifier: {e}")),
+                .map_err(EffectError::Notifier),
                 Effect::Remember { text, .. } => {
                     let (threads, _) = who_and_why(state, records);
                     let attribution = format!("thinker ({} escalation)", threads.join(", "));
-                    self.remember(&attribution, text).await
+                    self.remember(&attribution, text)
+                        .await
+                        .map_err(EffectError::Remember)
                 }
                 Effect::Settled(_) => Ok(()),
             };
-            for &i in records {
-                let r = &mut state.escalation_history[i];
-                r.delivery = None;
-                if let Err(why) = &result {
-                    r.outcome = EscalationOutcome::Failed(plan::excerpt(why));
+            if let Err(e) = result {
+                // The records and the journal keep what it said.
+                let why = e.to_string();
+                for &i in records {
+                    let r = &mut state.escalation_history[i];
+                    r.delivery = None;
+                    r.outcome = EscalationOutcome::Failed(plan::excerpt(&why));
                 }
-            }
-            if let Err(why) = result {
                 tracing::warn!("escalation effect failed: {why}");
                 work.errors.push(why);
+            } else {
+                for &i in records {
+                    state.escalation_history[i].delivery = None;
+                }
             }
         }
         Ok(())
     }
 
-    async fn remember(&self, attribution: &str, text: &str) -> Result<(), String> {
+    async fn remember(&self, attribution: &str, text: &str) -> Result<(), RememberError> {
         let Some(dir) = self.config.memory_dir.clone() else {
-            return Err("remember: no memory directory is configured".into());
+            return Err(RememberError::NoMemoryDir);
         };
         let (clock, attribution, text) = (self.clock, attribution.to_string(), text.to_string());
         tokio::task::spawn_blocking(move || note::append_note(&dir, &clock, &attribution, &text))
             .await
-            .map_err(|e| format!("remember: the note was not written: {e}"))?
-            .map(|_| ())
-            .map_err(|e| format!("remember: {e}"))
+            .map_err(RememberError::TaskFailed)??;
+        Ok(())
     }
+}
+
+/// Why an effect of an escalation did not happen; its message is the records' `failed`
+/// outcome and the journal's error.
+#[derive(Debug, thiserror::Error)]
+enum EffectError {
+    /// The notifier did not deliver the message.
+    #[error("notifier: {0}")]
+    Notifier(#[source] notify::NotifyError),
+    #[error(transparent)]
+    Remember(RememberError),
+}
+
+/// Why a `remember` decision wrote no note.
+#[derive(Debug, thiserror::Error)]
+enum RememberError {
+    /// `memory_dir` is not set in `[escalation]`.
+    #[error("remember: no memory directory is configured")]
+    NoMemoryDir,
+    /// The note's write panicked or was cancelled on the blocking pool (a bug in thinker).
+    #[error("remember: the note was not written: {0}")]
+    TaskFailed(#[source] tokio::task::JoinError),
+    /// The note was refused or could not be written (the note says which file, and why).
+    #[error("remember: {0}")]
+    Note(#[from] note::NoteError),
 }
 
 /// The threads and reasons of the records `indices`, in order, threads without repeats.

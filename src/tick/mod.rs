@@ -594,7 +594,7 @@ impl ThreadJob<'_> {
                 &outgoing,
                 self.budget,
                 progress,
-                move |c| answer::parse(thread, &c.text).map_err(|e| e.to_string()),
+                move |c| answer::parse(thread, &c.text),
             )
             .await;
         trace.attempts = outcome.attempts.iter().map(AttemptRecord::from).collect();
