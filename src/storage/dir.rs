@@ -33,7 +33,19 @@ pub(super) const PRIVATE_FILES: [&str; 8] = [
 /// Holds the tick lock until dropped.
 #[derive(Debug)]
 pub struct Lock {
-    _file: File,
+    file: File,
+}
+
+impl Drop for Lock {
+    /// Releases the lock explicitly rather than by closing the file: a child process
+    /// forked meanwhile by any thread of this process (a `command` source, a notifier, a
+    /// test running beside another) shares the lock's open file until it execs — the
+    /// descriptor is close-on-exec, not close-on-fork — and closing our descriptor alone
+    /// would leave the lock held by that copy for a moment. An `flock` is released for
+    /// every copy by unlocking any of them.
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
 }
 
 /// What [`StateDir::tidy`] did, and what it could not do.
@@ -138,7 +150,7 @@ impl StateDir {
                 })
             })?;
         match file.try_lock() {
-            Ok(()) => Ok(Lock { _file: file }),
+            Ok(()) => Ok(Lock { file }),
             Err(TryLockError::WouldBlock) => Err(StorageError::Locked { path }),
             Err(TryLockError::Error(source)) => Err(StorageError::Lock { path, source }),
         }
@@ -333,5 +345,27 @@ pub(crate) fn file_kind(kind: fs::FileType) -> &'static str {
         "a device"
     } else {
         "not a regular file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (a lock "held" for a moment in a full test run under load): a copy of
+    /// the lock's descriptor — what a child forked by another thread holds until it
+    /// execs; `try_clone` makes the same copy — no longer keeps the lock once the
+    /// `Lock` is dropped, so the next tick takes it at once.
+    #[test]
+    fn a_dropped_lock_is_free_even_while_a_copy_of_its_file_lives() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = StateDir::at(dir.path());
+        let lock = state.lock().unwrap();
+        let forked_copy = lock.file.try_clone().unwrap();
+        assert!(matches!(state.lock(), Err(StorageError::Locked { .. })));
+        drop(lock);
+        let again = state.lock();
+        assert!(again.is_ok(), "the copy kept the lock: {again:?}");
+        drop(forked_copy);
     }
 }

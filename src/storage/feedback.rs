@@ -68,7 +68,10 @@ impl StateDir {
             let still = named.is_some_and(|m| m.dev() == mine.dev() && m.ino() == mine.ino());
             if still || attempt == 99 {
                 checked();
-                return write_lines(&mut file, mine.len(), buf, &path);
+                let written = write_lines(&mut file, mine.len(), buf, &path);
+                // Unlocked explicitly, not by the close: see `Lock`'s `Drop`.
+                let _ = file.unlock();
+                return written;
             }
             tracing::debug!(
                 "a tick took {} meanwhile; appending to the new one",
@@ -186,7 +189,11 @@ pub(super) fn wait_for_writers(path: &Path) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
     loop {
         match file.try_lock() {
-            Ok(()) => return,
+            Ok(()) => {
+                // Unlocked explicitly, not by the close: see `Lock`'s `Drop`.
+                let _ = file.unlock();
+                return;
+            }
             Err(TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
                 std::thread::sleep(std::time::Duration::from_millis(1));
             }
