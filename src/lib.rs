@@ -19,6 +19,7 @@ pub mod egress;
 pub mod embeddings;
 pub mod error;
 pub mod escalation;
+pub mod feedback;
 pub mod health;
 pub mod init;
 pub mod input;
@@ -78,6 +79,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Prompt(args) => cmd::prompt::run(&mut ctx, args),
         // --- watching thinker ---
         Command::Log(args) => cmd::log::run(&mut ctx, args),
+        Command::Stats(args) if args.egress => cmd::egress::run(&mut ctx, args),
         Command::Stats(args) => cmd::stats::run(&mut ctx, args),
         Command::Cron(args) => cmd::cron::run(&mut ctx, args),
         Command::Completions(args) => cmd::completions::run(&mut ctx, args.shell),

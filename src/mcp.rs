@@ -9,7 +9,7 @@
 //! state file, `ledger.json`, the journal): the state is replaced by rename, so a read is
 //! always whole, and a tick running meanwhile is never waited for nor disturbed.
 //! Read-only except `feedback`, which appends one line to `feedback.jsonl` through
-//! [`crate::cmd::feedback::record`] (the command's own path).
+//! [`crate::feedback::record`] (the command's own path).
 //!
 //! Must not: take the tick lock, write the state or the ledger, rank or render entries
 //! itself (that is [`crate::recall`]), compute health (that is [`crate::health`]), read
@@ -244,7 +244,7 @@ impl Tools {
             VerdictArg::Wrong => Judgement::Wrong,
         };
         let clock = (self.clock)();
-        let recorded = crate::cmd::feedback::record(
+        let recorded = crate::feedback::record(
             &self.state_dir,
             clock.now,
             &args.id,

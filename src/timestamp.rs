@@ -125,6 +125,12 @@ pub mod serde_utc_opt {
     }
 }
 
+/// A duration in whole milliseconds, as the journal and `doctor` count them (saturating:
+/// a duration past `u64::MAX` ms reads as that).
+pub fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

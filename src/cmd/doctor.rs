@@ -190,7 +190,7 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
     }
     check_lock(&dir, &mut report);
     check_journal(&health, ctx.clock, &mut report);
-    match crate::cmd::egress::today(dir.path(), &ctx.clock) {
+    match crate::cmd::shared::egress_today(dir.path(), &ctx.clock) {
         Ok(line) => report.push("egress", Level::Ok, line),
         Err(e) => report.push("egress", Level::Warn, e.to_string()),
     }
@@ -343,7 +343,7 @@ async fn check_providers(config: &Config, report: &mut Report) {
             };
             let started = Instant::now();
             let result = providers.call(&model, request).await;
-            let took = millis(started.elapsed());
+            let took = crate::timestamp::millis(started.elapsed());
             let (level, message) = reached(&model, result.err(), took);
             (what, level, message)
         }
@@ -354,7 +354,7 @@ async fn check_providers(config: &Config, report: &mut Report) {
 }
 
 /// What a one-token call says about the provider.
-fn reached(model: &ModelRef, error: Option<CallError>, took: u128) -> (Level, String) {
+fn reached(model: &ModelRef, error: Option<CallError>, took: u64) -> (Level, String) {
     match error {
         // Cut at one token, or an empty or odd answer: the server took the key and answered.
         None
@@ -414,10 +414,6 @@ fn replay_dir(what: &str, provider: &ProviderConfig) -> (String, Level, String) 
             ),
         ),
     }
-}
-
-fn millis(d: Duration) -> u128 {
-    d.as_millis()
 }
 
 /// The state file: readable and valid.
@@ -485,7 +481,7 @@ async fn check_sources(
         for (source, name) in tc.sources.iter().zip(names) {
             let started = Instant::now();
             let gathered = sources::gather(std::slice::from_ref(source), &ctx).await;
-            let took = millis(started.elapsed());
+            let took = crate::timestamp::millis(started.elapsed());
             let what = format!("source {thread}/{name}");
             if let Some(f) = gathered.failures.first() {
                 report.push(

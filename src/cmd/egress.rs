@@ -7,55 +7,18 @@
 //! does), nor read the real clock (the context's).
 
 use std::fmt::Write as _;
-use std::path::Path;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 
-use crate::cli::{Since, StatsArgs};
+use crate::cli::StatsArgs;
 use crate::clock::Clock;
 use crate::cmd::Context;
-use crate::cmd::log::warn_skipped;
+use crate::cmd::shared::{egress_summary, local, warn_skipped};
 use crate::cmd::since_instant;
-use crate::egress::{Egress, Summary, bytes};
+use crate::egress::{Summary, bytes};
 use crate::error::{EXIT_OK, Error, to_json_pretty};
-use crate::journal::read::{self, Lenient as Journal, ReadError, Skipped, Span};
 use crate::timestamp;
 use crate::untrusted;
-
-/// Every egress record of `journal`, with its tick's local day.
-fn records<'a>(journal: &'a Journal, clock: &Clock) -> Vec<(NaiveDate, &'a Egress)> {
-    let mut out = Vec::new();
-    for tick in &journal.ticks {
-        let day = clock.zone.day(tick.line.time);
-        let threads = tick.line.threads.iter().flat_map(|t| &t.attempts);
-        let escalation = tick.escalation.iter().flat_map(|e| &e.escalation.attempts);
-        out.extend(
-            threads
-                .chain(escalation)
-                .filter_map(|a| a.egress.as_ref())
-                .map(|e| (day, e)),
-        );
-    }
-    out
-}
-
-/// The summary of what left since `since`, with the unreadable lines skipped.
-fn summary(
-    dir: &Path,
-    since: DateTime<Utc>,
-    clock: &Clock,
-) -> Result<(Summary, Skipped), ReadError> {
-    let journal = read::lenient(dir, Span::Since(since))?;
-    let summary = Summary::of(records(&journal, clock));
-    Ok((summary, journal.skipped))
-}
-
-/// `doctor`'s line: what left the machine today (local day).
-pub fn today(dir: &Path, clock: &Clock) -> Result<String, ReadError> {
-    let midnight = since_instant(Since::Day(clock.today()), clock);
-    let (summary, _) = summary(dir, midnight, clock)?;
-    Ok(format!("today: {}", summary.line()))
-}
 
 #[derive(serde::Serialize)]
 struct Json<'a> {
@@ -69,7 +32,7 @@ struct Json<'a> {
 pub fn run(ctx: &mut Context<'_>, args: &StatsArgs) -> Result<u8, Error> {
     let resolved = ctx.optional_config()?;
     let since = since_instant(args.since, &ctx.clock);
-    let (summary, skipped) = summary(&resolved.state_dir, since, &ctx.clock)?;
+    let (summary, skipped) = egress_summary(&resolved.state_dir, since, &ctx.clock)?;
     warn_skipped(ctx, &skipped, "journal")?;
     let text = if args.json {
         to_json_pretty(
@@ -92,7 +55,7 @@ fn render(s: &Summary, clock: &Clock, since: DateTime<Utc>) -> String {
     let _ = writeln!(
         out,
         "What left the machine since {} ({})",
-        crate::cmd::log::local(clock, since),
+        local(clock, since),
         crate::clock::age(since, clock.now),
     );
     let _ = writeln!(

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use crate::cli::ExplainArgs;
 use crate::clock::Clock;
 use crate::cmd::Context;
-use crate::cmd::replay::{replay_dir, settings};
+use crate::cmd::shared::{replay_dir, settings};
 use crate::error::{EXIT_FAILED, EXIT_OK, Error, to_json_pretty};
 use crate::replay::explain::{self, Life, Seen};
 use crate::replay::{Frame, Replay};

@@ -16,9 +16,10 @@ use serde::Serialize;
 use crate::cli::LogArgs;
 use crate::clock::Clock;
 use crate::cmd::Context;
+use crate::cmd::shared::{dollars, local, ms_words, warn_skipped};
 use crate::error::{EXIT_OK, Error, to_json_pretty};
 use crate::journal::line::outcome_word;
-use crate::journal::read::{self, Lenient as Journal, Skipped, Span, Tick};
+use crate::journal::read::{self, Lenient as Journal, Span, Tick};
 use crate::journal::{Status, ThreadRecord};
 use crate::state::EscalationRecord;
 use crate::thread::ThreadName;
@@ -27,37 +28,6 @@ use crate::untrusted;
 
 pub(crate) use crate::paint::Painter;
 use crate::paint::{DIM, GREEN, RED, YELLOW};
-
-/// A time for people, in the clock's zone: `2026-11-22 10:05`.
-pub(crate) fn local(clock: &Clock, t: chrono::DateTime<chrono::Utc>) -> String {
-    clock.zone.at(t).format("%Y-%m-%d %H:%M").to_string()
-}
-
-/// `850 ms`, `1.2 s`, `2 min`.
-pub(crate) fn millis(ms: u64) -> String {
-    match ms {
-        ..1000 => format!("{ms} ms"),
-        1000..120_000 => format!("{:.1} s", ms as f64 / 1000.0),
-        _ => format!("{} min", ms / 60_000),
-    }
-}
-
-/// `$0.0012`.
-pub(crate) fn dollars(cost: f64) -> String {
-    format!("${cost:.4}")
-}
-
-/// Prints the one warning about unreadable lines (unless `-q`).
-pub(crate) fn warn_skipped(
-    ctx: &mut Context<'_>,
-    skipped: &Skipped,
-    what: &str,
-) -> Result<(), Error> {
-    if let Some(w) = skipped.warning(what).filter(|_| !ctx.global.quiet) {
-        ctx.stderr(&format!("warning: {w}\n"))?;
-    }
-    Ok(())
-}
 
 pub fn run(ctx: &mut Context<'_>, args: &LogArgs) -> Result<u8, Error> {
     let resolved = ctx.optional_config()?;
@@ -166,7 +136,7 @@ fn render(journal: &Journal, clock: &Clock, p: Painter) -> String {
             "{:<16}  {:>5}  {:>7}  ",
             local(clock, l.time),
             l.run,
-            millis(l.duration_ms)
+            ms_words(l.duration_ms)
         );
         for thread in ThreadName::ALL {
             let _ = write!(out, "{} ", status_cell(p, thread_of(tick, thread), 9));
@@ -230,7 +200,7 @@ fn render_thread(journal: &Journal, thread: ThreadName, clock: &Clock, p: Painte
                     })
                     .map(|m| untrusted::excerpt(&m, 27))
                     .unwrap_or_default(),
-                millis(t.latency_ms),
+                ms_words(t.latency_ms),
                 format!("{}/{}", t.tokens_in, t.tokens_out),
                 dollars(t.cost),
                 note(t),

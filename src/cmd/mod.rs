@@ -6,7 +6,9 @@
 //! the output streams and the colour choice, and the instant a `--since` names
 //! ([`since_instant`], for `stats`, `egress`, `replay` and `report`). A command must not
 //! print with `print!` or `eprint!` (tests capture its streams), read the clock or
-//! `chrono::Local` itself, or resolve paths its own way. New command: a file here, an arm in `crate::run_with`.
+//! `chrono::Local` itself, or resolve paths its own way, or import a sibling command
+//! (what two commands share is in [`shared`]). New command: a file here, an arm in
+//! `crate::run_with`.
 
 pub mod feedback;
 pub mod hook;
@@ -29,6 +31,8 @@ pub mod doctor;
 pub mod explain;
 pub mod replay;
 pub mod report;
+// --- what several commands share ---
+pub mod shared;
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -6,7 +6,6 @@
 //! replay did not reproduce what was recorded (the comparison is then not reliable).
 
 use std::fmt::Write as _;
-use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -14,73 +13,15 @@ use serde::Serialize;
 use crate::cli::ReplayArgs;
 use crate::clock::Clock;
 use crate::cmd::Context;
+use crate::cmd::shared::{replay_dir, settings};
 use crate::cmd::since_instant;
-use crate::config::Config;
 use crate::error::{EXIT_FAILED, EXIT_OK, Error, to_json_pretty};
 use crate::replay::diff::{self, Diff, Life, Row, Side, lifetime};
-use crate::replay::overrides::{self, Override};
-use crate::replay::{self, Check, Journal, Replay, Stop};
+use crate::replay::overrides::Override;
+use crate::replay::{Check, Journal, Stop};
 use crate::state::Category;
 use crate::timestamp;
 use crate::untrusted;
-
-/// The settings a replay runs with: the config's, and the overridden ones.
-#[derive(Debug)]
-pub struct Settings2 {
-    pub current: Config,
-    pub overridden: Option<Config>,
-    pub overrides: Vec<Override>,
-}
-
-/// The config (or the defaults when there is none) and, with `--set`, the same config
-/// with the overrides applied and validated.
-pub fn settings(config: Option<Config>, set: &[String]) -> Result<Settings2, Error> {
-    let overrides = set
-        .iter()
-        .map(|s| overrides::parse(s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let current = match config {
-        Some(c) => c,
-        None => Config::parse("", None)?,
-    };
-    let overridden = if overrides.is_empty() {
-        None
-    } else {
-        let path = current.path.clone();
-        let text = match &path {
-            Some(p) => {
-                std::fs::read_to_string(p).map_err(|source| crate::config::ConfigError::Read {
-                    path: p.clone(),
-                    source,
-                })?
-            }
-            None => String::new(),
-        };
-        Some(overrides::apply(&text, path.as_deref(), &overrides)?)
-    };
-    Ok(Settings2 {
-        current,
-        overridden,
-        overrides,
-    })
-}
-
-/// Reads the journal of `dir` and replays it.
-pub fn replay_dir(
-    dir: &Path,
-    since: Option<chrono::DateTime<chrono::Utc>>,
-    settings: &Settings2,
-) -> Result<(Journal, Replay), Error> {
-    let journal = crate::journal::read::strict(dir)?;
-    let replay = replay::replay(
-        &journal,
-        since,
-        &settings.current.memory,
-        settings.overridden.as_ref().map(|c| &c.memory),
-        replay::Keep::Frames,
-    );
-    Ok((journal, replay))
-}
 
 #[derive(Debug, Serialize)]
 struct Output<'a> {
@@ -117,7 +58,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ReplayArgs) -> Result<u8, Error> {
     let since = args.since.map(|s| since_instant(s, &ctx.clock));
     let started = Instant::now();
     let (journal, replay) = replay_dir(&resolved.state_dir, since, &settings)?;
-    let elapsed_ms = crate::journal::millis(started.elapsed());
+    let elapsed_ms = timestamp::millis(started.elapsed());
     let window = &journal.ticks[replay.first..];
     let (from, to) = (
         window.first().map(|t| t.line.time),

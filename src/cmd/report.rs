@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 
 use crate::cli::ReportArgs;
 use crate::cmd::Context;
-use crate::cmd::replay::{replay_dir, settings};
+use crate::cmd::shared::{replay_dir, settings};
 use crate::cmd::since_instant;
 use crate::error::{EXIT_OK, Error};
 use crate::journal::Status;

@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::archive::Archived;
 use crate::cli::StatsArgs;
 use crate::clock::Clock;
-use crate::cmd::log::{dollars, millis, warn_skipped};
+use crate::cmd::shared::{dollars, local, ms_words, warn_skipped};
 use crate::cmd::{Context, since_instant};
 use crate::error::{EXIT_OK, Error, to_json_pretty};
 use crate::journal::line::outcome_word;
@@ -110,9 +110,6 @@ struct Stats {
 }
 
 pub fn run(ctx: &mut Context<'_>, args: &StatsArgs) -> Result<u8, Error> {
-    if args.egress {
-        return crate::cmd::egress::run(ctx, args);
-    }
     let resolved = ctx.optional_config()?;
     let since = since_instant(args.since, &ctx.clock);
     let journal = read::lenient(&resolved.state_dir, Span::Since(since))?;
@@ -334,7 +331,7 @@ fn compute(ticks: &[Tick], archived: &[Archived], since: DateTime<Utc>, clock: &
 }
 
 fn ms(v: Option<u64>) -> String {
-    v.map_or_else(|| "-".into(), millis)
+    v.map_or_else(|| "-".into(), ms_words)
 }
 
 fn counts(map: &BTreeMap<String, u64>) -> String {
@@ -349,7 +346,7 @@ fn render(s: &Stats, clock: &Clock, since: DateTime<Utc>) -> String {
     let _ = writeln!(
         out,
         "Since {} ({}): {} ticks",
-        crate::cmd::log::local(clock, since),
+        local(clock, since),
         crate::clock::age(since, clock.now),
         s.ticks
     );

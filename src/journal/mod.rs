@@ -31,7 +31,7 @@ impl From<&Attempt> for AttemptRecord {
     fn from(a: &Attempt) -> Self {
         AttemptRecord {
             model: a.model.to_string(),
-            latency_ms: millis(a.latency),
+            latency_ms: crate::timestamp::millis(a.latency),
             tokens_in: a.tokens_in,
             tokens_out: a.tokens_out,
             cost: a.cost,
@@ -140,10 +140,6 @@ impl From<&Report> for AggregateRecord {
             feedback: r.feedback.clone(),
         }
     }
-}
-
-pub fn millis(d: std::time::Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use crate::escalation::decision::{self, Decision, parse_decision};
 use crate::escalation::outbound::{self, Seen};
 use crate::escalation::plan::{self, Effect, Plan};
 use crate::escalation::{note, notify};
-use crate::journal::{AttemptRecord, EscalationLine, EscalationWork, millis};
+use crate::journal::{AttemptRecord, EscalationLine, EscalationWork};
 use crate::ledger::{self, Ledger};
 use crate::privacy::Withheld;
 use crate::privacy::policy::Policy;
@@ -36,6 +36,7 @@ use crate::provider::{CallError, CallRequest, Progress, Providers};
 use crate::state::{Delivery, EscalationOutcome, EscalationRecord, State, Suppression};
 use crate::storage::{JOURNAL_FILE, StateDir, StorageError};
 use crate::thread::ThreadName;
+use crate::timestamp::millis;
 use crate::untrusted::guard;
 
 /// How many settled records the primary model is shown as recent outcomes.

@@ -32,7 +32,7 @@ use crate::error::{EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Error};
 use crate::escalation::outbound::{Seen, SourceSites};
 use crate::input::{InputContext, thread_request};
 use crate::journal::{
-    AggregateRecord, AttemptRecord, EscalationLine, JournalLine, ThreadRecord, ThreadTrace, millis,
+    AggregateRecord, AttemptRecord, EscalationLine, JournalLine, ThreadRecord, ThreadTrace,
 };
 use crate::ledger::{self, Ledger, QuietMemory};
 use crate::privacy::policy::Policy;
@@ -439,7 +439,7 @@ fn journal_line(
     let report = &aggregated.report;
     let line = JournalLine {
         time: clock.now,
-        duration_ms: millis(started.elapsed()),
+        duration_ms: crate::timestamp::millis(started.elapsed()),
         run: opened.run,
         tick_count: aggregated.next.tick_count,
         exit_code: exit_code(&outcomes),
@@ -541,7 +541,7 @@ impl ThreadJob<'_> {
                     waiting: progress.describe(),
                 })
             });
-        trace.latency_ms = millis(started.elapsed());
+        trace.latency_ms = crate::timestamp::millis(started.elapsed());
         let fingerprint = trace.fingerprint.take();
         let links = std::mem::take(&mut trace.links);
         let record = ThreadRecord::of(thread, &outcome, trace);
