@@ -338,7 +338,11 @@ def main():
       "is fork + exec + wait; peak RSS is the child's own `VmHWM` read at its exit under "
       "ptrace (`ru_maxrss` counts the Python parent's pages). The https row is the same "
       "stub behind Python `ssl` with a self-signed certificate (`openssl req -x509`) that "
-      "the provider trusts through `ca_file`.")
+      "the provider trusts through `ca_file`. The stub sets `TCP_NODELAY`, as API servers "
+      "do: `http.server` writes a reply's headers and body apart, and without it the body "
+      "of a reply on a kept-alive connection waited about 40 ms for the client's delayed "
+      "ACK — a stall thinker (four threads reusing two connections) paid and the "
+      "reference (a connection per request) did not; figures before 2026-11-25 carry it.")
     p("")
     if tick:
         t, r, h = tick["thinker"], tick.get("reference"), tick.get("https") or {}
