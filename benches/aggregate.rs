@@ -1,7 +1,7 @@
 //! Aggregating a full state (every cap full, thread histories and escalation history
 //! full) with four answers of 10 findings each. Target: under 100 µs per aggregation.
 //!
-//! The same with links (issue 25): every entry at its 5 links and the Librarian and the
+//! The same with links: every entry at its 5 links and the Librarian and the
 //! Dreamer proposing 3 each, which must cost within 10 % of the state without them.
 //!
 //! And a state of 30,000 entries (far over the caps: an older version's, a hand-edited

@@ -1,4 +1,4 @@
-//! The redaction benchmark (issue 24): the corpus `tests/fixtures/redact/{dev,heldout}.txt`
+//! The redaction benchmark: the corpus `tests/fixtures/redact/{dev,heldout}.txt`
 //! (mail, calendar entries and notes with personal data in the spellings people use,
 //! marked `{{class|value}}`) through the redactor's first pass
 //! (`thinker::untrusted::redact::spans`), per split:
