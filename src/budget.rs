@@ -433,7 +433,7 @@ mod tests {
         // The refusal carries the limit it would break.
         let err = budget.check(&c.providers["a"], 300).unwrap_err();
         assert!(
-            matches!(&err, Refusal::Cost { scope: Scope::Provider(p), limit, .. } if p == "a" && *limit == 0.0015),
+            matches!(&err, Refusal::Cost { scope: Scope::Provider(p), limit, .. } if p == "a" && limit.to_bits() == 0.0015_f64.to_bits()),
             "{err:?}"
         );
         assert!(err.to_string().contains("daily cost"), "{err}");
