@@ -151,7 +151,7 @@ impl IcsSettings {
             .map(|(i, p)| {
                 resolve(p)
                     .map(|p| p.to_string_lossy().into_owned())
-                    .map_err(|message| SettingsError::at(format!("paths[{i}]"), message))
+                    .map_err(|e| SettingsError::at(format!("paths[{i}]"), e.to_string()))
             })
             .collect::<Result<_, _>>()?;
         let hours = match raw.hours {
@@ -326,15 +326,16 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::sources::PathError;
     use crate::sources::ics::parse::{FIELD_READ_CHARS, parse_duration};
     use crate::sources::ics::render::until_text;
     use crate::sources::ics::testing::{east, events, inline, now, settings, vevent};
 
     #[test]
     fn settings_are_checked_and_defaulted() {
-        let resolve = |p: &str| -> Result<PathBuf, String> {
+        let resolve = |p: &str| -> Result<PathBuf, PathError> {
             if p.starts_with('~') {
-                Err(format!("`{p}` cannot expand"))
+                Err(PathError::NoHome { path: p.into() })
             } else {
                 Ok(Path::new("/etc/thinker").join(p))
             }
