@@ -51,7 +51,7 @@ pub enum SourceError {
         /// The first non-blank line of its stderr, cleaned and bounded.
         stderr: Option<String>,
     },
-    /// A file that cannot be read (the transcript).
+    /// A file that cannot be read (the transcript, the archive).
     #[error("cannot read {}: {source}", .path.display())]
     Read { path: PathBuf, source: io::Error },
     /// Of the files the globs matched, none could be read: the first problem met, and

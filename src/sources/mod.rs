@@ -392,7 +392,7 @@ async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, So
         SourceKind::Files(s) => files::text(s, ctx).await,
         SourceKind::System(s) => system::text(s).await,
         SourceKind::Transcript(s) => transcript::text(s, ctx.max_bytes).await,
-        SourceKind::Archive(s) => archive::text(s, ctx).await.map_err(SourceError::Kind),
+        SourceKind::Archive(s) => archive::text(s, ctx).await,
         SourceKind::Maildir(s) => maildir::text(s, ctx).await,
         SourceKind::Ics(s) => ics::text(s, ctx).await.map_err(SourceError::Kind),
         SourceKind::Sample(s) => sample::text(s, ctx).await,
