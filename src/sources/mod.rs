@@ -394,7 +394,7 @@ async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, So
         SourceKind::Transcript(s) => transcript::text(s, ctx.max_bytes).await,
         SourceKind::Archive(s) => archive::text(s, ctx).await,
         SourceKind::Maildir(s) => maildir::text(s, ctx).await,
-        SourceKind::Ics(s) => ics::text(s, ctx).await.map_err(SourceError::Kind),
+        SourceKind::Ics(s) => ics::text(s, ctx).await,
         SourceKind::Sample(s) => sample::text(s, ctx).await,
     }
 }
