@@ -364,7 +364,7 @@ mod tests {
         assert!(g.failures.is_empty());
     }
 
-    /// Regression: a long file read first took the whole cap and the others were left out.
+    /// Issue 20: a long file read first took the whole cap and the others were left out.
     #[tokio::test]
     async fn a_long_file_shares_the_cap_with_the_others() {
         let dir = tempfile::tempdir().unwrap();
@@ -398,7 +398,7 @@ mod tests {
         assert_eq!(shares(&[], 100), Vec::<usize>::new());
     }
 
-    /// Regression: a `remember` note in `memory_dir` was read back by a `files` source and
+    /// Issue 22: a `remember` note in `memory_dir` was read back by a `files` source and
     /// escalated again.
     #[tokio::test]
     async fn thinkers_own_notes_are_not_read_back() {

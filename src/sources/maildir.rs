@@ -901,7 +901,7 @@ mod tests {
         }
     }
 
-    /// Regression (a probe): past 2,000 files the text said "2000 messages" when there were
+    /// Issue 22's probe: past 2,000 files the text said "2000 messages" when there were
     /// 50,000; it counts them all, by name, and reads only the newest candidates.
     #[tokio::test]
     async fn a_large_folder_is_counted_truly_and_listed_cheaply() {
@@ -1024,7 +1024,7 @@ mod tests {
         assert!(!t.truncated);
     }
 
-    /// Regression: the cap is shared by the messages' texts; a long one cannot push the
+    /// Issue 20: the cap is shared by the messages' texts; a long one cannot push the
     /// others out, and a fact in a second paragraph reaches the text.
     #[tokio::test]
     async fn the_byte_cap_keeps_every_header_and_shares_the_texts() {
