@@ -21,9 +21,10 @@ use crate::aggregate::Skip;
 use crate::clock::Clock;
 use crate::config::{Config, ThreadConfig};
 use crate::ledger::{BreakerState, Ledger, Spend, add_cost, sum_cost, sum_tokens};
-use crate::provider::CallError;
 use crate::provider::breaker::Breakers;
 use crate::provider::config::ProviderConfig;
+use crate::provider::{CallError, Cause, Refusal, Scope};
+use crate::storage::StorageError;
 
 /// Whether `thread` runs on run number `run` (1-based) at the clock's `now`, read in its
 /// zone, by configuration alone.
@@ -44,7 +45,8 @@ pub fn schedule(thread: Option<&ThreadConfig>, run: u64, clock: &Clock) -> Resul
 }
 
 /// Records what may have been spent before a call is made (see [`Budget::with_write_ahead`]).
-pub type WriteAhead = Box<dyn Fn(&BTreeMap<String, Spend>) -> Result<(), String> + Send + Sync>;
+pub type WriteAhead =
+    Box<dyn Fn(&BTreeMap<String, Spend>) -> Result<(), StorageError> + Send + Sync>;
 
 /// Daily limits, checked before every call.
 pub struct Budget {
@@ -161,9 +163,9 @@ impl Budget {
 
     /// Whether a call to `provider` estimated at `tokens` fits every budget, without
     /// reserving it (for skipping a thread before its call is even assembled).
-    pub fn check(&self, provider: &ProviderConfig, tokens: u64) -> Result<(), String> {
+    pub fn check(&self, provider: &ProviderConfig, tokens: u64) -> Result<(), Refusal> {
         let Ok(state) = self.inner.lock() else {
-            return Err("budget bookkeeping is unavailable".into());
+            return Err(Refusal::BudgetUnavailable);
         };
         self.fits(&state, provider, tokens)
     }
@@ -175,47 +177,55 @@ impl Budget {
         state: &BudgetState,
         provider: &ProviderConfig,
         tokens: u64,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let cost = Self::estimate_cost(provider, tokens);
         let name = provider.name.as_str();
         let (limit_tokens, limit_cost) = self.limits.get(name).copied().unwrap_or((None, None));
         let mine = state.spent.get(name).copied().unwrap_or_default();
         let (res_t, res_c) = state.reserved(Some(name));
-        let who = format!("provider {name}");
-        check_tokens(&who, sum_tokens([mine.tokens, res_t]), tokens, limit_tokens)?;
-        check_cost(&who, sum_cost([mine.cost, res_c]), cost, limit_cost)?;
+        let mine_t = sum_tokens([mine.tokens, res_t]);
+        let mine_c = sum_cost([mine.cost, res_c]);
+        let mine_scope = Scope::Provider(name.to_string());
+        check_tokens(&mine_scope, mine_t, tokens, limit_tokens)?;
+        check_cost(&mine_scope, mine_c, cost, limit_cost)?;
         let (all_t, all_c) = state.reserved(None);
         let total_tokens = sum_tokens(state.spent.values().map(|s| s.tokens).chain([all_t]));
         let total_cost = sum_cost(state.spent.values().map(|s| s.cost).chain([all_c]));
-        check_tokens("total", total_tokens, tokens, self.total_tokens)?;
-        check_cost("total", total_cost, cost, self.total_cost)?;
+        check_tokens(&Scope::Total, total_tokens, tokens, self.total_tokens)?;
+        check_cost(&Scope::Total, total_cost, cost, self.total_cost)?;
         Ok(())
     }
 }
 
-fn check_tokens(who: &str, used: u64, tokens: u64, limit: Option<u64>) -> Result<(), String> {
+fn check_tokens(scope: &Scope, used: u64, tokens: u64, limit: Option<u64>) -> Result<(), Refusal> {
     match limit {
-        Some(limit) if used.saturating_add(tokens) > limit => Err(format!(
-            "{who}: {used} of {limit} daily tokens used, this call may need {tokens}"
-        )),
+        Some(limit) if used.saturating_add(tokens) > limit => Err(Refusal::Tokens {
+            scope: scope.clone(),
+            used,
+            limit,
+            tokens,
+        }),
         _ => Ok(()),
     }
 }
 
-fn check_cost(who: &str, used: f64, cost: f64, limit: Option<f64>) -> Result<(), String> {
+fn check_cost(scope: &Scope, used: f64, cost: f64, limit: Option<f64>) -> Result<(), Refusal> {
     match limit {
         // `add_cost` is never NaN (it counts as over any budget), so this fails closed.
-        Some(limit) if add_cost(used, cost) > limit => Err(format!(
-            "{who}: ${used:.4} of ${limit:.2} daily cost used, this call may cost ${cost:.4}"
-        )),
+        Some(limit) if add_cost(used, cost) > limit => Err(Refusal::Cost {
+            scope: scope.clone(),
+            used,
+            limit,
+            cost,
+        }),
         _ => Ok(()),
     }
 }
 
 impl crate::provider::Gate for Budget {
-    fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), String> {
+    fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), Refusal> {
         let Ok(mut state) = self.inner.lock() else {
-            return Err("budget bookkeeping is unavailable".into());
+            return Err(Refusal::BudgetUnavailable);
         };
         self.fits(&state, provider, estimated_tokens)?;
         let estimate = (
@@ -233,17 +243,17 @@ impl crate::provider::Gate for Budget {
             if let Some(list) = state.reserved.get_mut(&provider.name) {
                 list.pop();
             }
-            return Err(format!(
-                "the spending of this call could not be recorded ahead of it ({why}); no call is made that the ledger cannot count"
-            ));
+            return Err(Refusal::WriteAhead {
+                source: Cause::new(why),
+            });
         }
         Ok(())
     }
 
-    fn breaker(&self, provider: &ProviderConfig) -> Result<(), String> {
+    fn breaker(&self, provider: &ProviderConfig) -> Result<(), Refusal> {
         self.breakers
             .lock()
-            .map_err(|_| "breaker bookkeeping is unavailable".to_string())?
+            .map_err(|_| Refusal::BreakerUnavailable)?
             .check(provider)
     }
 
@@ -297,10 +307,30 @@ mod tests {
         assert!(budget.admit(a, 400).is_ok());
         // 400 reserved + 400 > 600: refused although nothing is spent yet.
         let err = budget.admit(a, 400).unwrap_err();
-        assert!(err.contains("provider a"), "{err}");
+        assert_eq!(
+            err,
+            Refusal::Tokens {
+                scope: Scope::Provider("a".into()),
+                used: 400,
+                limit: 600,
+                tokens: 400
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "provider a: 400 of 600 daily tokens used, this call may need 400"
+        );
         assert!(budget.admit(b, 500).is_ok());
         // Total: 400 + 500 reserved + 200 > 1000.
-        assert!(budget.admit(b, 200).unwrap_err().contains("total"));
+        assert!(matches!(
+            budget.admit(b, 200),
+            Err(Refusal::Tokens {
+                scope: Scope::Total,
+                used: 900,
+                limit: 1000,
+                ..
+            })
+        ));
         budget.record(a, 100, 50, 0.0002);
         assert_eq!(budget.spent()["a"].tokens, 150);
         assert!(budget.admit(b, 300).is_ok(), "a's reservation was released");
@@ -329,7 +359,11 @@ mod tests {
         let failing = std::sync::Arc::clone(&fail);
         let budget = Budget::new(&c, &Ledger::default()).with_write_ahead(Box::new(move |s| {
             if failing.load(std::sync::atomic::Ordering::SeqCst) {
-                return Err("disk full".into());
+                return Err(StorageError::Write {
+                    path: "ledger.json".into(),
+                    source: std::io::Error::other("disk full"),
+                    aftermath: crate::storage::Aftermath::Unchanged,
+                });
             }
             log.lock().unwrap().push(s.clone());
             Ok(())
@@ -344,7 +378,13 @@ mod tests {
         budget.record(a, 10, 10, 0.0);
         fail.store(true, std::sync::atomic::Ordering::SeqCst);
         let err = budget.admit(a, 100).unwrap_err();
-        assert!(err.contains("disk full"), "{err}");
+        assert!(matches!(err, Refusal::WriteAhead { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("the spending of this call could not be recorded ahead of it (cannot write ledger.json: disk full")
+                && text.ends_with("); no call is made that the ledger cannot count"),
+            "{text}"
+        );
         // The refused call holds no reservation: only what was recorded is spent.
         assert_eq!(budget.spent()["a"].tokens, 70);
     }
@@ -390,12 +430,13 @@ mod tests {
             },
         );
         let budget = Budget::new(&c, &ledger);
+        // The refusal carries the limit it would break.
+        let err = budget.check(&c.providers["a"], 300).unwrap_err();
         assert!(
-            budget
-                .check(&c.providers["a"], 300)
-                .unwrap_err()
-                .contains("daily cost")
+            matches!(&err, Refusal::Cost { scope: Scope::Provider(p), limit, .. } if p == "a" && limit.to_bits() == 0.0015_f64.to_bits()),
+            "{err:?}"
         );
+        assert!(err.to_string().contains("daily cost"), "{err}");
     }
 
     #[test]
@@ -409,8 +450,24 @@ mod tests {
         budget.record(b, u64::MAX, u64::MAX, 0.0);
         assert_eq!(budget.spent()["b"].tokens, u64::MAX);
         let err = budget.admit(b, 10).unwrap_err();
-        assert!(err.contains("total"), "{err}");
-        assert!(budget.admit(a, 1).unwrap_err().contains("total"));
+        assert!(
+            matches!(
+                err,
+                Refusal::Tokens {
+                    scope: Scope::Total,
+                    used: u64::MAX,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(matches!(
+            budget.admit(a, 1),
+            Err(Refusal::Tokens {
+                scope: Scope::Total,
+                ..
+            })
+        ));
         budget.record(b, 5, 5, 0.0);
         assert_eq!(budget.spent()["b"].tokens, u64::MAX, "saturates");
         assert_eq!(budget.spent()["b"].calls, 2);
@@ -448,12 +505,12 @@ mod tests {
         let a = &c.providers["a"];
         budget.record(a, 1, 1, f64::NAN);
         let err = budget.check(a, 1).unwrap_err();
-        assert!(err.contains("daily cost"), "{err}");
+        assert!(matches!(err, Refusal::Cost { .. }), "{err:?}");
         // A negative cost does not hand spent budget back.
         let budget = Budget::new(&c, &Ledger::default());
         budget.record(a, 1, 1, 0.0014);
         budget.record(a, 1, 1, -1.0);
-        assert!(budget.check(a, 100).unwrap_err().contains("daily cost"));
+        assert!(matches!(budget.check(a, 100), Err(Refusal::Cost { .. })));
         assert_eq!(sum_cost([f64::INFINITY, 1.0]).to_bits(), f64::MAX.to_bits());
         assert_eq!(sum_cost([f64::NAN]).to_bits(), f64::MAX.to_bits());
         assert_eq!(sum_tokens([u64::MAX, 100]), u64::MAX);

@@ -144,7 +144,8 @@ async fn request(
             json!({"model": settings.model, "input": texts, "encoding_format": "float"}),
         ),
     };
-    let client = crate::provider::build_client(&provider.tls).map_err(&client_error)?;
+    let client =
+        crate::provider::build_client(&provider.tls).map_err(|e| client_error(e.to_string()))?;
     let mut req = client
         .post(format!("{}{path}", provider.base_url))
         .json(&body);

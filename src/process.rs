@@ -59,8 +59,11 @@ pub enum KillError {
     Exited,
     /// `kill(-PGID, SIGKILL)` failed (a member runs as another user, so it was not ours
     /// to signal).
-    #[error("`kill(-{pgid}, SIGKILL)` failed: {message}")]
-    Signal { pgid: i32, message: String },
+    #[error("`kill(-{pgid}, SIGKILL)` failed: {source}")]
+    Signal {
+        pgid: i32,
+        source: rustix::io::Errno,
+    },
 }
 
 /// The pipes a [`GroupChild`] was spawned with (those set to `Stdio::piped()`).
@@ -190,9 +193,9 @@ impl GroupChild {
         let pgid = self.pgid.ok_or(KillError::NoPid)?;
         match rustix::process::kill_process_group(pgid, Signal::KILL) {
             Ok(()) | Err(rustix::io::Errno::SRCH) => Ok(()),
-            Err(e) => Err(KillError::Signal {
+            Err(source) => Err(KillError::Signal {
                 pgid: pgid.as_raw_pid(),
-                message: e.to_string(),
+                source,
             }),
         }
     }
@@ -339,7 +342,7 @@ mod tests {
         assert_eq!(
             KillError::Signal {
                 pgid: 4242,
-                message: "Operation not permitted (os error 1)".into()
+                source: rustix::io::Errno::PERM
             }
             .to_string(),
             "`kill(-4242, SIGKILL)` failed: Operation not permitted (os error 1)"

@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use thinker::answer;
 use thinker::config::{ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
-use thinker::provider::{CallError, CallRequest, Completion, Gate, NoGate, Providers};
+use thinker::provider::{
+    CallError, CallRequest, Completion, Gate, NoGate, Providers, Refusal, Scope,
+};
 use thinker::thread::ThreadName;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -771,9 +773,14 @@ struct TestGate {
 }
 
 impl Gate for TestGate {
-    fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), String> {
+    fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), Refusal> {
         if self.refuse.contains(&provider.name) {
-            return Err(format!("{} is over its daily tokens", provider.name));
+            return Err(Refusal::Tokens {
+                scope: Scope::Provider(provider.name.clone()),
+                used: 0,
+                limit: 0,
+                tokens: estimated_tokens,
+            });
         }
         self.admitted
             .lock()

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Config, ConfigError};
+use crate::sources::PathError;
 
 fn home() -> Option<PathBuf> {
     std::env::var_os("HOME")
@@ -19,20 +20,16 @@ fn home() -> Option<PathBuf> {
 /// Expands a leading `~`: `~` and `~/x` with `$HOME`, `~user` and `~user/x` with that
 /// user's home directory from `/etc/passwd`. Never yields a path starting with a literal
 /// `~` directory: when the home cannot be found, the message says what to do.
-pub fn expand_home(p: &str) -> Result<PathBuf, String> {
+pub fn expand_home(p: &str) -> Result<PathBuf, PathError> {
     let Some(rest) = p.strip_prefix('~') else {
         return Ok(PathBuf::from(p));
     };
     let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
     let home = if user.is_empty() {
-        home().ok_or_else(|| {
-            format!("`{p}` needs a home directory, but $HOME is not set: set HOME, or write an absolute path")
-        })?
+        home().ok_or_else(|| PathError::NoHome { path: p.into() })?
     } else {
         let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
-        user_home(&passwd, user).ok_or_else(|| {
-            format!("`~{user}`: no such user in /etc/passwd; write the full path instead")
-        })?
+        user_home(&passwd, user).ok_or_else(|| PathError::NoSuchUser { user: user.into() })?
     };
     Ok(if tail.is_empty() {
         home
@@ -101,7 +98,13 @@ mod tests {
         assert_eq!(expand_home("/a/~b").unwrap(), PathBuf::from("/a/~b"));
         assert_eq!(expand_home("rel/x").unwrap(), PathBuf::from("rel/x"));
         let err = expand_home("~no-such-user-here/x").unwrap_err();
-        assert!(err.contains("full path"), "{err}");
+        assert_eq!(
+            err,
+            PathError::NoSuchUser {
+                user: "no-such-user-here".into()
+            }
+        );
+        assert!(err.to_string().contains("full path"), "{err}");
         // `~` itself depends on $HOME, which tests must not change: see
         // tests/config_limits.rs for it through the binary.
     }

@@ -273,7 +273,7 @@ impl Validator<'_> {
         let ca_file = match p.ca_file.as_deref() {
             Some(file) => {
                 let path = self.resolve(&key, file)?;
-                Some(CaFile::read(&path).map_err(|message| self.err(&key, message))?)
+                Some(CaFile::read(&path).map_err(|e| self.err(&key, e.to_string()))?)
             }
             None => None,
         };

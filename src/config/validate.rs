@@ -31,7 +31,7 @@ use super::{
 };
 use crate::aggregate::{Caps, Decay, Settings};
 use crate::quiet::{DEFAULT_MAX_SKIPPED, QuietSettings};
-use crate::sources::{Source, roles};
+use crate::sources::{PathError, Source, roles};
 use crate::storage::JournalRotation;
 use crate::thread::ThreadName;
 
@@ -73,11 +73,11 @@ impl Validator<'_> {
     /// A path from the file: `~` expanded, relative to the file's directory.
     pub(super) fn resolve(&self, key: &str, p: &str) -> Result<PathBuf, ConfigError> {
         self.resolve_path(p)
-            .map_err(|message| self.err(key, message))
+            .map_err(|e| self.err(key, e.to_string()))
     }
 
     /// [`Validator::resolve`] without a key: the error says only why.
-    pub(super) fn resolve_path(&self, p: &str) -> Result<PathBuf, String> {
+    pub(super) fn resolve_path(&self, p: &str) -> Result<PathBuf, PathError> {
         let expanded = expand_home(p)?;
         Ok(if expanded.is_absolute() {
             expanded

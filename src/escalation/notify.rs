@@ -41,7 +41,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::ChildStdin;
 
-use crate::process::GroupChild;
+use crate::process::{GroupChild, KillError};
 use crate::untrusted;
 
 /// How much of a notifier's stdout and of its stderr is kept.
@@ -99,7 +99,7 @@ pub enum NotifyError {
         program: String,
         seconds: f64,
         /// Whether the whole process group was killed, or why not.
-        group: Result<(), String>,
+        group: Result<(), KillError>,
         stderr: String,
     },
     #[error("cannot wait for notifier `{program}`: {source}; try again on the next tick")]
@@ -223,7 +223,7 @@ pub async fn run_notifier(
         let ended = if let Ok(status) = waited {
             Ended::Exited(status)
         } else {
-            Ended::TimedOut(child.kill().await.map_err(|e| e.to_string()))
+            Ended::TimedOut(child.kill().await)
         };
         if !drained {
             let _ = tokio::time::timeout(PIPE_GRACE, &mut drain).await;
@@ -260,7 +260,7 @@ pub async fn run_notifier(
 enum Ended {
     Exited(io::Result<ExitStatus>),
     /// Killed at the timeout; whether its group was killed too.
-    TimedOut(Result<(), String>),
+    TimedOut(Result<(), KillError>),
 }
 
 /// Writes `message` to the notifier's stdin and closes it. A notifier that exits without

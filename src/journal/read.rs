@@ -229,7 +229,7 @@ pub fn strict(dir: &Path) -> Result<Strict, ReadError> {
                 journal.stopped = Some(Stop {
                     file: name_of(path),
                     line: i + 1,
-                    why,
+                    why: why.to_string(),
                 });
                 return Ok(journal);
             }
@@ -238,13 +238,29 @@ pub fn strict(dir: &Path) -> Result<Strict, ReadError> {
     Ok(journal)
 }
 
+/// Why a strict read stops at a line ([`Stop::why`] says it).
+#[derive(Debug, thiserror::Error)]
+enum LineError {
+    /// The line ends mid-value: a tick killed while writing it.
+    #[error("the line is cut short (torn by a killed tick?)")]
+    Torn(#[source] serde_json::Error),
+    #[error("it does not read as a journal line ({0})")]
+    Unreadable(#[source] serde_json::Error),
+    /// An escalation line whose run has no tick line (without one already joined) before it.
+    #[error(
+        "an escalation line of run {run} at {} has no tick line before it",
+        timestamp::format(*.time)
+    )]
+    Orphan { run: u64, time: DateTime<Utc> },
+}
+
 /// Reads one line into `ticks`, or says why it cannot.
-fn take(ticks: &mut Vec<Tick>, line: &[u8]) -> Result<(), String> {
+fn take(ticks: &mut Vec<Tick>, line: &[u8]) -> Result<(), LineError> {
     let parsed: Line = serde_json::from_slice(line).map_err(|e| {
         if e.is_eof() {
-            "the line is cut short (torn by a killed tick?)".to_string()
+            LineError::Torn(e)
         } else {
-            format!("it does not read as a journal line ({e})")
+            LineError::Unreadable(e)
         }
     })?;
     match parsed {
@@ -252,12 +268,9 @@ fn take(ticks: &mut Vec<Tick>, line: &[u8]) -> Result<(), String> {
             line: *line,
             escalation: None,
         }),
-        Line::Escalation(esc) => join(ticks, esc).map_err(|esc| {
-            format!(
-                "an escalation line of run {} at {} has no tick line before it",
-                esc.run,
-                timestamp::format(esc.time)
-            )
+        Line::Escalation(esc) => join(ticks, esc).map_err(|esc| LineError::Orphan {
+            run: esc.run,
+            time: esc.time,
         })?,
     }
     Ok(())

@@ -26,8 +26,8 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use super::CallError;
 use super::config::ProviderConfig;
+use super::{CallError, Refusal};
 use crate::ledger::BreakerState;
 use crate::untrusted;
 
@@ -184,7 +184,7 @@ impl Breakers {
 
     /// `Err(why)` while `provider`'s breaker is open. Past `breaker_hours` it lets a
     /// call through (half-open).
-    pub fn check(&self, provider: &ProviderConfig) -> Result<(), String> {
+    pub fn check(&self, provider: &ProviderConfig) -> Result<(), Refusal> {
         let (Some(state), Some(now)) = (self.states.get(&provider.name), self.now) else {
             return Ok(());
         };
@@ -193,17 +193,13 @@ impl Breakers {
         };
         // The states kept here count against the key now (`new` dropped the others).
         if let Phase::Open { .. } = phase(state, provider.breaker.hours, now, KeyNow::Unknown) {
-            let var = provider
-                .api_key_env
-                .as_deref()
-                .unwrap_or("its key variable");
-            return Err(format!(
-                "breaker open since {} after {} refusals ({}); not called until {var} or the config changes, or {} h pass",
-                crate::timestamp::format(opened),
-                state.failures,
-                state.reason,
-                provider.breaker.hours
-            ));
+            return Err(Refusal::BreakerOpen {
+                opened,
+                failures: state.failures,
+                reason: state.reason.clone(),
+                key_var: provider.api_key_env.clone(),
+                hours: provider.breaker.hours,
+            });
         }
         Ok(())
     }
@@ -344,7 +340,12 @@ mod tests {
             warning.contains("GROQ_API_KEY") && warning.contains("3 times"),
             "{warning}"
         );
-        assert!(b.check(&p).unwrap_err().contains("breaker open"));
+        let open = b.check(&p).unwrap_err();
+        assert!(
+            matches!(&open, Refusal::BreakerOpen { failures: 3, key_var: Some(var), hours: 6, .. } if var == "GROQ_API_KEY"),
+            "{open:?}"
+        );
+        assert!(open.to_string().contains("breaker open"), "{open}");
         let saved = b.states();
         assert!(
             !format!("{saved:?}").contains("k1"),

@@ -124,7 +124,7 @@ impl Providers {
                 tracing::debug!(provider = %model.provider, model = %model.model, reason = %why, "skipped by the breaker");
                 let error = CallError::BreakerOpen {
                     model: model.to_string(),
-                    message: why,
+                    refusal: why,
                 };
                 attempts.push(Attempt::skipped(model, &error));
                 refused.get_or_insert(error);
@@ -136,7 +136,7 @@ impl Providers {
                 tracing::debug!(provider = %model.provider, model = %model.model, reason = %why, "skipped by budget");
                 let error = CallError::OverBudget {
                     model: model.to_string(),
-                    message: why,
+                    refusal: why,
                 };
                 attempts.push(Attempt::skipped(model, &error));
                 refused.get_or_insert(error);

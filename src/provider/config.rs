@@ -1,7 +1,7 @@
 //! A provider's settings, as the config file gives them and the provider layer reads
 //! them: [`ProviderConfig`] and its parts ([`ProviderKind`], [`StructuredOutput`],
 //! [`TlsSettings`], [`BreakerSettings`]), [`ModelRef`] (`provider/model`), a `ca_file` read
-//! once into its certificates ([`CaFile`]) and the breaker's [`fingerprint`] of a
+//! once into its certificates ([`CaFile`], or why it cannot be: [`CaFileError`]) and the breaker's [`fingerprint`] of a
 //! provider's config and key ([`fingerprints`]: every provider's, the keys read through the
 //! function it is given).
 //!
@@ -77,7 +77,7 @@ pub struct CaFile {
 
 impl CaFile {
     /// Reads the PEM file at `path` (resolved); the error says what is wrong with it.
-    pub fn read(path: &Path) -> Result<CaFile, String> {
+    pub fn read(path: &Path) -> Result<CaFile, CaFileError> {
         Ok(CaFile {
             path: path.to_path_buf(),
             certificates: ca_certificates(path)?.into(),
@@ -104,29 +104,47 @@ impl fmt::Debug for CaFile {
 }
 
 /// The certificates of a PEM file (`ca_file`); the error says what is wrong with it.
-fn ca_certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
+fn ca_certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>, CaFileError> {
     use rustls::pki_types::pem::PemObject as _;
-    let bytes = std::fs::read(path).map_err(|e| {
-        format!(
-            "cannot read {}: {e}; give the path of a PEM file of CA certificates",
-            path.display()
-        )
+    let bytes = std::fs::read(path).map_err(|source| CaFileError::Read {
+        path: path.to_path_buf(),
+        source,
     })?;
     let certs = CertificateDer::pem_slice_iter(&bytes)
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| {
-            format!(
-                "{} is not a readable PEM file ({e}); give a file of `-----BEGIN CERTIFICATE-----` blocks",
-                path.display()
-            )
+        .map_err(|source| CaFileError::Pem {
+            path: path.to_path_buf(),
+            source,
         })?;
     if certs.is_empty() {
-        return Err(format!(
-            "{} holds no certificate; give a PEM file of `-----BEGIN CERTIFICATE-----` blocks",
-            path.display()
-        ));
+        return Err(CaFileError::Empty {
+            path: path.to_path_buf(),
+        });
     }
     Ok(certs)
+}
+
+/// Why a `ca_file` cannot be used (it is read with the config).
+#[derive(Debug, thiserror::Error)]
+pub enum CaFileError {
+    #[error("cannot read {}: {source}; give the path of a PEM file of CA certificates", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{} is not a readable PEM file ({source}); give a file of `-----BEGIN CERTIFICATE-----` blocks",
+        .path.display()
+    )]
+    Pem {
+        path: PathBuf,
+        source: rustls::pki_types::pem::Error,
+    },
+    #[error(
+        "{} holds no certificate; give a PEM file of `-----BEGIN CERTIFICATE-----` blocks",
+        .path.display()
+    )]
+    Empty { path: PathBuf },
 }
 
 /// How a provider is asked for the answer schema.
@@ -269,4 +287,32 @@ pub fn fingerprints(
             (name.clone(), fingerprint(c, key.as_deref()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ca_file_that_cannot_be_used_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.pem");
+        assert!(matches!(
+            CaFile::read(&missing),
+            Err(CaFileError::Read { path, .. }) if path == missing
+        ));
+        let empty = dir.path().join("empty.pem");
+        std::fs::write(&empty, "no certificate here\n").unwrap();
+        let err = CaFile::read(&empty).unwrap_err();
+        assert!(
+            matches!(&err, CaFileError::Empty { path } if *path == empty),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string().ends_with(
+                " holds no certificate; give a PEM file of `-----BEGIN CERTIFICATE-----` blocks"
+            ),
+            "{err}"
+        );
+    }
 }

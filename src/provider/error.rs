@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use super::Refusal;
+
 /// Why a model gave no usable answer. No variant ever holds an API key: server text is
 /// scrubbed of the key (whole or any 8-character run of it) and cut to 200 characters.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -54,11 +56,11 @@ pub enum CallError {
     BadResponse { model: String, message: String },
     #[error("{model}: replay: {message}")]
     Replay { model: String, message: String },
-    #[error("{model}: skipped, over budget: {message}")]
-    OverBudget { model: String, message: String },
+    #[error("{model}: skipped, over budget: {refusal}")]
+    OverBudget { model: String, refusal: Refusal },
     /// The provider refused the key or the quota too often: not called (SPEC §9).
-    #[error("{model}: skipped, {message}")]
-    BreakerOpen { model: String, message: String },
+    #[error("{model}: skipped, {refusal}")]
+    BreakerOpen { model: String, refusal: Refusal },
     #[error("{model}: the answer could not be read: {message}")]
     Unreadable { model: String, message: String },
     #[error("no model to call")]

@@ -49,6 +49,7 @@ mod key;
 mod ollama;
 mod openai;
 mod progress;
+mod refusal;
 mod replay;
 mod transport;
 mod usage;
@@ -68,6 +69,7 @@ use std::time::Duration;
 pub use self::chain::ChainOutcome;
 pub use self::error::CallError;
 pub use self::progress::{Progress, Waiting};
+pub use self::refusal::{Cause, Refusal, Scope};
 pub use self::usage::cost;
 pub use self::wire::CallRequest;
 
@@ -126,7 +128,7 @@ pub struct Attempt {
 /// Budgets: asked before each model is called, told what each call used.
 pub trait Gate: Send + Sync {
     /// `Err(why)` skips the model.
-    fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), String>;
+    fn admit(&self, provider: &ProviderConfig, estimated_tokens: u64) -> Result<(), Refusal>;
     /// Called once after every call `admit` let through, failed ones included, with what
     /// the response reported it used (zeros when no response said: a connection error, a
     /// timeout, an HTTP error; the estimate when a 2xx did not say, or could not be read;
@@ -134,7 +136,7 @@ pub trait Gate: Send + Sync {
     /// always be released.
     fn record(&self, provider: &ProviderConfig, tokens_in: u64, tokens_out: u64, cost: f64);
     /// `Err(why)` skips the provider: its circuit breaker is open. Asked before `admit`.
-    fn breaker(&self, _provider: &ProviderConfig) -> Result<(), String> {
+    fn breaker(&self, _provider: &ProviderConfig) -> Result<(), Refusal> {
         Ok(())
     }
     /// Called after every call made, with its error (`None`: it answered), so the
@@ -147,7 +149,7 @@ pub trait Gate: Send + Sync {
 pub struct NoGate;
 
 impl Gate for NoGate {
-    fn admit(&self, _: &ProviderConfig, _: u64) -> Result<(), String> {
+    fn admit(&self, _: &ProviderConfig, _: u64) -> Result<(), Refusal> {
         Ok(())
     }
     fn record(&self, _: &ProviderConfig, _: u64, _: u64, _: f64) {}

@@ -41,7 +41,7 @@ pub(super) struct Transport {
     /// One per distinct [`TlsSettings`] among the providers, built when first needed: a
     /// tick that never calls a `tls_roots = "system"` provider never loads the system's
     /// certificate store.
-    clients: Vec<(TlsSettings, OnceLock<Result<reqwest::Client, String>>)>,
+    clients: Vec<(TlsSettings, OnceLock<Result<reqwest::Client, ClientError>>)>,
     /// Per provider, the earliest instant its next request may start.
     pacing: Mutex<HashMap<String, tokio::time::Instant>>,
     /// Per provider with a `concurrency` limit, its free slots.
@@ -97,8 +97,8 @@ impl Transport {
                 });
             }
         };
-        built.as_ref().map_err(|message| CallError::Client {
-            message: format!("provider {}: {message}", config.name),
+        built.as_ref().map_err(|e| CallError::Client {
+            message: format!("provider {}: {e}", config.name),
         })
     }
 
@@ -344,7 +344,7 @@ impl std::fmt::Debug for Transport {
 /// A client trusting `tls`'s roots: the compiled-in bundle (built from static data, no
 /// file read) or the platform's verifier, plus `ca_file`'s certificates; HTTP/2 or 1.1
 /// by ALPN, as reqwest offers by default.
-pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, String> {
+pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, ClientError> {
     let provider = rustls::crypto::ring::default_provider();
     // Installed for the platform verifier (and anything else building a rustls config).
     let _ = provider.clone().install_default();
@@ -362,13 +362,11 @@ pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, String>
             };
             let (_, unusable) = roots.add_parsable_certificates(extra);
             if unusable > 0 {
-                return Err(format!(
-                    "{unusable} certificate(s) of ca_file cannot be used as a root; give CA certificates"
-                ));
+                return Err(ClientError::UnusableRoots { unusable });
             }
             let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
                 .with_safe_default_protocol_versions()
-                .map_err(|e| format!("setting up TLS failed: {e}"))?
+                .map_err(|source| ClientError::Tls { source })?
                 .with_root_certificates(roots)
                 .with_no_client_auth();
             config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
@@ -379,13 +377,28 @@ pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, String>
                 .iter()
                 .map(|c| reqwest::Certificate::from_der(c))
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("a certificate of ca_file cannot be used: {e}"))?;
+                .map_err(|source| ClientError::UnusableCertificate { source })?;
             builder.tls_certs_merge(extra)
         }
     };
     builder
         .build()
-        .map_err(|e| format!("setting up the HTTP client failed: {}", error_chain(&e)))
+        .map_err(|source| ClientError::Build { source })
+}
+
+/// Why the HTTP client of a TLS trust cannot be built (on its first call).
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// Certificates of `ca_file` that the bundled roots' store refused.
+    #[error("{unusable} certificate(s) of ca_file cannot be used as a root; give CA certificates")]
+    UnusableRoots { unusable: usize },
+    /// A certificate of `ca_file` that the system's verifier refused.
+    #[error("a certificate of ca_file cannot be used: {source}")]
+    UnusableCertificate { source: reqwest::Error },
+    #[error("setting up TLS failed: {source}")]
+    Tls { source: rustls::Error },
+    #[error("setting up the HTTP client failed: {}", error_chain(.source))]
+    Build { source: reqwest::Error },
 }
 
 /// A response body read up to a cap.

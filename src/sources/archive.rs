@@ -20,6 +20,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
+use super::error::SourceError;
 use super::read::{blocking, read_tail};
 use super::settings::{self, SettingsError};
 use super::text::one_line;
@@ -80,7 +81,7 @@ impl ArchiveSettings {
 pub(super) async fn text(
     settings: &ArchiveSettings,
     ctx: &GatherContext<'_>,
-) -> Result<Text, String> {
+) -> Result<Text, SourceError> {
     let path = ctx.state_dir.join(ARCHIVE_FILE);
     let current: Vec<(String, String)> = ctx
         .state
@@ -142,11 +143,20 @@ impl Forgotten {
 }
 
 /// Forgotten entries that resemble the `current` (id, summary) entries.
-fn archive_text(path: &Path, current: &[(String, String)], max: usize) -> Result<Text, String> {
+fn archive_text(
+    path: &Path,
+    current: &[(String, String)],
+    max: usize,
+) -> Result<Text, SourceError> {
     let tail = match read_tail(path, ARCHIVE_TAIL_BYTES) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Text::default()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(source) => {
+            return Err(SourceError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     };
     let bytes = if tail.at_line_start {
         &tail.bytes[..]
@@ -236,6 +246,25 @@ mod tests {
         })
         .to_string()
             + "\n"
+    }
+
+    #[test]
+    fn an_archive_that_cannot_be_read_says_so_and_a_missing_one_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join(ARCHIVE_FILE);
+        assert!(archive_text(&missing, &[], 5).unwrap().text.is_empty());
+        // A directory where the file should be: it exists but cannot be read as one.
+        std::fs::create_dir(&missing).unwrap();
+        let err = archive_text(&missing, &[], 5).unwrap_err();
+        assert!(
+            matches!(&err, SourceError::Read { path, .. } if *path == missing),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with(&format!("cannot read {}: ", missing.display())),
+            "{err}"
+        );
     }
 
     #[tokio::test]

@@ -1,6 +1,7 @@
 //! Why a source produced no text: [`SourceError`], one variant per failure the kinds
 //! have (a command that cannot run, fails or runs out of time; a file or folder that
-//! cannot be read; a folder that is not a Maildir; file work that never finished).
+//! cannot be read; a folder that is not a Maildir; calendar paths that find nothing, or
+//! calendars none of which could be read; file work that never finished).
 //!
 //! Owns what a failure says. Its message goes to the journal and `doctor` as the
 //! source's failure ([`super::SourceFailure`]), never into a prompt; each says what failed
@@ -13,6 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::time::Duration;
 
+use super::ics::CalendarError;
 use super::text::one_line;
 
 /// Longest problem quoted in [`SourceError::NothingReadable`], in chars.
@@ -51,7 +53,7 @@ pub enum SourceError {
         /// The first non-blank line of its stderr, cleaned and bounded.
         stderr: Option<String>,
     },
-    /// A file that cannot be read (the transcript).
+    /// A file that cannot be read (the transcript, the archive).
     #[error("cannot read {}: {source}", .path.display())]
     Read { path: PathBuf, source: io::Error },
     /// Of the files the globs matched, none could be read: the first problem met, and
@@ -85,10 +87,38 @@ pub enum SourceError {
     /// The file work panicked or was cancelled on the blocking pool (a bug in thinker).
     #[error("internal error: {0}")]
     TaskFailed(#[source] tokio::task::JoinError),
-    /// The failure of a kind whose errors are still sentences (`ics`, `archive`): its
-    /// message, as the kind wrote it.
-    #[error("{0}")]
-    Kind(String),
+    /// An `ics` glob that does not parse.
+    #[error("`{pattern}` is not a valid glob: {source}: fix `paths`")]
+    CalendarGlob {
+        pattern: String,
+        source: glob::PatternError,
+    },
+    /// An `ics` glob that matches nothing: an empty calendar would claim "nothing planned".
+    #[error(
+        "`{pattern}` matches nothing: fix `paths`, or sync the calendar first (e.g. `vdirsyncer sync`)"
+    )]
+    CalendarGlobEmpty { pattern: String },
+    /// An `ics` path that does not exist (same reason).
+    #[error(
+        "{} does not exist: fix `paths`, or sync the calendar first (e.g. `vdirsyncer sync`)",
+        .path.display()
+    )]
+    CalendarMissing { path: PathBuf },
+    /// An `ics` path that cannot be looked at (no permission…).
+    #[error("{}: {source}", .path.display())]
+    CalendarUnreadable { path: PathBuf, source: io::Error },
+    /// An `ics` vdir directory that cannot be listed.
+    #[error("{}: cannot list the directory: {source}", .path.display())]
+    CalendarDirUnreadable { path: PathBuf, source: io::Error },
+    /// Calendar files were found and none could be read: the first one's problem.
+    #[error(
+        "no calendar file could be read: {}",
+        one_line(&format!("{}: {source}", .path.display()), ' ', PROBLEM_CHARS)
+    )]
+    NoCalendarReadable {
+        path: PathBuf,
+        source: CalendarError,
+    },
 }
 
 /// How a command that failed ended: its exit code, or the signal that killed it.
@@ -97,15 +127,6 @@ fn describe_exit(status: ExitStatus) -> String {
         (Some(code), _) => format!("exited with code {code} and printed nothing"),
         (None, Some(signal)) => format!("was killed by signal {signal} and printed nothing"),
         (None, None) => format!("failed ({status}) and printed nothing"),
-    }
-}
-
-/// For the kinds whose errors are still sentences (`ics`, `archive`), so the shared file
-/// reading (`read::blocking`) can hand them its own failures; goes when they
-/// return [`SourceError`].
-impl From<SourceError> for String {
-    fn from(e: SourceError) -> String {
-        e.to_string()
     }
 }
 
@@ -161,6 +182,19 @@ mod tests {
                     source: io::Error::from(io::ErrorKind::PermissionDenied),
                 },
                 "cannot read /m//new: permission denied",
+            ),
+            (
+                SourceError::NoCalendarReadable {
+                    path: "/c/a.ics".into(),
+                    source: CalendarError::TooLarge { mb: 16 },
+                },
+                "no calendar file could be read: /c/a.ics: larger than 16 MB",
+            ),
+            (
+                SourceError::CalendarGlobEmpty {
+                    pattern: "/c/*".into(),
+                },
+                "`/c/*` matches nothing: fix `paths`, or sync the calendar first (e.g. `vdirsyncer sync`)",
             ),
         ];
         for (error, want) in cases {

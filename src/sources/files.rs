@@ -82,7 +82,7 @@ impl FilesSettings {
             .map(|(i, p)| {
                 resolve(p)
                     .map(|p| p.to_string_lossy().into_owned())
-                    .map_err(|message| SettingsError::at(format!("paths[{i}]"), message))
+                    .map_err(|e| SettingsError::at(format!("paths[{i}]"), e.to_string()))
             })
             .collect::<Result<_, _>>()?;
         Ok(FilesSettings {

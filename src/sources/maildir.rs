@@ -138,7 +138,7 @@ impl MaildirSettings {
     ) -> Result<MaildirSettings, SettingsError> {
         let raw: Raw = settings::read("maildir", KEYS, table)?;
         Ok(MaildirSettings {
-            path: resolve(&raw.path).map_err(|message| SettingsError::at("path", message))?,
+            path: resolve(&raw.path).map_err(|e| SettingsError::at("path", e.to_string()))?,
             max_messages: settings::count(
                 "max_messages",
                 raw.max_messages.as_ref(),
@@ -726,7 +726,7 @@ mod tests {
 
     use super::*;
     use crate::sources::testing::ctx;
-    use crate::sources::{Source, SourceKind, gather};
+    use crate::sources::{PathError, Source, SourceKind, gather};
     use crate::state::State;
     use crate::timestamp;
 
@@ -739,9 +739,9 @@ mod tests {
     }
 
     fn from_toml(text: &str) -> Result<MaildirSettings, SettingsError> {
-        let resolve = |p: &str| -> Result<PathBuf, String> {
+        let resolve = |p: &str| -> Result<PathBuf, PathError> {
             if p.starts_with('~') {
-                Err(format!("`{p}` cannot expand"))
+                Err(PathError::NoHome { path: p.into() })
             } else {
                 Ok(Path::new("/etc/thinker").join(p))
             }

@@ -71,7 +71,7 @@ pub use files::{DEFAULT_FILES_MAX_BYTES, FilesSettings, expand_globs};
 pub use ics::{DEFAULT_ICS_HOURS, DEFAULT_ICS_MAX_BYTES, DEFAULT_ICS_MAX_EVENTS, IcsSettings};
 pub use maildir::{DEFAULT_MAILDIR_MAX_BYTES, MaildirSettings};
 pub use sample::SampleSettings;
-pub use settings::{Resolve, SettingsError};
+pub use settings::{PathError, Resolve, SettingsError};
 pub use system::SystemSettings;
 pub use text::{clean, sanitize};
 pub use transcript::{DEFAULT_TRANSCRIPT_MAX_BYTES, TranscriptSettings};
@@ -392,9 +392,9 @@ async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, So
         SourceKind::Files(s) => files::text(s, ctx).await,
         SourceKind::System(s) => system::text(s).await,
         SourceKind::Transcript(s) => transcript::text(s, ctx.max_bytes).await,
-        SourceKind::Archive(s) => archive::text(s, ctx).await.map_err(SourceError::Kind),
+        SourceKind::Archive(s) => archive::text(s, ctx).await,
         SourceKind::Maildir(s) => maildir::text(s, ctx).await,
-        SourceKind::Ics(s) => ics::text(s, ctx).await.map_err(SourceError::Kind),
+        SourceKind::Ics(s) => ics::text(s, ctx).await,
         SourceKind::Sample(s) => sample::text(s, ctx).await,
     }
 }
@@ -439,9 +439,9 @@ mod tests {
     use super::*;
 
     fn from_toml(text: &str) -> Result<Source, SettingsError> {
-        let resolve = |p: &str| -> Result<PathBuf, String> {
+        let resolve = |p: &str| -> Result<PathBuf, PathError> {
             if p.starts_with('~') {
-                Err(format!("`{p}` cannot expand"))
+                Err(PathError::NoHome { path: p.into() })
             } else {
                 Ok(Path::new("/etc/thinker").join(p))
             }

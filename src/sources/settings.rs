@@ -1,6 +1,8 @@
 //! Reading a source's settings from its TOML table (the low → high split of ripgrep's
 //! `lowargs`/`hiargs`): the error type the kinds return, and the checks they share
-//! (seconds, whole numbers in a range, the serde step with unknown keys refused).
+//! (seconds, whole numbers in a range, the serde step with unknown keys refused); the
+//! path resolver the config reader hands in ([`Resolve`]) and why a path does not resolve
+//! ([`PathError`], also what `crate::config::expand_home` says).
 //!
 //! Owns what a setting error says; must not know where the source is in the file or on
 //! which line: the config reader ([`crate::config`]) adds the source's place
@@ -19,7 +21,21 @@ pub const MAX_BYTES_RANGE: RangeInclusive<usize> = 1..=10_000_000;
 
 /// Resolves a path from the config file (`~` expanded, relative to the file's directory);
 /// the error says why it cannot.
-pub type Resolve<'a> = &'a dyn Fn(&str) -> Result<PathBuf, String>;
+pub type Resolve<'a> = &'a dyn Fn(&str) -> Result<PathBuf, PathError>;
+
+/// Why a path from the config file cannot be resolved: a leading `~` that cannot expand
+/// (`crate::config::expand_home` never yields a literal `~` directory instead).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    /// `~` or `~/x` without `$HOME`.
+    #[error(
+        "`{path}` needs a home directory, but $HOME is not set: set HOME, or write an absolute path"
+    )]
+    NoHome { path: String },
+    /// `~user` or `~user/x` for a user `/etc/passwd` does not list (with an absolute home).
+    #[error("`~{user}`: no such user in /etc/passwd; write the full path instead")]
+    NoSuchUser { user: String },
+}
 
 /// A source's setting that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

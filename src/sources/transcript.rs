@@ -47,7 +47,7 @@ impl TranscriptSettings {
     ) -> Result<TranscriptSettings, SettingsError> {
         let raw: Raw = settings::read("transcript", KEYS, table)?;
         Ok(TranscriptSettings {
-            path: resolve(&raw.path).map_err(|message| SettingsError::at("path", message))?,
+            path: resolve(&raw.path).map_err(|e| SettingsError::at("path", e.to_string()))?,
             max_bytes: settings::count(
                 "max_bytes",
                 raw.max_bytes.as_ref(),

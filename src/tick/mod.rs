@@ -286,7 +286,7 @@ impl Opened {
                 escalations: calls.load(Ordering::SeqCst),
                 ..ledger.clone()
             };
-            dir.write_ledger_ahead(&ahead).map_err(|e| e.to_string())
+            dir.write_ledger_ahead(&ahead)
         }))
     }
 }
@@ -634,10 +634,12 @@ impl ThreadJob<'_> {
                     detail: e.to_string(),
                 })
             }
-            Err(CallError::BreakerOpen { message, .. })
+            Err(CallError::BreakerOpen { refusal, .. })
                 if outcome.attempts.iter().all(|a| a.skipped) =>
             {
-                ThreadOutcome::Skipped(Skip::Breaker { detail: message })
+                ThreadOutcome::Skipped(Skip::Breaker {
+                    detail: refusal.to_string(),
+                })
             }
             Err(e) => ThreadOutcome::Failed(ThreadError::Call(e.to_string())),
         }

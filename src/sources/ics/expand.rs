@@ -18,6 +18,7 @@ use chrono_tz::Tz;
 use rrule::{Frequency, RRule, RRuleSet, Unvalidated};
 
 use super::Window;
+use super::error::ExpandError;
 use super::parse::{Event, Stamp, parse_stamp};
 use crate::clock::Zone;
 use crate::sources::text::one_line;
@@ -234,7 +235,7 @@ fn occurrences(
     zone: Zone,
     max: usize,
     budget: &mut usize,
-) -> Result<Vec<Occurrence>, String> {
+) -> Result<Vec<Occurrence>, ExpandError> {
     let frame = Frame::of(e.start);
     let all_day = matches!(e.start, Stamp::Date(_));
     let length = length(e, zone);
@@ -244,7 +245,7 @@ fn occurrences(
     };
     let dtstart = frame
         .at(e.start, zone)
-        .ok_or("its start cannot be placed in its time zone")?;
+        .ok_or(ExpandError::StartUnplaceable)?;
     let mut set = match (&e.rrule, e.recurrence_id) {
         (Some(rule), None) => match rule_set(rule, dtstart, frame, window, reach, zone, budget)? {
             Some(set) => set,
@@ -271,9 +272,7 @@ fn occurrences(
     for occurrence in &set {
         walked += 1;
         if walked > MAX_WALK {
-            return Err(format!(
-                "stopped after walking {MAX_WALK} occurrences (too many to expand)"
-            ));
+            return Err(ExpandError::TooManyOccurrences { max: MAX_WALK });
         }
         if *budget == 0 {
             return Err(spent());
@@ -319,10 +318,8 @@ fn occurrences(
     Ok(out)
 }
 
-fn spent() -> String {
-    format!(
-        "the calendar's recurrences took all {SOURCE_WORK} steps of expansion a source may take"
-    )
+fn spent() -> ExpandError {
+    ExpandError::WorkSpent { steps: SOURCE_WORK }
 }
 
 /// The seconds of one period of `freq` (months and years at their shortest).
@@ -347,19 +344,16 @@ fn rule_set(
     reach: TimeDelta,
     zone: Zone,
     budget: &mut usize,
-) -> Result<Option<RRuleSet>, String> {
+) -> Result<Option<RRuleSet>, ExpandError> {
     // RFC 5545's rule text is ASCII; the `rrule` crate slices it by byte and panics on
     // a multi-byte character (`BYDAY=MO\u{fffd}`).
     if !rule.is_ascii() {
-        return Err("RRULE cannot be read: it holds a character that is not ASCII".into());
+        return Err(ExpandError::NotAscii);
     }
     let rule = until_in_frame(rule, frame, zone)?;
-    let parsed: RRule<Unvalidated> = rule.parse().map_err(|e: rrule::RRuleError| {
-        format!(
-            "RRULE cannot be read: {}",
-            one_line(&e.to_string(), ' ', 120)
-        )
-    })?;
+    let parsed: RRule<Unvalidated> = rule
+        .parse()
+        .map_err(|source| ExpandError::Unreadable { source })?;
     let freq = parsed.get_freq();
     let lists = [
         parsed.get_by_hour().len(),
@@ -376,9 +370,10 @@ fn rule_set(
         .iter()
         .fold(days, |n: usize, l| n.saturating_mul((*l).max(1)));
     if per_period > MAX_PER_PERIOD {
-        return Err(format!(
-            "RRULE allows {per_period} occurrences a period (at most {MAX_PER_PERIOD} are expanded)"
-        ));
+        return Err(ExpandError::TooManyPerPeriod {
+            per_period,
+            max: MAX_PER_PERIOD,
+        });
     }
     // Loose bounds in the frame's terms: a wall-clock frame is off by the zone's offset.
     let from = window.start - reach - TimeDelta::days(1);
@@ -398,7 +393,7 @@ fn rule_set(
         let naive = dtstart.naive_local() + TimeDelta::seconds(behind * step);
         dtstart = match frame {
             Frame::Zoned(tz) => resolve_tz(tz, naive)
-                .ok_or("its start cannot be placed in its time zone")?
+                .ok_or(ExpandError::StartUnplaceable)?
                 .with_timezone(&frame.rrule_tz()),
             Frame::Wall | Frame::Utc => naive.and_utc().with_timezone(&rrule::Tz::UTC),
         };
@@ -406,9 +401,10 @@ fn rule_set(
     let periods = (to - dtstart.with_timezone(&Utc)).num_seconds() / step;
     let work = periods.saturating_mul(i64::try_from(per_period).unwrap_or(i64::MAX));
     if work > MAX_RULE_WORK {
-        return Err(format!(
-            "RRULE needs {work} steps to reach the window (at most {MAX_RULE_WORK} are taken)"
-        ));
+        return Err(ExpandError::TooFar {
+            work,
+            max: MAX_RULE_WORK,
+        });
     }
     // The periods are walked even where no occurrence falls: they count.
     match usize::try_from(work) {
@@ -418,13 +414,13 @@ fn rule_set(
     }
     let validated = parsed
         .validate(dtstart)
-        .map_err(|e| format!("RRULE is not valid: {}", one_line(&e.to_string(), ' ', 120)))?;
+        .map_err(|source| ExpandError::Invalid { source })?;
     Ok(Some(RRuleSet::new(dtstart).limit().rrule(validated)))
 }
 
 /// The rule with its `UNTIL` written as a UTC time of the frame (the `rrule` crate reads
 /// a zone-less `UNTIL` in the machine's zone, which no output may depend on).
-fn until_in_frame(rule: &str, frame: Frame, zone: Zone) -> Result<String, String> {
+fn until_in_frame(rule: &str, frame: Frame, zone: Zone) -> Result<String, ExpandError> {
     let mut parts = Vec::new();
     for part in rule.trim().split(';').filter(|p| !p.is_empty()) {
         let Some((key, value)) = part.split_once('=') else {
@@ -436,11 +432,8 @@ fn until_in_frame(rule: &str, frame: Frame, zone: Zone) -> Result<String, String
             continue;
         }
         let value = value.trim();
-        let stamp = parse_stamp(value, false, None).ok_or_else(|| {
-            format!(
-                "RRULE's UNTIL `{}` is not a date or time",
-                one_line(value, ' ', 40)
-            )
+        let stamp = parse_stamp(value, false, None).ok_or_else(|| ExpandError::UntilNotATime {
+            value: value.into(),
         })?;
         // A date includes its whole day.
         let stamp = match stamp {
@@ -451,9 +444,7 @@ fn until_in_frame(rule: &str, frame: Frame, zone: Zone) -> Result<String, String
             (Stamp::Floating(n), Frame::Zoned(tz)) => Stamp::Zoned(n, tz),
             (other, _) => other,
         };
-        let until = frame
-            .at(stamp, zone)
-            .ok_or("RRULE's UNTIL cannot be placed in its time zone")?;
+        let until = frame.at(stamp, zone).ok_or(ExpandError::UntilUnplaceable)?;
         parts.push(format!(
             "UNTIL={}",
             until.with_timezone(&Utc).format("%Y%m%dT%H%M%SZ")
@@ -620,7 +611,11 @@ mod tests {
         };
         for budget in [3, 8] {
             let e = daily(budget).unwrap_err();
-            assert!(e.contains("took all 50000000 steps"), "{budget}: {e}");
+            assert!(
+                matches!(e, ExpandError::WorkSpent { steps: SOURCE_WORK }),
+                "{budget}: {e:?}"
+            );
+            assert!(e.to_string().contains("took all 50000000 steps"), "{e}");
         }
         assert_eq!(daily(9).unwrap().len(), 1);
     }
@@ -645,7 +640,10 @@ mod tests {
             until_in_frame("FREQ=DAILY;UNTIL=20261231T120000Z", Frame::Utc, east(5)).unwrap(),
             "FREQ=DAILY;UNTIL=20261231T120000Z"
         );
-        assert!(until_in_frame("FREQ=DAILY;UNTIL=soon", Frame::Utc, Zone::UTC).is_err());
+        assert!(matches!(
+            until_in_frame("FREQ=DAILY;UNTIL=soon", Frame::Utc, Zone::UTC),
+            Err(ExpandError::UntilNotATime { value }) if value == "soon"
+        ));
         // An event whose rule ended long ago costs nothing and shows nothing.
         let (lines, warnings) = inline(&vevent(
             "old",

@@ -9,9 +9,11 @@
 use std::path::{Path, PathBuf};
 
 use super::Window;
+use super::error::CalendarError;
 use super::expand::{Occurrence, expand_all};
 use super::parse::{parse_unfolded, unfold_capped};
 use crate::clock::Zone;
+use crate::sources::error::SourceError;
 use crate::sources::read::read_head;
 
 /// At most this many calendar files are read.
@@ -27,17 +29,17 @@ fn is_glob(path: &str) -> bool {
 }
 
 /// The calendar files of `paths`, sorted, deduplicated, at most [`MAX_FILES`].
-pub(super) fn calendar_files(paths: &[String]) -> Result<Vec<PathBuf>, String> {
+pub(super) fn calendar_files(paths: &[String]) -> Result<Vec<PathBuf>, SourceError> {
     let mut files = Vec::new();
     for p in paths {
         let found: Vec<PathBuf> = if is_glob(p) {
-            let matches = glob::glob(p)
-                .map_err(|e| format!("`{p}` is not a valid glob: {e}: fix `paths`"))?;
+            let matches = glob::glob(p).map_err(|source| SourceError::CalendarGlob {
+                pattern: p.clone(),
+                source,
+            })?;
             let found: Vec<PathBuf> = matches.filter_map(Result::ok).take(MAX_FILES).collect();
             if found.is_empty() {
-                return Err(format!(
-                    "`{p}` matches nothing: fix `paths`, or sync the calendar first (e.g. `vdirsyncer sync`)"
-                ));
+                return Err(SourceError::CalendarGlobEmpty { pattern: p.clone() });
             }
             found
         } else {
@@ -45,16 +47,17 @@ pub(super) fn calendar_files(paths: &[String]) -> Result<Vec<PathBuf>, String> {
         };
         for path in found {
             match std::fs::metadata(&path) {
-                Ok(m) if m.is_dir() => vdir_files(&path, 1, &mut files)
-                    .map_err(|e| format!("{}: cannot list the directory: {e}", path.display()))?,
+                Ok(m) if m.is_dir() => vdir_files(&path, 1, &mut files).map_err(|source| {
+                    SourceError::CalendarDirUnreadable {
+                        path: path.clone(),
+                        source,
+                    }
+                })?,
                 Ok(_) => files.push(path),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(format!(
-                        "{} does not exist: fix `paths`, or sync the calendar first (e.g. `vdirsyncer sync`)",
-                        path.display()
-                    ));
+                    return Err(SourceError::CalendarMissing { path });
                 }
-                Err(e) => return Err(format!("{}: {e}", path.display())),
+                Err(source) => return Err(SourceError::CalendarUnreadable { path, source }),
             }
         }
     }
@@ -105,17 +108,18 @@ pub(super) fn file_occurrences(
     max_events: usize,
     budget: &mut usize,
     bytes_left: &mut usize,
-) -> Result<(Vec<Occurrence>, Vec<String>), String> {
+) -> Result<(Vec<Occurrence>, Vec<String>), CalendarError> {
     let limit = MAX_FILE_BYTES.min(*bytes_left);
-    let bytes = read_head(path, limit + 1).map_err(|e| e.to_string())?;
+    let bytes = read_head(path, limit + 1).map_err(CalendarError::Read)?;
     if bytes.len() > limit {
         return Err(if limit < MAX_FILE_BYTES {
-            format!(
-                "the source's calendars passed {} MB in all: this one is not read",
-                SOURCE_BYTES >> 20
-            )
+            CalendarError::SourceBytesSpent {
+                mb: SOURCE_BYTES >> 20,
+            }
         } else {
-            format!("larger than {} MB", MAX_FILE_BYTES >> 20)
+            CalendarError::TooLarge {
+                mb: MAX_FILE_BYTES >> 20,
+            }
         });
     }
     *bytes_left -= bytes.len();
@@ -160,8 +164,18 @@ mod tests {
             Zone::UTC,
         )
         .unwrap_err();
+        assert!(
+            matches!(&e, SourceError::CalendarMissing { path } if path.ends_with("nope.ics")),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.ends_with("nope.ics does not exist: fix `paths`, or sync the calendar first (e.g. `vdirsyncer sync`)"), "{e}");
         let e = calendar_text(&settings(&["nope/*"], 24, 50), now(), Zone::UTC).unwrap_err();
+        assert!(
+            matches!(&e, SourceError::CalendarGlobEmpty { pattern } if pattern.ends_with("nope/*")),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.contains("nope/*` matches nothing: fix `paths`"), "{e}");
         // A glob of calendars (as `~/.calendars/*`), each a vdir.
         let lines = events(&["vdir/*"], 72, Zone::UTC);

@@ -68,6 +68,7 @@
 //! Owns [`IcsSettings`]; must not read the real clock (the window is `GatherContext::now`
 //! in `GatherContext::zone`) nor name `chrono::Local`.
 
+mod error;
 mod expand;
 mod files;
 mod parse;
@@ -81,11 +82,13 @@ use std::path::Path;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Deserialize;
 
+use super::error::SourceError;
 use super::read::blocking;
 use super::settings::{self, MAX_BYTES_RANGE, Resolve, SettingsError};
 use super::text::{cap_head, clean, one_line};
 use super::{GatherContext, Text};
 use crate::clock::Zone;
+pub use error::{CalendarError, EventError, EventName, ExpandError, StampError};
 use expand::expand_all;
 pub use expand::{MAX_PER_PERIOD, MAX_RULE_WORK, MAX_WALK, SOURCE_WORK};
 pub use files::{MAX_FILE_BYTES, MAX_FILES, SOURCE_BYTES};
@@ -151,7 +154,7 @@ impl IcsSettings {
             .map(|(i, p)| {
                 resolve(p)
                     .map(|p| p.to_string_lossy().into_owned())
-                    .map_err(|message| SettingsError::at(format!("paths[{i}]"), message))
+                    .map_err(|e| SettingsError::at(format!("paths[{i}]"), e.to_string()))
             })
             .collect::<Result<_, _>>()?;
         let hours = match raw.hours {
@@ -201,7 +204,10 @@ impl IcsSettings {
 }
 
 /// Reads the calendars, on the blocking pool.
-pub(super) async fn text(settings: &IcsSettings, ctx: &GatherContext<'_>) -> Result<Text, String> {
+pub(super) async fn text(
+    settings: &IcsSettings,
+    ctx: &GatherContext<'_>,
+) -> Result<Text, SourceError> {
     let mut settings = settings.clone();
     settings.max_bytes = settings.max_bytes.min(ctx.max_bytes);
     let now = ctx.now;
@@ -210,7 +216,11 @@ pub(super) async fn text(settings: &IcsSettings, ctx: &GatherContext<'_>) -> Res
 }
 
 /// The whole source: files found, parsed, expanded, listed.
-fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Result<Text, String> {
+fn calendar_text(
+    settings: &IcsSettings,
+    now: DateTime<Utc>,
+    zone: Zone,
+) -> Result<Text, SourceError> {
     let files = calendar_files(&settings.paths)?;
     let window = Window::ahead(now, settings.hours());
     let mut budget = SOURCE_WORK;
@@ -232,7 +242,7 @@ fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Resu
                 &mut bytes_left,
             )
         }))
-        .unwrap_or_else(|_| Err("the calendar could not be read (the reader failed on it)".into()));
+        .unwrap_or(Err(CalendarError::ReaderFailed));
         match read {
             Ok((found, warnings)) => {
                 read_any = true;
@@ -246,16 +256,16 @@ fn calendar_text(settings: &IcsSettings, now: DateTime<Utc>, zone: Zone) -> Resu
                 }
             }
             Err(e) => {
-                warn(path, &e, false);
-                first_error.get_or_insert_with(|| format!("{}: {e}", path.display()));
+                warn(path, &e.to_string(), false);
+                first_error.get_or_insert((path, e));
             }
         }
     }
-    if let (false, Some(e)) = (read_any, first_error) {
-        return Err(format!(
-            "no calendar file could be read: {}",
-            one_line(&e, ' ', 300)
-        ));
+    if let (false, Some((path, source))) = (read_any, first_error) {
+        return Err(SourceError::NoCalendarReadable {
+            path: path.clone(),
+            source,
+        });
     }
     let more = found_total.saturating_sub(settings.max_events);
     let mut text = clean(&render(all, window, zone, settings.max_events, more));
@@ -274,7 +284,7 @@ pub fn fuzz_calendar(
     zone: Zone,
     hours: u32,
     max_events: usize,
-) -> Result<(String, Vec<String>), String> {
+) -> Result<(String, Vec<String>), CalendarError> {
     let window = Window::ahead(now, hours);
     let mut budget = SOURCE_WORK;
     let (events, mut warnings) = parse_calendar(text)?;
@@ -326,15 +336,16 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::sources::PathError;
     use crate::sources::ics::parse::{FIELD_READ_CHARS, parse_duration};
     use crate::sources::ics::render::until_text;
     use crate::sources::ics::testing::{east, events, inline, now, settings, vevent};
 
     #[test]
     fn settings_are_checked_and_defaulted() {
-        let resolve = |p: &str| -> Result<PathBuf, String> {
+        let resolve = |p: &str| -> Result<PathBuf, PathError> {
             if p.starts_with('~') {
-                Err(format!("`{p}` cannot expand"))
+                Err(PathError::NoHome { path: p.into() })
             } else {
                 Ok(Path::new("/etc/thinker").join(p))
             }
@@ -553,6 +564,17 @@ mod tests {
         assert!(text.text.contains("Deploy window"), "{}", text.text);
         assert!(!text.text.contains("Never shown"), "{}", text.text);
         let e = calendar_text(&settings(&["broken.ics"], 72, 50), now(), Zone::UTC).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                SourceError::NoCalendarReadable {
+                    source: CalendarError::Invalid { line: Some(4) },
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.starts_with("no calendar file could be read: "), "{e}");
         assert!(
             e.ends_with("broken.ics: not valid iCalendar (the parser stopped at line 4, counting folded lines as one): fix or remove the file"),
@@ -560,15 +582,15 @@ mod tests {
         );
         // Not a calendar at all; nested too deep for the parser's recursion.
         assert_eq!(
-            parse_calendar("From: a@b\n\nhello").unwrap_err(),
+            parse_calendar("From: a@b\n\nhello")
+                .unwrap_err()
+                .to_string(),
             "not an iCalendar file (no BEGIN:VCALENDAR)"
         );
         let deep = format!("BEGIN:VCALENDAR\n{}", "BEGIN:X\n".repeat(100_000));
-        assert!(
-            parse_calendar(&deep)
-                .unwrap_err()
-                .contains("nested more than 8 deep")
-        );
+        let e = parse_calendar(&deep).unwrap_err();
+        assert!(matches!(e, CalendarError::TooDeep { max: 8 }), "{e:?}");
+        assert!(e.to_string().contains("nested more than 8 deep"), "{e}");
         // An event without a start is skipped with a warning, not the file.
         let (lines, warnings) = inline(
             &[

@@ -14,6 +14,7 @@ use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
 use super::SUMMARY_CHARS;
+use super::error::{CalendarError, EventError, EventName, StampError};
 use crate::sources::text::one_line;
 
 /// Components nested deeper than this (VCALENDAR > VEVENT > VALARM is 3) are refused.
@@ -52,7 +53,7 @@ pub(super) struct Event {
 }
 
 /// The events of a calendar file, and warnings about events that cannot be read.
-pub(super) fn parse_calendar(text: &str) -> Result<(Vec<Event>, Vec<String>), String> {
+pub(super) fn parse_calendar(text: &str) -> Result<(Vec<Event>, Vec<String>), CalendarError> {
     parse_unfolded(&unfold_capped(text))
 }
 
@@ -89,27 +90,24 @@ pub(super) fn unfold_capped(text: &str) -> String {
 }
 
 /// The events of an unfolded calendar ([`unfold_capped`]).
-pub(super) fn parse_unfolded(unfolded: &str) -> Result<(Vec<Event>, Vec<String>), String> {
+pub(super) fn parse_unfolded(unfolded: &str) -> Result<(Vec<Event>, Vec<String>), CalendarError> {
     check_nesting(unfolded)?;
     if !unfolded
         .lines()
         .any(|l| l.trim_end().eq_ignore_ascii_case("BEGIN:VCALENDAR"))
     {
-        return Err("not an iCalendar file (no BEGIN:VCALENDAR)".into());
+        return Err(CalendarError::NotICalendar);
     }
     let calendar = icalendar::parser::read_calendar(unfolded).map_err(|e| {
         // nom's report ("0: at line 4, in Satisfy: …") quotes the file: only its line.
-        let line = e
-            .split("at line ")
-            .nth(1)
-            .map(|rest| rest.chars().take_while(char::is_ascii_digit).collect::<String>())
-            .filter(|n| !n.is_empty());
-        match line {
-            Some(n) => format!(
-                "not valid iCalendar (the parser stopped at line {n}, counting folded lines as one): fix or remove the file"
-            ),
-            None => "not valid iCalendar: fix or remove the file".to_string(),
-        }
+        let line = e.split("at line ").nth(1).and_then(|rest| {
+            rest.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .ok()
+        });
+        CalendarError::Invalid { line }
     })?;
     let zones = timezone_locations(&calendar.components);
     let mut events = Vec::new();
@@ -127,7 +125,7 @@ pub(super) fn parse_unfolded(unfolded: &str) -> Result<(Vec<Event>, Vec<String>)
 }
 
 /// Refuses components nested deeper than [`MAX_NESTING`]: the parser recurses.
-fn check_nesting(text: &str) -> Result<(), String> {
+fn check_nesting(text: &str) -> Result<(), CalendarError> {
     let mut depth = 0usize;
     for line in text.lines() {
         let upper = line.get(..6).map(str::to_ascii_uppercase);
@@ -135,7 +133,7 @@ fn check_nesting(text: &str) -> Result<(), String> {
             Some("BEGIN:") => {
                 depth += 1;
                 if depth > MAX_NESTING {
-                    return Err(format!("components nested more than {MAX_NESTING} deep"));
+                    return Err(CalendarError::TooDeep { max: MAX_NESTING });
                 }
             }
             Some(s) if s.starts_with("END:") => depth = depth.saturating_sub(1),
@@ -183,14 +181,14 @@ fn read_event(
     c: &Component<'_>,
     zones: &HashMap<String, String>,
     warnings: &mut Vec<String>,
-) -> Result<Event, String> {
+) -> Result<Event, EventError> {
     let text = |name: &str| prop(c, name).map(|p| p.val.as_str().to_string());
     // Capped at read (a calendar bomb's title): only so much of a title is ever shown.
     let summary: Arc<str> = capped(&text("SUMMARY").unwrap_or_default(), FIELD_READ_CHARS).into();
-    let what = if summary.trim().is_empty() {
-        "an event without a title".to_string()
-    } else {
-        format!("event \"{}\"", one_line(&summary, ' ', 60))
+    let what = EventName {
+        title: Some(&summary)
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| one_line(s, ' ', 60)),
     };
     let mut stamps = |name: &str| -> Vec<Stamp> {
         let mut out = Vec::new();
@@ -204,27 +202,31 @@ fn read_event(
     };
     let exdates = stamps("EXDATE");
     let rdates = stamps("RDATE");
-    let one = |name: &str| -> Result<Option<Stamp>, String> {
+    let one = |name: &'static str| -> Result<Option<Stamp>, EventError> {
         prop(c, name)
             .map(|p| {
                 stamp_list(p, zones)?
                     .into_iter()
                     .next()
-                    .ok_or_else(|| "empty".to_string())
+                    .ok_or(StampError::Empty)
             })
             .transpose()
-            .map_err(|e| format!("{what}: {name}: {e}"))
+            .map_err(|source| EventError::Stamp {
+                event: what.clone(),
+                property: name,
+                source,
+            })
     };
-    let start = one("DTSTART")?.ok_or_else(|| format!("{what} has no DTSTART"))?;
+    let start = one("DTSTART")?.ok_or_else(|| EventError::NoStart {
+        event: what.clone(),
+    })?;
     let end = one("DTEND")?;
     let recurrence_id = one("RECURRENCE-ID")?;
     let duration = match text("DURATION") {
         None => None,
-        Some(d) => Some(parse_duration(&d).ok_or_else(|| {
-            format!(
-                "{what}: DURATION `{}` is not a duration",
-                one_line(&d, ' ', 40)
-            )
+        Some(d) => Some(parse_duration(&d).ok_or_else(|| EventError::Duration {
+            event: what.clone(),
+            value: d.clone(),
         })?),
     };
     for p in props(c, "DTSTART").chain(props(c, "DTEND")) {
@@ -269,7 +271,7 @@ fn zone_named(id: &str, zones: &HashMap<String, String>) -> Option<Tz> {
 }
 
 /// The values of a date or date-time property (`EXDATE` and `RDATE` may list several).
-fn stamp_list(p: &Property<'_>, zones: &HashMap<String, String>) -> Result<Vec<Stamp>, String> {
+fn stamp_list(p: &Property<'_>, zones: &HashMap<String, String>) -> Result<Vec<Stamp>, StampError> {
     let date = param(p, "VALUE").is_some_and(|v| v.eq_ignore_ascii_case("DATE"));
     let zone = param(p, "TZID").and_then(|id| zone_named(id, zones));
     p.val
@@ -279,10 +281,7 @@ fn stamp_list(p: &Property<'_>, zones: &HashMap<String, String>) -> Result<Vec<S
         .filter(|v| !v.is_empty())
         // An RDATE period (`start/end`) counts by its start.
         .map(|v| v.split('/').next().unwrap_or(v))
-        .map(|v| {
-            parse_stamp(v, date, zone)
-                .ok_or_else(|| format!("`{}` is not a date or time", one_line(v, ' ', 40)))
-        })
+        .map(|v| parse_stamp(v, date, zone).ok_or_else(|| StampError::NotATime { value: v.into() }))
         .collect()
 }
 
