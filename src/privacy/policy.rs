@@ -130,8 +130,18 @@ impl Policy {
         }
     }
 
+    /// Whether a sighting (`from`: `thread` or `thread/source`) may carry what private
+    /// text said: a seeing thread's, whatever source it names (a model names the source
+    /// it says it used, not all it saw). A sighting moves a due and raises importance,
+    /// so the entry is then as private as its summary would be.
+    fn sighted_privately(&self, provenance: &str) -> bool {
+        let thread = provenance.split_once('/').map_or(provenance, |(t, _)| t);
+        self.written_privately(Some(thread))
+    }
+
     /// `state` as a `Withheld` provider may see it in `thread`'s prompt, and how many
-    /// items were left out: entries added by seeing threads, the seeing threads' recent
+    /// items were left out: entries added by seeing threads or sighted by one from
+    /// private text (see [`Self::sighted_privately`]), the seeing threads' recent
     /// findings, hints when another thread is seeing, and escalations whose reason or
     /// outcome came from private text.
     pub fn public_state(&self, state: &State) -> (State, usize) {
@@ -140,7 +150,10 @@ impl Policy {
         for cat in Category::ALL {
             let entries = public.entries_mut(cat);
             let before = entries.len();
-            entries.retain(|e| !self.written_privately(e.source.as_deref()));
+            entries.retain(|e| {
+                !(self.written_privately(e.source.as_deref())
+                    || e.from.iter().any(|f| self.sighted_privately(f)))
+            });
             items += before - entries.len();
         }
         for thread in ThreadName::ALL {
@@ -337,11 +350,25 @@ private = false
                 at,
             )
         };
+        let sighted = |id: &str, from: &[&str]| Entry {
+            from: from.iter().map(|f| (*f).to_string()).collect(),
+            ..entry(id, Some("oracle"))
+        };
         let mut state = State {
             active_threads: vec![
                 entry("t-from-mail", Some("librarian")),
                 entry("t-from-calendar", Some("oracle")),
                 entry("t-nobody-knows", None),
+                // A seeing thread's sighting from a private source (or an unnamed one)
+                // may have moved the due: left out. A thread that is not seeing had its
+                // private sources withheld: its sightings are public.
+                sighted(
+                    "t-confirmed-by-memory",
+                    &["oracle/lists", "librarian/files"],
+                ),
+                sighted("t-confirmed-unnamed", &["oracle", "librarian"]),
+                sighted("t-confirmed-by-inbox", &["oracle/lists", "watcher/inbox"]),
+                sighted("t-confirmed-by-a-stranger", &["oracle", "someone/else"]),
             ],
             ..State::default()
         };
@@ -353,7 +380,7 @@ private = false
             .iter()
             .map(|e| e.id.as_str())
             .collect();
-        assert_eq!(ids, ["t-from-calendar"]);
+        assert_eq!(ids, ["t-from-calendar", "t-confirmed-by-inbox"]);
         assert!(
             public
                 .thread_state
@@ -368,6 +395,6 @@ private = false
                 .focus_hint
                 .is_empty()
         );
-        assert_eq!(items, 4);
+        assert_eq!(items, 7);
     }
 }
