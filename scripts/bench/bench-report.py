@@ -682,16 +682,19 @@ def main():
               f"{corpus[f'{split}_benign']} | {corpus[f'{split}_look_alikes_flagged_pct']:.1f} % "
               f"of {corpus[f'{split}_look_alikes']} |")
         p("")
+        # Per label: `{split}_{hostile|benign}_{label}_pct` (hostile: detected, benign:
+        # flagged).
         p("| label | dev | blind |")
         p("|---|---|---|")
-        labels = sorted({k.split("_", 2)[2].rsplit("_pct", 1)[0] for k in corpus
+        labels = sorted({tuple(k.removesuffix("_pct").split("_", 2)[1:]) for k in corpus
                          if k.startswith(("dev_hostile_", "blind_hostile_", "dev_benign_",
                                           "blind_benign_")) and k.endswith("_pct")
                          and not k.endswith(("detected_pct", "flagged_pct"))})
-        for label in labels:
-            cells = [corpus.get(f"{split}_{label}_pct") for split in ["dev", "blind"]]
-            p(f"| {label} | " + " | ".join("" if c is None else f"{c:.1f} %" for c in cells)
-              + " |")
+        for kind, label in labels:
+            what = "detected" if kind == "hostile" else "flagged"
+            cells = [corpus.get(f"{split}_{kind}_{label}_pct") for split in ["dev", "blind"]]
+            p(f"| {kind} `{label}` ({what}) | "
+              + " | ".join("" if c is None else f"{c:.1f} %" for c in cells) + " |")
     else:
         p("not measured")
     p("")
