@@ -140,10 +140,9 @@ impl Policy {
     }
 
     /// `state` as a `Withheld` provider may see it in `thread`'s prompt, and how many
-    /// items were left out: entries added by seeing threads or sighted by one from
-    /// private text (see [`Self::sighted_privately`]), the seeing threads' recent
-    /// findings, hints when another thread is seeing, and escalations whose reason or
-    /// outcome came from private text.
+    /// items were left out: entries added or sighted by seeing threads (a sighting moves a
+    /// due and raises importance), the seeing threads' recent findings, hints when another
+    /// thread is seeing, and escalations whose reason or outcome came from private text.
     pub fn public_state(&self, state: &State) -> (State, usize) {
         let mut public = state.clone();
         let mut items = 0;
