@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use super::ics::CalendarError;
+use super::ics::error::CalendarError;
 use super::text::one_line;
 
 /// Longest problem quoted in [`SourceError::NothingReadable`], in chars.

@@ -68,7 +68,7 @@
 //! Owns [`IcsSettings`]; must not read the real clock (the window is `GatherContext::now`
 //! in `GatherContext::zone`) nor name `chrono::Local`.
 
-mod error;
+pub(super) mod error;
 mod expand;
 mod files;
 mod parse;
