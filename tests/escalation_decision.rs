@@ -167,28 +167,13 @@ async fn llama_openai_json_schema_answers_a_decision() {
         "start one with scripts/ci/e2e-llama-server.sh and set THINKER_LLAMA_URL",
     );
     let config = ProviderConfig {
-        name: "llama".into(),
-        kind: ProviderKind::Openai,
-        base_url: format!("{url}/v1"),
-        api_key_env: None,
         timeout: Duration::from_mins(3),
         retries: 1,
         retry_max_wait: Duration::from_secs(2),
-        requests_per_minute: None,
-        concurrency: None,
         structured_output: StructuredOutput::JsonSchema,
         price_in: 0.1,
         price_out: 0.2,
-        daily_tokens: None,
-        daily_cost: None,
-        replay_dir: None,
-        anthropic_version: "2023-06-01".into(),
-        max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
-        breaker: thinker::provider::config::BreakerSettings::default(),
-        redact: false,
-        local: true,
-        trusted: false,
-        tls: thinker::config::TlsSettings::default(),
+        ..crate::support::provider("llama", ProviderKind::Openai, &format!("{url}/v1"))
     };
     let providers = Providers::new(
         [("llama".to_string(), config)]

@@ -107,28 +107,11 @@ impl Wire {
 
 fn config(name: &str, kind: ProviderKind, base_url: &str) -> ProviderConfig {
     ProviderConfig {
-        name: name.into(),
-        kind,
-        base_url: base_url.into(),
         api_key_env: Some(KEY_VAR.into()),
-        timeout: Duration::from_secs(10),
         retries: 2,
-        retry_max_wait: Duration::from_millis(20),
-        requests_per_minute: None,
-        concurrency: None,
-        structured_output: StructuredOutput::Auto,
         price_in: 2.0,
         price_out: 10.0,
-        daily_tokens: None,
-        daily_cost: None,
-        replay_dir: None,
-        anthropic_version: "2023-06-01".into(),
-        max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
-        breaker: thinker::provider::config::BreakerSettings::default(),
-        redact: false,
-        local: true,
-        trusted: false,
-        tls: thinker::config::TlsSettings::default(),
+        ..crate::support::provider(name, kind, base_url)
     }
 }
 

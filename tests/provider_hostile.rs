@@ -11,9 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use thinker::answer;
-use thinker::config::{
-    Config, DEFAULT_MAX_RESPONSE_BYTES, ModelRef, ProviderConfig, ProviderKind, StructuredOutput,
-};
+use thinker::config::{Config, ModelRef, ProviderConfig, ProviderKind};
 use thinker::provider::{Attempt, CallError, CallRequest, Completion, NoGate, Providers};
 use thinker::thread::ThreadName::{Dreamer, Librarian, Oracle, Watcher};
 use wiremock::matchers::method;
@@ -27,28 +25,11 @@ const KEY: &str = "sk-ZQX7vK93pAbCdEfFs6A";
 
 fn config(kind: ProviderKind, base_url: &str) -> ProviderConfig {
     ProviderConfig {
-        name: "p".into(),
-        kind,
-        base_url: base_url.into(),
         api_key_env: Some(KEY_VAR.into()),
         timeout: Duration::from_secs(30),
-        retries: 0,
-        retry_max_wait: Duration::from_millis(20),
-        requests_per_minute: None,
-        structured_output: StructuredOutput::Auto,
         price_in: 2.0,
         price_out: 10.0,
-        daily_tokens: None,
-        daily_cost: None,
-        replay_dir: None,
-        anthropic_version: "2023-06-01".into(),
-        concurrency: None,
-        max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
-        breaker: thinker::provider::config::BreakerSettings::default(),
-        redact: false,
-        local: true,
-        trusted: false,
-        tls: thinker::config::TlsSettings::default(),
+        ..crate::support::provider("p", kind, base_url)
     }
 }
 

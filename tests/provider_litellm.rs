@@ -53,28 +53,14 @@ fn slots() -> u32 {
 async fn litellm_anthropic_structured_output_answers_a_thread() {
     let url = proxy();
     let config = ProviderConfig {
-        name: "litellm".into(),
-        kind: ProviderKind::Anthropic,
-        base_url: url,
-        api_key_env: None,
         timeout: Duration::from_mins(4),
         retries: 1,
         retry_max_wait: Duration::from_secs(2),
-        requests_per_minute: None,
         concurrency: Some(slots()),
         structured_output: StructuredOutput::JsonSchema,
         price_in: 0.1,
         price_out: 0.2,
-        daily_tokens: None,
-        daily_cost: None,
-        replay_dir: None,
-        anthropic_version: "2023-06-01".into(),
-        max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
-        breaker: thinker::provider::config::BreakerSettings::default(),
-        redact: false,
-        local: true,
-        trusted: false,
-        tls: thinker::config::TlsSettings::default(),
+        ..crate::support::provider("litellm", ProviderKind::Anthropic, &url)
     };
     let p = Providers::new(BTreeMap::from([("litellm".to_string(), config)])).unwrap();
     let model = ModelRef {

@@ -42,33 +42,18 @@ fn model_name() -> String {
 fn provider(
     name: &str,
     kind: ProviderKind,
-    base_url: String,
+    base_url: &str,
     so: StructuredOutput,
 ) -> ProviderConfig {
     ProviderConfig {
-        name: name.into(),
-        kind,
-        base_url,
-        api_key_env: None,
         // A 1,800-token prompt takes about 8.6 s on 2 cores; allow for a slow machine.
         timeout: Duration::from_mins(3),
         retries: 1,
         retry_max_wait: Duration::from_secs(2),
-        requests_per_minute: None,
-        concurrency: None,
         structured_output: so,
         price_in: 0.1,
         price_out: 0.2,
-        daily_tokens: None,
-        daily_cost: None,
-        replay_dir: None,
-        anthropic_version: "2023-06-01".into(),
-        max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
-        breaker: thinker::provider::config::BreakerSettings::default(),
-        redact: false,
-        local: true,
-        trusted: false,
-        tls: thinker::config::TlsSettings::default(),
+        ..crate::support::provider(name, kind, base_url)
     }
 }
 
@@ -156,7 +141,7 @@ async fn llama_openai_json_schema_answers_a_thread() {
     let p = providers(vec![provider(
         "llama",
         ProviderKind::Openai,
-        format!("{url}/v1"),
+        &format!("{url}/v1"),
         StructuredOutput::JsonSchema,
     )]);
     let req = watcher_request();
@@ -183,7 +168,7 @@ async fn llama_openai_json_object_schema_answers_a_thread() {
     let p = providers(vec![provider(
         "llama",
         ProviderKind::Openai,
-        format!("{url}/v1"),
+        &format!("{url}/v1"),
         StructuredOutput::JsonObjectSchema,
     )]);
     let c = p.call(&model("llama"), &watcher_request()).await.unwrap();
@@ -200,7 +185,7 @@ async fn llama_anthropic_tool_use_round_trips() {
     let p = providers(vec![provider(
         "llama-messages",
         ProviderKind::Anthropic,
-        url,
+        &url,
         StructuredOutput::Tool,
     )]);
     // llama.cpp's /v1/messages takes the forced tool but does not constrain the answer
@@ -254,14 +239,14 @@ async fn llama_chain_falls_back_from_a_dead_server_to_the_real_one() {
     let mut dead = provider(
         "dead",
         ProviderKind::Openai,
-        format!("http://127.0.0.1:{dead_port}/v1"),
+        &format!("http://127.0.0.1:{dead_port}/v1"),
         StructuredOutput::JsonSchema,
     );
     dead.retries = 0;
     let live = provider(
         "llama",
         ProviderKind::Openai,
-        format!("{url}/v1"),
+        &format!("{url}/v1"),
         StructuredOutput::JsonSchema,
     );
     let p = providers(vec![dead, live]);
@@ -307,7 +292,7 @@ async fn llama_api_key_is_sent_and_a_wrong_one_is_refused() {
     let mut right = provider(
         "right",
         ProviderKind::Openai,
-        format!("{url}/v1"),
+        &format!("{url}/v1"),
         StructuredOutput::None,
     );
     right.api_key_env = Some("RIGHT_KEY".into());

@@ -201,28 +201,10 @@ fn a_thread_out_of_time_in_pacing_says_it_waited_for_requests_per_minute() {
 
 fn anthropic(base_url: &str, structured_output: StructuredOutput) -> Providers {
     let config = ProviderConfig {
-        name: "a".into(),
-        kind: ProviderKind::Anthropic,
-        base_url: base_url.into(),
-        api_key_env: None,
-        timeout: Duration::from_secs(10),
-        retries: 0,
-        retry_max_wait: Duration::from_millis(20),
-        requests_per_minute: None,
-        concurrency: None,
         structured_output,
         price_in: 3.0,
         price_out: 15.0,
-        daily_tokens: None,
-        daily_cost: None,
-        replay_dir: None,
-        anthropic_version: "2023-06-01".into(),
-        max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
-        breaker: thinker::provider::config::BreakerSettings::default(),
-        redact: false,
-        local: true,
-        trusted: false,
-        tls: thinker::config::TlsSettings::default(),
+        ..crate::support::provider("a", ProviderKind::Anthropic, base_url)
     };
     Providers::new(BTreeMap::from([("a".to_string(), config)])).unwrap()
 }

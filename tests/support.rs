@@ -114,3 +114,37 @@ pub fn component(var: &str, how: &str) -> String {
         ),
     }
 }
+
+/// A provider's settings with the defaults of a provider table that sets only what it
+/// must (no key, local, no budgets or prices, 10 s timeout, no retry), for tests that
+/// build one in code: each sets what it is about with `..provider(…)`.
+pub fn provider(
+    name: &str,
+    kind: thinker::config::ProviderKind,
+    base_url: &str,
+) -> thinker::config::ProviderConfig {
+    thinker::config::ProviderConfig {
+        name: name.into(),
+        kind,
+        base_url: base_url.into(),
+        api_key_env: None,
+        timeout: std::time::Duration::from_secs(10),
+        retries: 0,
+        retry_max_wait: std::time::Duration::from_millis(20),
+        requests_per_minute: None,
+        concurrency: None,
+        structured_output: thinker::config::StructuredOutput::Auto,
+        price_in: 0.0,
+        price_out: 0.0,
+        daily_tokens: None,
+        daily_cost: None,
+        replay_dir: None,
+        anthropic_version: "2023-06-01".into(),
+        max_response_bytes: thinker::config::DEFAULT_MAX_RESPONSE_BYTES,
+        breaker: thinker::provider::config::BreakerSettings::default(),
+        redact: false,
+        local: true,
+        trusted: false,
+        tls: thinker::config::TlsSettings::default(),
+    }
+}
