@@ -997,7 +997,8 @@ pub(super) fn details(text: &str) -> Vec<(Range<usize>, &'static str)> {
 
 /// Builds the automaton and the regexes every text needs now (see `screen::warm`). The
 /// hidden carriers' regexes are not among them: they are built for the first text with
-/// markup in it, and most ticks have none (building them cost a tick about 2.5 ms of CPU in perf's samples).
+/// markup in it, and most ticks have none (building them cost a tick about 2.5 ms of
+/// CPU in perf's samples).
 pub(super) fn warm() {
     LazyLock::force(&MATCHER);
     LazyLock::force(&SHAPES);
