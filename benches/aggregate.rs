@@ -108,6 +108,7 @@ fn answers() -> [ThreadOutcome; 4] {
                     kind: t.kinds()[i % t.kinds().len()],
                     due: None,
                     from: Some("inbox".into()),
+                    refs: Vec::new(),
                 }
             })
             .collect();

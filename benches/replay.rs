@@ -54,6 +54,7 @@ fn answer(thread: ThreadName, n: u64) -> Answer {
                     kind: thread.default_kind(),
                     due: None,
                     from: None,
+                    refs: Vec::new(),
                 }
             })
             .collect(),

@@ -116,6 +116,7 @@ fn answers(rng: &mut Rng, tick: usize, state: &State) -> [ThreadOutcome; 4] {
                 kind: t.kinds()[rng.below(t.kinds().len())],
                 due: None,
                 from: None,
+                refs: Vec::new(),
             })
             .collect();
         let remembered: Vec<&str> = Category::ALL

@@ -181,6 +181,7 @@ fn changes(out: &mut String, r: &Report, dry: bool) {
                 RemovalReason::Budget => "over the size budget",
                 RemovalReason::Rejected => "rejected by the agent",
                 RemovalReason::Retired(_) => "retired by a thread",
+                RemovalReason::Merged => "merged into one fact with another",
             };
             let _ = writeln!(
                 out,

@@ -44,6 +44,10 @@ pub struct Finding {
     /// only when it names one of the thread's sources this tick).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
+    /// The references of the items it came from (`sources::refs`), as the thread cited
+    /// them; the tick keeps only those its sources showed this tick.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<String>,
 }
 
 /// Why a thread retires an entry (SPEC §5, §7.10).
@@ -554,13 +558,42 @@ fn read_finding(thread: ThreadName, item: &Value) -> Option<Finding> {
         .and_then(Value::as_str)
         .map(|f| cut_words(f, MAX_SUMMARY_WORDS, MAX_FROM_CHARS))
         .filter(|f| !f.is_empty());
+    let refs = obj.map_or_else(Vec::new, |o| read_refs(o.get("refs")));
     Some(Finding {
         summary,
         importance,
         kind,
         due,
         from,
+        refs,
     })
+}
+
+/// At most this many references of one finding are read.
+pub const MAX_REFS: usize = 3;
+
+/// `refs`: a list of labels, or one string of them (`"m3fq9k, e7h2kq"`, `"[m3fq9k]"`);
+/// each lowercased, brackets and `#` dropped, kept when it has a reference's shape, the
+/// first of each kept, at most [`MAX_REFS`].
+fn read_refs(value: Option<&Value>) -> Vec<String> {
+    let texts: Vec<&str> = match value {
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+        Some(Value::String(s)) => vec![s.as_str()],
+        _ => Vec::new(),
+    };
+    let mut out: Vec<String> = Vec::new();
+    for text in texts {
+        for word in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+            let word = word.to_ascii_lowercase();
+            if crate::sources::refs::is_reference(&word) && !out.contains(&word) {
+                out.push(word);
+            }
+            if out.len() == MAX_REFS {
+                return out;
+            }
+        }
+    }
+    out
 }
 
 /// A number, or a string that starts with one (`"7"`, `" 8.5 "`, `"9/10"`).
@@ -664,7 +697,12 @@ fn base_schema(kinds: &[&str]) -> Value {
                         "importance": {"type": "integer", "minimum": 0, "maximum": 10},
                         "kind": {"type": "string", "enum": kinds},
                         "due": {"type": "string", "maxLength": 40},
-                        "from": {"type": "string", "maxLength": MAX_FROM_CHARS}
+                        "from": {"type": "string", "maxLength": MAX_FROM_CHARS},
+                        "refs": {
+                            "type": "array",
+                            "maxItems": MAX_REFS,
+                            "items": {"type": "string", "maxLength": 8}
+                        }
                     },
                     "required": ["summary", "importance", "kind"],
                     "additionalProperties": false

@@ -26,6 +26,8 @@ pub enum RemovalReason {
     Rejected,
     /// A thread said it is no longer true (rule 10).
     Retired(RetireWhy),
+    /// It was one fact with another entry, which took it in (rule 13).
+    Merged,
 }
 
 impl RemovalReason {
@@ -37,6 +39,7 @@ impl RemovalReason {
             RemovalReason::Budget => "budget".into(),
             RemovalReason::Rejected => "rejected".into(),
             RemovalReason::Retired(why) => format!("retired: {}", why.as_str()).into(),
+            RemovalReason::Merged => "merged".into(),
         }
     }
 
@@ -47,6 +50,7 @@ impl RemovalReason {
             "pruned" => RemovalReason::Pruned,
             "budget" => RemovalReason::Budget,
             "rejected" => RemovalReason::Rejected,
+            "merged" => RemovalReason::Merged,
             other => {
                 let why = other.strip_prefix("retired: ")?;
                 RemovalReason::Retired(

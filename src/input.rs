@@ -82,6 +82,9 @@ pub struct ThreadInput {
     /// The prompt for a model that may not see private text, when the thread has some
     /// to withhold.
     pub public: Option<PublicInput>,
+    /// The references the prompt shows ([`sources::refs`]), each with the name of the
+    /// source that showed it: what a finding may cite.
+    pub refs: Vec<(String, String)>,
 }
 
 /// The request a thread's call makes with `prompt`: the answer schema, its `max_tokens`,
@@ -239,6 +242,14 @@ impl InputContext<'_> {
             })
             .collect();
         let shown: Vec<SourceText> = screened.into_iter().map(|(t, _, _)| t.text).collect();
+        let refs = shown
+            .iter()
+            .flat_map(|t| {
+                sources::refs::shown(&t.text)
+                    .into_iter()
+                    .map(|r| (r, t.name.clone()))
+            })
+            .collect();
         let prompt = self
             .prompts
             .thread_prompt(thread, self.seen, &shown, &self.clock);
@@ -254,6 +265,7 @@ impl InputContext<'_> {
             links,
             carried: shown.iter().map(|t| t.name.clone()).collect(),
             public,
+            refs,
         }
     }
 

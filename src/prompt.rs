@@ -66,6 +66,8 @@ struct EntryView {
     from: String,
     /// Made only from text that carried a screen detection.
     tainted: bool,
+    /// The references of the items it was seen in, compact: `m3fq9k e7h2kq`.
+    refs: String,
     /// Its links, compact: `contradicts [i-x], connects [p-y]` (SPEC §7.12).
     links: String,
     /// The ids it contradicts, compact: `i-x, p-y`.
@@ -140,6 +142,14 @@ struct OutcomeView {
 }
 
 #[derive(Serialize)]
+struct ToldView {
+    entry: String,
+    age: String,
+    text: String,
+    outcome: String,
+}
+
+#[derive(Serialize)]
 struct EscalationContext {
     now: String,
     now_local: String,
@@ -150,6 +160,8 @@ struct EscalationContext {
     subconscious: Vec<CategoryView>,
     subconscious_empty: bool,
     outcomes: Vec<OutcomeView>,
+    /// What the user was already told about the entries these escalations are about.
+    told: Vec<ToldView>,
     actions: Vec<&'static str>,
     max_text: usize,
     max_why: usize,
@@ -185,6 +197,7 @@ fn subconscious_view(state: &State, now: DateTime<Utc>, tainted: Tainted) -> Vec
                     due: e.due.map(timestamp::format),
                     from: defang_line(&e.from.join(", ")),
                     tainted: e.tainted,
+                    refs: defang_line(&e.refs.join(" ")),
                     links: defang_line(
                         &e.links
                             .iter()
@@ -397,6 +410,7 @@ impl Prompts {
         clock: &Clock,
     ) -> Result<String, PromptError> {
         let now = clock.now;
+        let escalations_raw = escalations;
         let escalations: Vec<EscalationView> = escalations
             .iter()
             .map(|r| EscalationView {
@@ -423,6 +437,23 @@ impl Prompts {
                 age: age(r.timestamp, now),
             })
             .collect();
+        // The told ledger's matters about the same entries, each once, that told the user
+        // something (docs/spec.md §8): a re-escalation reaches a call only when its
+        // entry's due moved, and the model should know what was said before.
+        let mut told: Vec<ToldView> = Vec::new();
+        for t in &state.told {
+            let about = escalations_raw
+                .iter()
+                .any(|r| r.entry.as_deref() == Some(t.entry.as_str()) && r.timestamp != t.raised);
+            if about && !t.text.is_empty() {
+                told.push(ToldView {
+                    entry: defang_line(&t.entry),
+                    age: age(t.raised, now),
+                    text: defang_line(&t.text),
+                    outcome: defang_line(&t.outcome.to_string()),
+                });
+            }
+        }
         let subconscious = subconscious_view(state, now, Tainted::Left);
         let subconscious_empty = subconscious.iter().all(|c| c.entries.is_empty());
         let fence = fence_id(
@@ -444,6 +475,7 @@ impl Prompts {
                         .iter()
                         .flat_map(|o| [o.thread.as_str(), o.reason.as_str(), o.outcome.as_str()]),
                 )
+                .chain(told.iter().flat_map(|t| [t.entry.as_str(), t.text.as_str()]))
                 .collect::<Vec<_>>(),
         );
         let ctx = EscalationContext {
@@ -455,6 +487,7 @@ impl Prompts {
             subconscious,
             subconscious_empty,
             outcomes,
+            told,
             actions: decision::Action::ALL.iter().map(|a| a.as_str()).collect(),
             max_text: decision::MAX_TEXT_CHARS,
             max_why: decision::MAX_WHY_CHARS,

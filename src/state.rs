@@ -28,6 +28,8 @@ pub const V1_IMPORTANCE: u8 = 5;
 pub const MAX_FROM: usize = 5;
 /// An entry keeps at most this many links, newest last (SPEC §7.12).
 pub const MAX_LINKS: usize = 5;
+/// An entry keeps at most this many references, newest last (docs/spec.md §3).
+pub const MAX_REFS: usize = 8;
 
 /// How two entries are linked (SPEC §7.12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -160,6 +162,14 @@ pub struct Entry {
         deserialize_with = "null_as_default"
     )]
     pub links: Vec<Link>,
+    /// The references of the items it was seen in (`sources::refs`), distinct, newest
+    /// last, at most [`MAX_REFS`]: what says a later report is about the same item.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub refs: Vec<String>,
     /// Fields this version does not know; written back unchanged.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -187,6 +197,7 @@ impl Entry {
             source: None,
             tainted: false,
             links: Vec::new(),
+            refs: Vec::new(),
             extra: Map::new(),
         }
     }
@@ -207,6 +218,16 @@ impl Entry {
         if self.from.len() > MAX_FROM {
             let excess = self.from.len() - MAX_FROM;
             self.from.drain(..excess);
+        }
+    }
+
+    /// Adds a reference it was seen in (newest last, at most [`MAX_REFS`]).
+    pub fn add_ref(&mut self, reference: &str) {
+        self.refs.retain(|r| r != reference);
+        self.refs.push(reference.to_string());
+        if self.refs.len() > MAX_REFS {
+            let excess = self.refs.len() - MAX_REFS;
+            self.refs.drain(..excess);
         }
     }
 
@@ -301,6 +322,10 @@ pub struct EscalationRecord {
     /// decided last when calls are short, never remembered.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tainted: bool,
+    /// The memory entry the escalation is about, when the aggregator found it: the key
+    /// of the told ledger ([`Told`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -322,6 +347,7 @@ impl EscalationRecord {
             decision: None,
             delivery: None,
             tainted: false,
+            entry: None,
             extra: Map::new(),
         }
     }
@@ -523,9 +549,59 @@ pub struct State {
     pub escalation_history: Vec<EscalationRecord>,
     #[serde(default, deserialize_with = "null_as_default")]
     pub thread_state: ThreadStates,
+    /// What reached the user, or is on its way, per memory entry (docs/spec.md §8): kept
+    /// as long as the fact is relevant, not for the last few escalations.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub told: Vec<Told>,
     /// Fields this version does not know; written back unchanged.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// One matter of the told ledger (docs/spec.md §8): an escalation about a memory entry,
+/// from the tick that raised it to what became of it, and the re-escalations folded
+/// into it since.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Told {
+    /// The entry it is about (its id follows the entry through a merge).
+    pub entry: String,
+    /// The entry's summary when it was raised: what a later report is compared with once
+    /// the entry has left the memory.
+    pub summary: String,
+    /// The entry's references then.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub refs: Vec<String>,
+    /// The entry's due then: a due that moves since is news, told again.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "serde_utc_opt"
+    )]
+    pub due: Option<DateTime<Utc>>,
+    /// The escalation record it began with (its time and thread: how it is found in
+    /// the history until that record is settled).
+    #[serde(with = "serde_utc")]
+    pub raised: DateTime<Utc>,
+    pub thread: String,
+    /// What became of it, as the history record says once settled (`pending` until).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub outcome: EscalationOutcome,
+    /// What the user was told (the decision's text), when something was.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// Re-escalations of the same matter folded into it, and the last one's time.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub folded: u32,
+    #[serde(with = "serde_utc")]
+    pub last: DateTime<Utc>,
 }
 
 /// A file without `version` is the original aggregator's: version 1.
@@ -545,6 +621,7 @@ impl Default for State {
             insights: Vec::new(),
             escalation_history: Vec::new(),
             thread_state: ThreadStates::default(),
+            told: Vec::new(),
             extra: Map::new(),
         }
     }

@@ -185,6 +185,7 @@ fn answer(thread: ThreadName) -> impl Strategy<Value = Answer> {
                             kind: thread.kinds()[k % thread.kinds().len()],
                             due: due.map(|m| now() + TimeDelta::minutes(m)),
                             from: (k % 2 == 0).then(|| "inbox".to_string()),
+                            refs: Vec::new(),
                         })
                         .collect(),
                     reinforce: reinforce.into_iter().map(str::to_string).collect(),

@@ -2013,6 +2013,7 @@ fn replayable_lines(n: usize) -> Vec<String> {
                     kind: thread.default_kind(),
                     due: None,
                     from: None,
+                    refs: Vec::new(),
                 }],
                 escalate: k % 3 == 1 && thread == ThreadName::Watcher,
                 escalate_reason: "the nas is full".into(),

@@ -52,6 +52,7 @@ pub fn finding(summary: &str, importance: u8, kind: Kind) -> Finding {
         kind,
         due: None,
         from: None,
+        refs: Vec::new(),
     }
 }
 

@@ -12,7 +12,8 @@ use chrono::{DateTime, Utc};
 
 use super::reinforce::Unmatched;
 use super::{Added, Report, Settings, ids};
-use crate::matching::similarity;
+use super::identity::compare;
+use crate::recall::synonyms::Synonyms;
 use crate::state::{Category, Entry, State, Strength};
 use crate::thread::{Kind, ThreadName};
 
@@ -47,10 +48,11 @@ pub fn apply(
     settings: &Settings,
     report: &mut Report,
 ) {
+    let synonyms = Synonyms::builtin();
     let mut groups: Vec<Vec<Unmatched>> = Vec::new();
     for candidate in unmatched {
         let home = groups.iter_mut().find(|g| {
-            similarity(&g[0].tokens, &candidate.tokens).reaches(settings.match_threshold)
+            compare(&g[0].key, &candidate.key, synonyms).same(settings.thresholds())
         });
         match home {
             Some(group) => group.push(candidate),
@@ -99,6 +101,9 @@ pub fn apply(
         entry.tainted = tainted;
         for member in &group {
             entry.add_from(&member.provenance);
+            for reference in &member.finding.refs {
+                entry.add_ref(reference);
+            }
         }
         let from = entry.from.clone();
         state.entries_mut(category).push(entry);

@@ -18,9 +18,10 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{Report, Settings, ThreadOutcome};
+use super::{Report, Settings, ThreadOutcome, told};
 use crate::answer::Answer;
-use crate::matching::matches;
+use super::identity::{Key, compare};
+use crate::recall::synonyms::Synonyms;
 use crate::state::{Entry, EscalationOutcome, EscalationRecord, State, Suppression};
 use crate::thread::{Kind, ThreadName};
 
@@ -46,7 +47,22 @@ fn is_repeat(
     record.thread == thread.as_str()
         && record.timestamp <= now
         && now - record.timestamp < settings.escalation_cooldown
-        && matches(&record.reason, reason, settings.match_threshold)
+        && same_reason(record, reason, now, settings)
+}
+
+/// Whether `reason`, raised at `now`, is the matter of `record`'s reason.
+fn same_reason(
+    record: &EscalationRecord,
+    reason: &str,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> bool {
+    compare(
+        &Key::new(&record.reason, record.timestamp.date_naive(), []),
+        &Key::new(reason, now.date_naive(), []),
+        Synonyms::builtin(),
+    )
+    .same(settings.thresholds())
 }
 
 /// The primary model dismissed `record` within the dismiss memory, and `reason` matches
@@ -60,7 +76,79 @@ fn was_dismissed_recently(
     matches!(record.outcome, EscalationOutcome::Dismissed(_))
         && record.timestamp <= now
         && now - record.timestamp < settings.dismiss_memory
-        && matches(&record.reason, reason, settings.match_threshold)
+        && same_reason(record, reason, now, settings)
+}
+
+/// A re-escalation folded into the matter it repeats (docs/spec.md §8): no record, no
+/// call, no share of the day's cap.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Folded {
+    pub thread: ThreadName,
+    pub reason: String,
+    /// The entry the matter is about.
+    pub entry: String,
+    /// What became of the matter so far (`pending`, `notified: …`).
+    pub outcome: String,
+}
+
+/// The entry an escalation of `thread` with `reason` is about: of the entries the
+/// thread's findings added or were matched to this tick (or, when none, of the whole
+/// memory), the one whose summary is the same fact as the reason — a shared reference
+/// first, then the most similar — else, when the thread touched entries, the most
+/// important of them (its reason may say why rather than what).
+fn subject<'s>(
+    state: &'s State,
+    thread: ThreadName,
+    answer: &Answer,
+    reason: &str,
+    now: DateTime<Utc>,
+    settings: &Settings,
+    report: &Report,
+) -> Option<&'s Entry> {
+    let touched: Vec<&str> = report
+        .sightings
+        .iter()
+        .filter(|s| match &s.by {
+            super::SightingBy::Matched { thread: t, .. } => *t == thread,
+            _ => false,
+        })
+        .map(|s| s.id.as_str())
+        .chain(
+            report
+                .added
+                .iter()
+                .filter(|a| a.thread == thread)
+                .map(|a| a.id.as_str()),
+        )
+        .collect();
+    let refs: Vec<&str> = answer
+        .findings
+        .iter()
+        .flat_map(|f| f.refs.iter().map(String::as_str))
+        .collect();
+    let key = Key::new(reason, now.date_naive(), refs);
+    let synonyms = Synonyms::builtin();
+    let pool = || {
+        state
+            .all_entries()
+            .map(|(_, e)| e)
+            .filter(|e| touched.is_empty() || touched.contains(&e.id.as_str()))
+    };
+    let best = pool()
+        .filter_map(|e| {
+            let score = compare(&key, &super::reinforce::entry_key(e), synonyms);
+            score.same(settings.thresholds()).then_some((score.rank(), e))
+        })
+        .max_by(|a, b| {
+            a.0.partial_cmp(&b.0)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| b.1.id.cmp(&a.1.id))
+        })
+        .map(|(_, e)| e);
+    if best.is_some() || touched.is_empty() {
+        return best;
+    }
+    pool().max_by(|a, b| a.importance.cmp(&b.importance).then_with(|| b.id.cmp(&a.id)))
 }
 
 pub fn record(
@@ -70,6 +158,8 @@ pub fn record(
     settings: &Settings,
     report: &mut Report,
 ) {
+    told::sync(state);
+    told::expire(state, now, settings);
     for thread in ThreadName::ALL {
         let Some(answer) = results[thread.index()].answer() else {
             continue;
@@ -78,6 +168,22 @@ pub fn record(
             continue;
         }
         let reason = reason_of(answer);
+        let about = subject(state, thread, answer, &reason, now, settings, report).cloned();
+        // The matter is already told, or on its way: folded, no record (§8).
+        if let Some(entry) = &about
+            && let Some(i) = told::find(state, entry, now, settings)
+        {
+            let matter = &mut state.told[i];
+            matter.folded = matter.folded.saturating_add(1);
+            matter.last = matter.last.max(now);
+            report.folded.push(Folded {
+                thread,
+                reason,
+                entry: matter.entry.clone(),
+                outcome: matter.outcome.to_string(),
+            });
+            continue;
+        }
         let history = &mut state.escalation_history;
         let repeat = history
             .iter()
@@ -100,7 +206,13 @@ pub fn record(
         };
         let mut record = EscalationRecord::raised(now, thread.as_str(), reason, outcome);
         record.tainted = answer.seen.screened;
-        history.push(record.clone());
+        record.entry = about.as_ref().map(|e| e.id.clone());
+        if let Some(entry) = &about
+            && record.outcome == EscalationOutcome::Pending
+        {
+            state.told.push(told::open(&record, entry));
+        }
+        state.escalation_history.push(record.clone());
         report.escalations.push(record);
     }
     let history = &mut state.escalation_history;

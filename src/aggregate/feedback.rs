@@ -20,7 +20,8 @@ use serde_json::Value;
 
 use super::reinforce::Unmatched;
 use super::{Archived, RemovalReason, Report, Settings};
-use crate::matching::{TokenSet, similarity};
+use super::identity::{Key, compare};
+use crate::recall::synonyms::Synonyms;
 use crate::state::{Category, State};
 use crate::timestamp;
 
@@ -137,7 +138,7 @@ pub struct Applied {
     /// Ids the agent used: seen this tick (rule 1).
     pub used: Vec<String>,
     /// The rejected summaries still within the window, for [`screen`].
-    pub rejected: Vec<TokenSet>,
+    pub rejected: Vec<Key>,
 }
 
 /// The rejected summaries the state remembers (unreadable items dropped).
@@ -219,7 +220,10 @@ pub fn apply(
     }
     let excess = rejected.len().saturating_sub(MAX_REJECTED);
     rejected.drain(..excess);
-    let tokens = rejected.iter().map(|r| TokenSet::new(&r.summary)).collect();
+    let tokens = rejected
+        .iter()
+        .map(|r| Key::new(&r.summary, r.rejected_at.date_naive(), []))
+        .collect();
     if rejected.is_empty() {
         state.extra.remove(REJECTED_FIELD);
     } else if let Ok(value) = serde_json::to_value(&rejected) {
@@ -235,7 +239,7 @@ pub fn apply(
 /// finding kept out never speaks for a group).
 pub fn screen(
     unmatched: Vec<Unmatched>,
-    rejected: &[TokenSet],
+    rejected: &[Key],
     settings: &Settings,
     report: &mut Report,
 ) -> Vec<Unmatched> {
@@ -247,7 +251,7 @@ pub fn screen(
         .filter(|u| {
             let out = rejected
                 .iter()
-                .any(|r| similarity(&u.tokens, r).reaches(settings.match_threshold));
+                .any(|r| compare(&u.key, r, Synonyms::builtin()).same(settings.thresholds()));
             if out {
                 report.feedback.kept_out.push(u.finding.summary.clone());
             }

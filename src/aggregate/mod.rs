@@ -22,8 +22,10 @@
 
 pub mod add;
 pub mod bounds;
+pub mod consolidate;
 pub mod escalation;
 pub mod feedback;
+pub mod identity;
 pub mod ids;
 pub mod links;
 pub mod outcome;
@@ -31,6 +33,7 @@ pub mod prune;
 pub mod reinforce;
 pub mod retire;
 pub mod threads;
+pub mod told;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
@@ -45,8 +48,10 @@ pub use outcome::{Skip, Status, ThreadError, ThreadOutcome};
 /// The version of the memory rules (SPEC §7) this aggregator implements: journaled with
 /// every tick, so a replay never compares states made under other rules. Version 1 was
 /// decay per tick, caps 5/5/5/3; version 2 is SPEC's state version 2 (decay by time,
-/// importance, pinned dues, retire, provenance).
-pub const RULES: u32 = 2;
+/// importance, pinned dues, retire, provenance); version 3 matches by identity and
+/// references, merges near-duplicates, prunes by value and keeps the told ledger
+/// (docs/spec.md §7, §8).
+pub const RULES: u32 = 3;
 
 /// Per-category entry caps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -122,8 +127,11 @@ impl Default for Decay {
 /// The tunables of the rules; defaults are those of SPEC §7.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
-    /// Jaccard similarity at or above which two summaries match.
+    /// The similarity at or above which two summaries without a shared reference are
+    /// one fact (`memory.match_threshold`, [`identity`]).
     pub match_threshold: f64,
+    /// The similarity a finding that cites an entry's item needs to be that entry.
+    pub ref_match_threshold: f64,
     pub caps: Caps,
     /// Hours per point of strength, per category (decay is charged by time).
     pub decay: Decay,
@@ -148,10 +156,21 @@ pub struct Settings {
     pub rejected_memory: TimeDelta,
 }
 
+impl Settings {
+    /// The thresholds of [`identity::Score::same`].
+    pub fn thresholds(&self) -> identity::Thresholds {
+        identity::Thresholds {
+            text: self.match_threshold,
+            with_ref: self.ref_match_threshold,
+        }
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            match_threshold: 0.6,
+            match_threshold: identity::DEFAULT_THRESHOLD,
+            ref_match_threshold: identity::DEFAULT_REF_THRESHOLD,
             caps: Caps::default(),
             decay: Decay::default(),
             max_decay_gap: TimeDelta::minutes(60),
@@ -277,11 +296,17 @@ pub struct Report {
     /// Links not made, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links_refused: Vec<links::LinkRefused>,
+    /// Entries that were one fact with another, merged into it (rule 13).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub merged: Vec<consolidate::Merged>,
     /// Links that went: an end left the memory, or was pushed out past the cap.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unlinked: Vec<links::Unlinked>,
     /// Records added to the escalation history this tick (pending or suppressed).
     pub escalations: Vec<EscalationRecord>,
+    /// Re-escalations of a matter already told or on its way, folded into it (§8).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub folded: Vec<escalation::Folded>,
     /// `{"ESCALATE": true, "reason", "context", "subconscious"}` when an escalation is due.
     pub envelope: Option<escalation::Envelope>,
     /// How much of the memory this tick archived.
@@ -316,6 +341,9 @@ pub struct MemoryChange {
     /// world, not memory lost to the rules).
     #[serde(skip_serializing_if = "is_zero")]
     pub retired: usize,
+    /// Entries merged into another (rule 13): nothing of them is lost.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub merged: usize,
 }
 
 #[expect(
@@ -388,6 +416,7 @@ pub fn aggregate(
     links::apply(&mut next, results, &mut report);
     let unmatched = feedback::screen(unmatched, &agent.rejected, settings, &mut report);
     add::apply(&mut next, unmatched, now, settings, &mut report);
+    consolidate::apply(&mut next, now, settings, &mut report);
     threads::apply(&mut next, results, &mut report);
     escalation::record(&mut next, results, now, settings, &mut report);
     bounds::apply(&mut next);
@@ -428,6 +457,10 @@ fn memory_change(
             }
             RemovalReason::Retired(_) => {
                 change.retired += 1;
+                continue;
+            }
+            RemovalReason::Merged => {
+                change.merged += 1;
                 continue;
             }
             RemovalReason::Decayed => change.decayed += 1,

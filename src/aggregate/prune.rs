@@ -1,8 +1,12 @@
 //! Rule 5 of SPEC §7: category caps, then the token budget of the memory.
 //!
 //! Weakest first: unpinned entries before pinned ones (a `due` not yet `due_grace` past),
-//! then lowest strength, then lower importance, then older `last_seen`, then older
-//! `created`, then the larger id. The budget measures the memory — the four categories, serialized
+//! then the lowest [`value`] — an entry's right to stay: its importance first, then the
+//! evidence that it is real (sightings, references) — then lowest strength (which
+//! follows how recently it was seen), then older `last_seen`, then older `created`, then
+//! the larger id. So noise goes first (seen once, low importance, no reference), and an
+//! important newcomer never loses its place to an unpinned incumbent of much lower
+//! importance, however often that one was reinforced (docs/spec.md §7.5). The budget measures the memory — the four categories, serialized
 //! exactly as `State::to_json` lays them out (bytes / 4) — and nothing else: thread
 //! state, escalation history and unknown top-level fields are bounded on their own
 //! ([`super::bounds`]) and can never push an entry out. The size is computed once and
@@ -23,14 +27,24 @@ use crate::state::{Category, Entry, State};
 /// Bytes per estimated token.
 pub const BYTES_PER_TOKEN: usize = 4;
 
-/// Orders entries weakest first at `now`: unpinned before pinned, then strength,
-/// importance, `last_seen`, `created`, the larger id first.
+/// An entry's right to stay, in quarter points: four for each point of importance, one
+/// for each sighting after the first (at most four), two for citing the items it came
+/// from. Importance dominates: an entry two points more important is worth more than
+/// any evidence can make up for.
+pub fn value(e: &Entry) -> u32 {
+    4 * u32::from(e.importance)
+        + e.sightings.saturating_sub(1).min(4)
+        + if e.refs.is_empty() { 0 } else { 2 }
+}
+
+/// Orders entries weakest first at `now`: unpinned before pinned, then [`value`],
+/// strength, `last_seen`, `created`, the larger id first.
 pub fn weakness(a: &Entry, b: &Entry, now: DateTime<Utc>, grace: TimeDelta) -> Ordering {
     let key = |e: &Entry| {
         (
             e.pinned(now, grace),
+            value(e),
             e.strength,
-            e.importance,
             e.last_seen,
             e.created,
         )

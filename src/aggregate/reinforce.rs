@@ -18,12 +18,13 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
+use super::identity::{Key, Score, compare};
 use super::{
     Archived, DueMove, RemovalReason, Report, Settings, Sighting, SightingBy, StrengthChange,
     ThreadOutcome, UnknownId,
 };
 use crate::answer::Finding;
-use crate::matching::{Similarity, TokenSet, similarity};
+use crate::recall::synonyms::Synonyms;
 use crate::state::{Category, Entry, State, Strength};
 use crate::strength::SCALE;
 use crate::thread::ThreadName;
@@ -33,39 +34,51 @@ use crate::thread::ThreadName;
 pub struct Unmatched {
     pub thread: ThreadName,
     pub finding: Finding,
-    pub tokens: TokenSet,
+    /// What identifies its fact ([`super::identity`]).
+    pub key: Key,
     /// `thread/source` or the thread ([`crate::answer::Seen::provenance`]).
     pub provenance: String,
     /// The thread's sources carried a screen detection this tick.
     pub screened: bool,
 }
 
-/// The index in `existing` of the entry a finding with `tokens` matches best, if any:
-/// highest similarity at or above the threshold; ties go to the earlier category, then
-/// the smaller id.
+/// The key of an entry: its summary read against its creation day, with its references.
+pub fn entry_key(entry: &Entry) -> Key {
+    Key::new(
+        &entry.summary,
+        entry.created.date_naive(),
+        entry.refs.iter().map(String::as_str),
+    )
+}
+
+/// The index in `existing` of the entry a finding with `key` is (docs/spec.md §7.2), with
+/// its score: of the entries it is the same fact as, one it cites an item of first, then
+/// the most similar; ties go to the earlier category, then the smaller id.
 pub fn best_match(
-    tokens: &TokenSet,
-    existing: &[(Category, &str, TokenSet)],
-    threshold: f64,
-) -> Option<usize> {
-    let mut best: Option<(usize, Similarity)> = None;
+    key: &Key,
+    existing: &[(Category, &str, Key)],
+    settings: &Settings,
+) -> Option<(usize, Score)> {
+    let synonyms = Synonyms::builtin();
+    let mut best: Option<(usize, Score)> = None;
     for (i, candidate) in existing.iter().enumerate() {
-        let sim = similarity(tokens, &candidate.2);
-        if !sim.reaches(threshold) {
+        let score = compare(key, &candidate.2, synonyms);
+        if !score.same(settings.thresholds()) {
             continue;
         }
         let better = match best {
             None => true,
-            Some((b, bsim)) => {
-                sim > bsim
-                    || (sim == bsim && (candidate.0, candidate.1) < (existing[b].0, existing[b].1))
+            Some((b, bscore)) => {
+                score.rank() > bscore.rank()
+                    || (score.rank() == bscore.rank()
+                        && (candidate.0, candidate.1) < (existing[b].0, existing[b].1))
             }
         };
         if better {
-            best = Some((i, sim));
+            best = Some((i, score));
         }
     }
-    best.map(|(i, _)| i)
+    best
 }
 
 /// The strength (in hundredths) an entry of `cat` is charged at `now`, the previous
@@ -112,6 +125,8 @@ struct Seen {
     importance: u8,
     /// Provenance of the findings that matched it, in thread and answer order.
     from: Vec<String>,
+    /// The references those findings cited.
+    refs: Vec<String>,
     /// The `due` of the most important clean matching finding that carried one (ties:
     /// the earliest), with its importance and thread.
     due: Option<(u8, DateTime<Utc>, ThreadName)>,
@@ -128,9 +143,9 @@ pub fn apply(
     settings: &Settings,
     report: &mut Report,
 ) -> Vec<Unmatched> {
-    let existing: Vec<(Category, &str, TokenSet)> = state
+    let existing: Vec<(Category, &str, Key)> = state
         .all_entries()
-        .map(|(c, e)| (c, e.id.as_str(), TokenSet::new(&e.summary)))
+        .map(|(c, e)| (c, e.id.as_str(), entry_key(e)))
         .collect();
     let by_id: HashMap<&str, usize> = existing
         .iter()
@@ -139,7 +154,7 @@ pub fn apply(
         .collect();
     let mut seen = vec![Seen::default(); existing.len()];
     let unmatched = mark(
-        &mut seen, &existing, &by_id, results, used, settings, report,
+        &mut seen, &existing, &by_id, results, used, now, settings, report,
     );
     drop(by_id);
     drop(existing);
@@ -151,10 +166,11 @@ pub fn apply(
 /// finding) and returns the findings that matched nothing.
 fn mark(
     seen: &mut [Seen],
-    existing: &[(Category, &str, TokenSet)],
+    existing: &[(Category, &str, Key)],
     by_id: &HashMap<&str, usize>,
     results: &[ThreadOutcome; 4],
     used: &[String],
+    now: DateTime<Utc>,
     settings: &Settings,
     report: &mut Report,
 ) -> Vec<Unmatched> {
@@ -174,11 +190,13 @@ fn mark(
             continue;
         };
         let screened = answer.seen.screened;
+        // Only a clean source showing the fact again clears a taint: never a bare id,
+        // nor a thread that read no source (docs/spec.md §7.1).
+        let clean = !screened && !answer.seen.sources.is_empty();
         for id in &answer.reinforce {
             match by_id.get(id.as_str()) {
                 Some(&i) => {
                     seen[i].reinforced = true;
-                    seen[i].clean |= !screened;
                     report.sightings.push(Sighting {
                         id: id.clone(),
                         by: SightingBy::Listed { thread },
@@ -191,17 +209,26 @@ fn mark(
             }
         }
         for finding in &answer.findings {
-            let tokens = TokenSet::new(&finding.summary);
+            let key = Key::new(
+                &finding.summary,
+                now.date_naive(),
+                finding.refs.iter().map(String::as_str),
+            );
             let provenance = answer.seen.provenance(thread, finding.from.as_deref());
-            match best_match(&tokens, existing, settings.match_threshold) {
-                Some(i) => {
+            match best_match(&key, existing, settings) {
+                Some((i, score)) => {
                     let s = &mut seen[i];
                     s.reinforced = true;
                     if !s.from.contains(&provenance) {
                         s.from.push(provenance.clone());
                     }
+                    for r in &finding.refs {
+                        if !s.refs.contains(r) {
+                            s.refs.push(r.clone());
+                        }
+                    }
+                    s.clean |= clean;
                     if !screened {
-                        s.clean = true;
                         s.importance = s.importance.max(finding.importance);
                         if let Some(due) = finding.due
                             && s.due.is_none_or(|(imp, _, _)| finding.importance > imp)
@@ -214,7 +241,7 @@ fn mark(
                         by: SightingBy::Matched {
                             thread,
                             summary: finding.summary.clone(),
-                            similarity: similarity(&tokens, &existing[i].2).value(),
+                            similarity: score.similarity,
                             from: provenance,
                         },
                     });
@@ -222,7 +249,7 @@ fn mark(
                 None => unmatched.push(Unmatched {
                     thread,
                     finding: finding.clone(),
-                    tokens,
+                    key,
                     provenance,
                     screened,
                 }),
@@ -288,6 +315,9 @@ fn see_again(entry: &mut Entry, seen: &Seen, now: DateTime<Utc>, report: &mut Re
     entry.importance = entry.importance.max(seen.importance);
     for provenance in &seen.from {
         entry.add_from(provenance);
+    }
+    for reference in &seen.refs {
+        entry.add_ref(reference);
     }
     if seen.clean {
         entry.tainted = false;

@@ -305,6 +305,11 @@ fn departure(s: &mut String, life: &Life, clock: &Clock) {
                     ),
                     None => "rejected by the agent".to_string(),
                 },
+                crate::aggregate::RemovalReason::Merged => format!(
+                    "merged into {} at strength {}: the two were one fact",
+                    d.into.as_deref().unwrap_or("another entry"),
+                    d.strength
+                ),
                 crate::aggregate::RemovalReason::Retired(why) => format!(
                     "retired at strength {}: a thread said it is {}",
                     d.strength,

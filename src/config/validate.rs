@@ -378,7 +378,7 @@ impl Validator<'_> {
         if !(threshold > 0.0 && threshold <= 1.0) {
             return Err(self.err(
                 "memory.match_threshold",
-                format!("{threshold} must be above 0 and at most 1 (default 0.6)"),
+                format!("{threshold} must be above 0 and at most 1 (default 0.5)"),
             ));
         }
         let importance = self.int(
@@ -435,6 +435,7 @@ impl Validator<'_> {
         )?;
         Ok(Settings {
             match_threshold: threshold,
+            ref_match_threshold: d.ref_match_threshold,
             decay,
             max_decay_gap: chrono::TimeDelta::minutes(gap),
             due_grace: chrono::TimeDelta::hours(grace),

@@ -308,6 +308,12 @@ pub struct AggregateRecord {
     pub links_refused: Vec<LinkRefused>,
     #[serde(skip_serializing_if = "Vec::is_empty", skip_deserializing)]
     pub unlinked: Vec<Unlinked>,
+    /// Entries merged into another (rule 13): which into which.
+    #[serde(skip_serializing_if = "Vec::is_empty", skip_deserializing)]
+    pub merged: Vec<aggregate::consolidate::Merged>,
+    /// Re-escalations folded into a matter already told or on its way (§8).
+    #[serde(skip_serializing_if = "Vec::is_empty", skip_deserializing)]
+    pub folded: Vec<aggregate::escalation::Folded>,
     /// What the agent's verdicts did (`feedback.jsonl`): used, rejected, unknown ids
     /// (dropped), findings kept out.
     #[serde(skip_serializing_if = "FeedbackReport::is_empty", skip_deserializing)]

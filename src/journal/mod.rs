@@ -137,6 +137,8 @@ impl From<&Report> for AggregateRecord {
             linked: r.linked.clone(),
             links_refused: r.links_refused.clone(),
             unlinked: r.unlinked.clone(),
+            merged: r.merged.clone(),
+            folded: r.folded.clone(),
             feedback: r.feedback.clone(),
         }
     }

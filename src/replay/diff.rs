@@ -236,6 +236,7 @@ fn reason_word(reason: RemovalReason) -> &'static str {
         RemovalReason::Budget => "budget",
         RemovalReason::Rejected => "rejected",
         RemovalReason::Retired(_) => "retired",
+        RemovalReason::Merged => "merged",
     }
 }
 

@@ -110,6 +110,9 @@ pub struct Departure {
     /// The agent's note, when it was rejected with one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The entry it was merged into (rule 13).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub into: Option<String>,
 }
 
 /// One stay of the entry (an id can be taken again after it left).
@@ -158,6 +161,12 @@ pub fn explain(id: &str, run: &Run, journal: &Journal) -> Vec<Life> {
                 reason: archived.reason,
                 strength: archived.entry.strength,
                 note: note(frame, id, journal),
+                into: frame
+                    .report
+                    .merged
+                    .iter()
+                    .find(|m| m.id == id)
+                    .map(|m| m.into.clone()),
             });
             lives.push(life);
             // Added again in the same tick under the freed id: a new life.

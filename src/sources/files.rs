@@ -171,8 +171,9 @@ fn files_text(
         .enumerate()
         .map(|(i, (path, _, changed, _))| {
             format!(
-                "{}== {}{} ==\n",
+                "{}== {} {}{} ==\n",
                 if i == 0 { "" } else { "\n" },
+                super::refs::label(&super::refs::reference('f', &path.to_string_lossy())),
                 one_line(&path.to_string_lossy(), '?', 1000),
                 if *changed {
                     " (changed since last tick)"

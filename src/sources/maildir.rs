@@ -212,6 +212,9 @@ struct Listed {
     when: DateTime<Utc>,
     from: String,
     subject: String,
+    /// Its reference ([`super::refs`]): of its `Message-ID`, else of its file name
+    /// without flags (which moving it from `new/` to `cur/` keeps).
+    reference: String,
 }
 
 /// The flags of a Maildir file name: what follows `:2,` (none in `new/`).
@@ -411,7 +414,11 @@ fn head(l: &Listed, new: bool, view: &View) -> String {
     if year != view.zone.day(view.now).year() {
         let _ = write!(when, " {year}");
     }
-    let mut out = format!("{when} · {}", if l.file.unread { "unread" } else { "read" });
+    let mut out = format!(
+        "{} {when} · {}",
+        super::refs::label(&l.reference),
+        if l.file.unread { "unread" } else { "read" }
+    );
     if l.file.flagged {
         out.push_str(" · flagged");
     }
@@ -573,8 +580,13 @@ fn read_header(file: &File) -> Result<Listed, Unlisted> {
         .filter(|d| d.is_valid())
         .and_then(|d| DateTime::from_timestamp(d.to_timestamp(), 0))
         .unwrap_or(file.modified);
+    let reference = match message.message_id().map(str::trim).filter(|m| !m.is_empty()) {
+        Some(id) => super::refs::reference('m', id),
+        None => super::refs::reference('m', file.name.split(":2,").next().unwrap_or(&file.name)),
+    };
     Ok(Listed {
         when,
+        reference,
         from: sender(&message),
         subject: message
             .subject()

@@ -615,6 +615,20 @@ impl ThreadJob<'_> {
                 if !trace.guard.is_empty() {
                     tracing::info!(thread = %thread, "the screen found {} suspicious span(s) in the answer", trace.guard.len());
                 }
+                // A finding cites only what its sources showed this tick (docs/spec.md
+                // §5); one that names no source is attributed to its first reference's.
+                for f in &mut answer.findings {
+                    f.refs.retain(|r| input.refs.iter().any(|(shown, _)| shown == r));
+                    if f.from.is_none()
+                        && let Some(first) = f.refs.first()
+                    {
+                        f.from = input
+                            .refs
+                            .iter()
+                            .find(|(shown, _)| shown == first)
+                            .map(|(_, source)| source.clone());
+                    }
+                }
                 // What the aggregator needs to know of this thread's tick (provenance,
                 // taint, retire and due moves refused on screened text): journaled with
                 // the answer, so a replay decides the same.

@@ -145,6 +145,7 @@ mod tests {
             kind: Kind::Observation,
             due: None,
             from: None,
+            refs: Vec::new(),
         }
     }
 

@@ -1,0 +1,103 @@
+//! Whether two summaries are one fact, measured on the paraphrase corpus
+//! (`tests/fixtures/identity/`): per split (`tune`, tuned against; `blind`, written before
+//! any tuning and never tuned against), the precision and recall of "same fact", for
+//! today's identity (`aggregate::identity`) and, beside it, the raw-token Jaccard of rules
+//! version 2 at its 0.6. With `--misses`, prints the tune split's errors (never the blind
+//! split's: reading them would be tuning on it).
+//!
+//! Run: `cargo bench --bench identity -- [--misses]`.
+
+use chrono::NaiveDate;
+use thinker::aggregate::identity::{Key, Thresholds, compare};
+use thinker::matching::matches;
+use thinker::recall::synonyms::Synonyms;
+
+const TUNE: &str = include_str!("../tests/fixtures/identity/tune.tsv");
+const BLIND: &str = include_str!("../tests/fixtures/identity/blind.tsv");
+
+struct Pair<'a> {
+    same: bool,
+    a: &'a str,
+    b: &'a str,
+}
+
+fn pairs(text: &str) -> Vec<Pair<'_>> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut cols = l.split('\t');
+            let (label, a, b) = (cols.next()?, cols.next()?, cols.next()?);
+            Some(Pair {
+                same: label == "same",
+                a,
+                b,
+            })
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct Counts {
+    tp: usize,
+    fp: usize,
+    fn_: usize,
+    tn: usize,
+}
+
+impl Counts {
+    fn add(&mut self, truth: bool, said: bool) {
+        match (truth, said) {
+            (true, true) => self.tp += 1,
+            (false, true) => self.fp += 1,
+            (true, false) => self.fn_ += 1,
+            (false, false) => self.tn += 1,
+        }
+    }
+    fn row(&self, name: &str) -> String {
+        let p = self.tp as f64 / (self.tp + self.fp).max(1) as f64;
+        let r = self.tp as f64 / (self.tp + self.fn_).max(1) as f64;
+        format!(
+            "| {name} | {:.3} | {:.3} | {} of {} | {} of {} |",
+            p,
+            r,
+            self.tp,
+            self.tp + self.fn_,
+            self.fp,
+            self.fp + self.tn
+        )
+    }
+}
+
+fn main() {
+    let misses = std::env::args().any(|a| a == "--misses");
+    let anchor = NaiveDate::from_ymd_opt(2026, 11, 23).unwrap_or_default();
+    let synonyms = Synonyms::builtin();
+    let thresholds = Thresholds::default();
+    println!("| split / matcher | precision | recall | same found | different merged |");
+    println!("|---|---|---|---|---|");
+    for (split, text) in [("tune", TUNE), ("blind", BLIND)] {
+        let (mut new, mut old) = (Counts::default(), Counts::default());
+        for pair in pairs(text) {
+            let score = compare(
+                &Key::new(pair.a, anchor, []),
+                &Key::new(pair.b, anchor, []),
+                synonyms,
+            );
+            let said = score.same(thresholds);
+            new.add(pair.same, said);
+            old.add(pair.same, matches(pair.a, pair.b, 0.6));
+            if misses && split == "tune" && said != pair.same {
+                eprintln!(
+                    "{} {:.3}{} | {} | {}",
+                    if pair.same { "MISSED" } else { "MERGED" },
+                    score.similarity,
+                    if score.veto { " veto" } else { "" },
+                    pair.a,
+                    pair.b
+                );
+            }
+        }
+        println!("{}", new.row(&format!("{split}: identity (rules 3)")));
+        println!("{}", old.row(&format!("{split}: token Jaccard 0.6 (rules 2)")));
+    }
+}

@@ -1,0 +1,153 @@
+//! Rule 13 of docs/spec.md §7: near-duplicates already in memory become one entry.
+//!
+//! A model that re-reports a fact in new words, or two threads that report it at once,
+//! may have left two entries for one fact (under older rules, or where a report named
+//! neither the other's item nor enough of its words). After the findings are added,
+//! every pair of entries that [`super::identity`] says is one fact is merged, in a fixed
+//! order: entries are taken in category order, then in their order within it, and each
+//! is compared with the survivors before it. Of two entries, the one created first
+//! survives (ties: the earlier category, then the smaller id), keeping its id, summary,
+//! category and `source`; it takes the highest strength and importance of both, the sum
+//! of their sightings, the union of their provenance and references (newest last,
+//! within their caps), the later `due`, the earlier `created` and the later
+//! `last_seen`; it stays tainted only if both were; it takes the other's links, and
+//! every link to the other now points to it. The other is archived (`merged`), the
+//! report says which into which, and the told ledger's matters follow the survivor.
+//!
+//! Pure: no I/O, no clock.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::identity::{Key, compare};
+use super::reinforce::entry_key;
+use super::{Archived, RemovalReason, Report, Settings, told};
+use crate::recall::synonyms::Synonyms;
+use crate::state::{Category, Entry, Link, MAX_LINKS, State};
+
+/// One merge: `id` (of `category`) went into `into`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Merged {
+    pub into: String,
+    pub id: String,
+    pub category: Category,
+    /// Their similarity, and whether they shared a reference.
+    pub similarity: f64,
+    pub shared_ref: bool,
+}
+
+/// Merges the entries of `state` that are one fact.
+pub fn apply(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: &mut Report) {
+    let synonyms = Synonyms::builtin();
+    let mut all: Vec<(Category, Entry, Key)> = Vec::with_capacity(state.entry_count());
+    for cat in Category::ALL {
+        for entry in std::mem::take(state.entries_mut(cat)) {
+            let key = entry_key(&entry);
+            all.push((cat, entry, key));
+        }
+    }
+    let mut kept: Vec<(Category, Entry, Key)> = Vec::with_capacity(all.len());
+    let mut renamed: Vec<(String, String)> = Vec::new();
+    for (cat, entry, key) in all {
+        let found = kept.iter().position(|(_, _, k)| {
+            let score = compare(k, &key, synonyms);
+            score.same(settings.thresholds())
+        });
+        let Some(i) = found else {
+            kept.push((cat, entry, key));
+            continue;
+        };
+        let score = compare(&kept[i].2, &key, synonyms);
+        let (kcat, kentry, _) = &mut kept[i];
+        let first = (entry.created, cat, &entry.id) < (kentry.created, *kcat, &kentry.id);
+        let (survivor_cat, mut survivor, other_cat, other) = if first {
+            let old_cat = *kcat;
+            let old = std::mem::replace(kentry, entry);
+            *kcat = cat;
+            (cat, kentry.clone(), old_cat, old)
+        } else {
+            (*kcat, kentry.clone(), cat, entry)
+        };
+        absorb(&mut survivor, &other);
+        report.merged.push(Merged {
+            into: survivor.id.clone(),
+            id: other.id.clone(),
+            category: other_cat,
+            similarity: score.similarity,
+            shared_ref: score.shared_ref,
+        });
+        renamed.push((other.id.clone(), survivor.id.clone()));
+        report.removed.push(Archived {
+            entry: other,
+            category: other_cat,
+            removed_at: now,
+            reason: RemovalReason::Merged,
+        });
+        let key = entry_key(&survivor);
+        kept[i] = (survivor_cat, survivor, key);
+    }
+    for (cat, entry, _) in kept {
+        state.entries_mut(cat).push(entry);
+    }
+    for (from, into) in &renamed {
+        relink(state, from, into);
+        told::rekey(state, from, into);
+    }
+}
+
+/// What `survivor` takes of `other` (see the module doc).
+fn absorb(survivor: &mut Entry, other: &Entry) {
+    survivor.strength = survivor.strength.max(other.strength);
+    survivor.importance = survivor.importance.max(other.importance);
+    survivor.sightings = survivor.sightings.saturating_add(other.sightings);
+    for from in &other.from {
+        if !survivor.from.contains(from) {
+            survivor.add_from(from);
+        }
+    }
+    for reference in &other.refs {
+        if !survivor.refs.contains(reference) {
+            survivor.add_ref(reference);
+        }
+    }
+    survivor.due = match (survivor.due, other.due) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
+    survivor.created = survivor.created.min(other.created);
+    survivor.last_seen = survivor.last_seen.max(other.last_seen);
+    survivor.tainted = survivor.tainted && other.tainted;
+    for link in &other.links {
+        if link.id != survivor.id && !survivor.links.iter().any(|l| l.id == link.id) {
+            survivor.links.push(link.clone());
+        }
+    }
+    survivor.links.retain(|l| l.id != other.id);
+    let excess = survivor.links.len().saturating_sub(MAX_LINKS);
+    survivor.links.drain(..excess);
+    for (k, v) in &other.extra {
+        survivor.extra.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+}
+
+/// Every link to `from` now points to `into` (no self-links, no duplicates).
+fn relink(state: &mut State, from: &str, into: &str) {
+    for cat in Category::ALL {
+        for entry in state.entries_mut(cat) {
+            if !entry.links.iter().any(|l| l.id == from) {
+                continue;
+            }
+            let own = entry.id.clone();
+            let mut links: Vec<Link> = Vec::with_capacity(entry.links.len());
+            for mut link in std::mem::take(&mut entry.links) {
+                if link.id == from {
+                    link.id = into.to_string();
+                }
+                if link.id != own && !links.iter().any(|l| l.id == link.id) {
+                    links.push(link);
+                }
+            }
+            entry.links = links;
+        }
+    }
+}

@@ -1,0 +1,833 @@
+//! Rule 2 of docs/spec.md §7: when two reports are one fact.
+//!
+//! Cheap models rephrase what they report: they reorder clauses, abbreviate, swap words
+//! for synonyms, cut a sentence short or put "Reminder:" in front. Raw-token Jaccard
+//! breaks on that. A summary's [`Key`] is what identifies the fact it states:
+//!
+//! - **weighted terms**: times (`06:05`, `6.05am`, `9pm` → one time), dates (`12 Nov`,
+//!   `November 12th`, `2026-11-12` → one month-day, plus its weekday) and weekdays
+//!   (`Thu`, `Thursday`, `thurs`), amounts (a number with a currency: `€4,950.00`,
+//!   `4950 EUR`, `4.950 Euro`), codes (a word mixing letters and digits, or a number of
+//!   three digits or more: `TP1367`, `4411`) weigh 3; names (a capitalised word inside
+//!   the sentence) 2; the weekday of a date 2; other words 1 (stemmed by recall's
+//!   Porter2 stemmer, common abbreviations spelled out); a year ½. Stop words and the
+//!   words that only frame a report (`reminder`, `update`, `now`, `new`, `moved`…)
+//!   weigh nothing;
+//! - **the references** the finding cites (the short labels of the mails, events, files
+//!   and outputs it came from), kept apart from the terms.
+//!
+//! Two keys are compared by their shared weight — a word also meets its synonym in
+//! recall's table, at three quarters of its weight — as the mean of the weighted
+//! Jaccard similarity and the overlap coefficient (shared weight over the lighter key),
+//! so that a sentence cut short still meets its whole form. A **veto** keeps apart what
+//! must stay apart: when both keys carry codes and share none, or both carry amounts
+//! and share none (two bills from one sender, two rooms, two flights), they are
+//! different facts, whatever else they share. Times and dates never veto: a fact whose
+//! time moved is the same fact, moved.
+//!
+//! [`same`]: with a shared reference, any compatible summary (no veto, similarity at
+//! least `ref_threshold`) is the same fact; without one, the similarity must reach
+//! `threshold`.
+//!
+//! Pure: no I/O, no clock (a key's relative day words — `today`, `tomorrow` — and a
+//! date's year are read against an anchor date the caller passes: the finding's tick,
+//! or the entry's creation), deterministic.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use chrono::{Datelike as _, NaiveDate, Weekday};
+use regex::Regex;
+
+use crate::recall::synonyms::Synonyms;
+use crate::recall::words::stem;
+
+/// What a term is; codes and amounts veto (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    Word,
+    Name,
+    Number,
+    Year,
+    Time,
+    Day,
+    Date,
+    Amount,
+    Code,
+}
+
+impl Class {
+    /// How much a term of this class identifies a fact.
+    pub fn weight(self) -> f64 {
+        match self {
+            Class::Word | Class::Number => 1.0,
+            Class::Name | Class::Day => 2.0,
+            Class::Year => 0.5,
+            Class::Time | Class::Date | Class::Amount | Class::Code => 3.0,
+        }
+    }
+
+    fn vetoes(self) -> bool {
+        matches!(self, Class::Code | Class::Amount)
+    }
+}
+
+/// One identifying term of a summary.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Term {
+    pub text: String,
+    pub class: Class,
+}
+
+/// What identifies the fact a summary states (see the module doc).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Key {
+    /// Distinct terms, sorted; a term met twice keeps its heavier class.
+    terms: Vec<Term>,
+    /// The references cited, sorted and distinct.
+    refs: Vec<String>,
+}
+
+/// How two keys compare.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Score {
+    /// 0..=1: the mean of the weighted Jaccard similarity and the overlap coefficient.
+    pub similarity: f64,
+    /// Both carry codes (or amounts) and share none of them.
+    pub veto: bool,
+    /// They cite a reference in common.
+    pub shared_ref: bool,
+}
+
+impl Score {
+    pub const NONE: Score = Score {
+        similarity: 0.0,
+        veto: false,
+        shared_ref: false,
+    };
+
+    /// Whether the two keys are one fact: not vetoed, and similar enough (less so when
+    /// they cite the same item).
+    pub fn same(self, thresholds: Thresholds) -> bool {
+        !self.veto
+            && self.similarity > 0.0
+            && if self.shared_ref {
+                self.similarity >= thresholds.with_ref
+            } else {
+                self.similarity >= thresholds.text
+            }
+    }
+
+    /// Orders candidates: a shared reference first, then similarity.
+    pub fn rank(self) -> (bool, f64) {
+        (self.shared_ref, self.similarity)
+    }
+}
+
+/// The similarities at which two keys are one fact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thresholds {
+    /// Without a shared reference (`memory.match_threshold`).
+    pub text: f64,
+    /// With one: the finding cites the entry's item, so it only needs to be compatible.
+    pub with_ref: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            text: DEFAULT_THRESHOLD,
+            with_ref: DEFAULT_REF_THRESHOLD,
+        }
+    }
+}
+
+/// The default of `memory.match_threshold`.
+pub const DEFAULT_THRESHOLD: f64 = 0.5;
+/// The similarity a finding that cites an entry's item needs to be that entry.
+pub const DEFAULT_REF_THRESHOLD: f64 = 0.2;
+/// A synonym meets its word at this share of the word's weight.
+const SYNONYM_SHARE: f64 = 0.75;
+
+/// Words that frame a report rather than identify its fact (besides the stop words).
+const FRAMING: &[&str] = &[
+    "reminder", "remind", "reminds", "reminded", "update", "updated", "updates", "note",
+    "notice", "fyi", "alert", "please", "pls", "plz", "now", "new", "still", "again",
+    "currently", "just", "heads", "important", "urgent", "asap", "soon", "re", "fwd", "fw",
+    "regarding", "moved", "changed", "rescheduled", "instead", "info", "via", "per", "has",
+    "have", "had", "will", "would", "should", "must", "need", "needs", "do", "does", "did",
+    "get", "got", "also", "only", "very", "up", "out", "off", "yet", "all", "any", "some",
+    "user", "users", "user's",
+];
+
+/// Abbreviations a model writes for a word (lowercase).
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("appt", "appointment"),
+    ("appts", "appointments"),
+    ("mtg", "meeting"),
+    ("mtgs", "meetings"),
+    ("dept", "department"),
+    ("inv", "invoice"),
+    ("pmt", "payment"),
+    ("pymt", "payment"),
+    ("acct", "account"),
+    ("amt", "amount"),
+    ("msg", "message"),
+    ("msgs", "messages"),
+    ("tel", "phone"),
+    ("govt", "government"),
+    ("doc", "document"),
+    ("docs", "documents"),
+    ("req", "request"),
+    ("reqd", "required"),
+    ("bday", "birthday"),
+    ("hr", "hour"),
+    ("hrs", "hours"),
+    ("mins", "minutes"),
+    ("wk", "week"),
+    ("wks", "weeks"),
+    ("yr", "year"),
+    ("yrs", "years"),
+    ("tmrw", "tomorrow"),
+    ("tmr", "tomorrow"),
+    ("tmw", "tomorrow"),
+    ("tonite", "tonight"),
+    ("flt", "flight"),
+    ("dep", "departure"),
+    ("arr", "arrival"),
+    ("approx", "approximately"),
+    ("mgr", "manager"),
+    ("cust", "customer"),
+    ("svc", "service"),
+    ("srv", "server"),
+    ("cert", "certificate"),
+    ("certs", "certificates"),
+    ("config", "configuration"),
+    ("db", "database"),
+    ("env", "environment"),
+    ("prod", "production"),
+    ("repo", "repository"),
+    ("subs", "subscription"),
+    ("sub", "subscription"),
+    ("ins", "insurance"),
+    ("med", "medication"),
+    ("meds", "medication"),
+    ("rx", "prescription"),
+    ("dr", "doctor"),
+    ("bal", "balance"),
+    ("pkg", "package"),
+    ("deliv", "delivery"),
+    ("eta", "arrival"),
+    ("sched", "schedule"),
+];
+
+/// Word stems that mean the same for identity, beyond recall's table (a verb and its
+/// noun where the stemmer keeps them apart).
+const SAME_STEMS: &[(&str, &str)] = &[
+    ("departur", "depart"),
+    ("arriv", "arrival"),
+    ("deliveri", "deliv"),
+    ("cancel", "cancel"),
+    ("cancell", "cancel"),
+    ("expiri", "expir"),
+    ("renew", "renew"),
+    ("renewal", "renew"),
+    ("payment", "pay"),
+    ("paid", "pay"),
+    ("fail", "fail"),
+    ("failur", "fail"),
+    ("schedul", "schedul"),
+    ("appoint", "appoint"),
+    ("meet", "meet"),
+    ("leav", "depart"),
+    ("left", "depart"),
+    ("due", "due"),
+];
+
+const MONTHS: &[(&str, u32)] = &[
+    ("jan", 1),
+    ("january", 1),
+    ("feb", 2),
+    ("february", 2),
+    ("mar", 3),
+    ("march", 3),
+    ("apr", 4),
+    ("april", 4),
+    ("may", 5),
+    ("jun", 6),
+    ("june", 6),
+    ("jul", 7),
+    ("july", 7),
+    ("aug", 8),
+    ("august", 8),
+    ("sep", 9),
+    ("sept", 9),
+    ("september", 9),
+    ("oct", 10),
+    ("october", 10),
+    ("nov", 11),
+    ("november", 11),
+    ("dec", 12),
+    ("december", 12),
+];
+
+const WEEKDAYS: &[(&str, Weekday)] = &[
+    ("mon", Weekday::Mon),
+    ("monday", Weekday::Mon),
+    ("tue", Weekday::Tue),
+    ("tues", Weekday::Tue),
+    ("tuesday", Weekday::Tue),
+    ("wed", Weekday::Wed),
+    ("weds", Weekday::Wed),
+    ("wednesday", Weekday::Wed),
+    ("thu", Weekday::Thu),
+    ("thur", Weekday::Thu),
+    ("thurs", Weekday::Thu),
+    ("thursday", Weekday::Thu),
+    ("fri", Weekday::Fri),
+    ("friday", Weekday::Fri),
+    ("sat", Weekday::Sat),
+    ("saturday", Weekday::Sat),
+    ("sun", Weekday::Sun),
+    ("sunday", Weekday::Sun),
+];
+
+/// One piece of a summary, before terms are made.
+#[derive(Debug)]
+enum Piece {
+    Time(u32, u32),
+    Amount(String),
+    /// A word as written, and whether it starts a sentence (or the summary).
+    Word(String, bool),
+}
+
+static PIECES: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    // Times (`06:05`, `6.05 pm`, `14h30`, `9pm`), amounts (a currency before or after
+    // a number), then words (letters and digits, inner `-`, `'`, `.`, `,` or `/` kept
+    // when digits sit on both sides: `4,950`, `8392.0155`, `2026-11-12`).
+    Regex::new(
+        r"(?xi)
+        (?P<time>\b(?P<h>\d{1,2})(?:[:.h](?P<m>\d{2}))?\s?(?P<ap>a\.?m\b\.?|p\.?m\b\.?)
+            | \b(?P<h2>\d{1,2})[:h](?P<m2>\d{2})\b)
+        | (?P<amount>(?:[€£$¥₹]|\b(?:eur|usd|gbp|chf|sek|nok|dkk|pln|jpy|inr)\b)\s?\d[\d.,']*\d
+            | (?:[€£$¥₹]|\b(?:eur|usd|gbp|chf|sek|nok|dkk|pln|jpy|inr)\b)\s?\d
+            | \b\d[\d.,']*\s?(?:[€£$¥₹]|(?:eur|euros?|usd|gbp|chf|dollars?|pounds?|bucks|kr|sek|nok|dkk|pln|zł|yen|rupees?)\b))
+        | (?P<word>[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+|[.,/][0-9][\p{L}\p{N}]*)*)
+        | (?P<stop>[.!?;:])
+        ",
+    )
+    .ok()
+});
+
+/// The digits of a number as a person means it: separators out, a decimal part of one
+/// or two digits dropped (`4,950.00` and `4.950` and `4950` are one amount).
+fn number_digits(text: &str) -> String {
+    let mut parts: Vec<&str> = text
+        .split(['.', ',', '\'', ' '])
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.len() > 1 && parts.last().is_some_and(|p| p.len() <= 2) {
+        parts.pop();
+    }
+    let digits: String = parts.concat().chars().filter(char::is_ascii_digit).collect();
+    let trimmed = digits.trim_start_matches('0');
+    if trimmed.is_empty() {
+        "0".to_string()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+fn pieces(summary: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut sentence_start = true;
+    let Some(re) = PIECES.as_ref() else {
+        return out;
+    };
+    for caps in re.captures_iter(summary) {
+        if caps.name("time").is_some() {
+            let (h, m, ap) = match caps.name("h") {
+                Some(h) => (h, caps.name("m"), caps.name("ap")),
+                None => match caps.name("h2") {
+                    Some(h) => (h, caps.name("m2"), None),
+                    None => continue,
+                },
+            };
+            let mut hour: u32 = h.as_str().parse().unwrap_or(99);
+            let minute: u32 = m.map_or(Some(0), |m| m.as_str().parse().ok()).unwrap_or(99);
+            if let Some(ap) = ap {
+                let pm = ap.as_str().to_ascii_lowercase().starts_with('p');
+                hour = match (hour, pm) {
+                    (12, false) => 0,
+                    (h, true) if h < 12 => h + 12,
+                    (h, _) => h,
+                };
+            }
+            if hour < 24 && minute < 60 {
+                out.push(Piece::Time(hour, minute));
+            }
+            sentence_start = false;
+        } else if let Some(amount) = caps.name("amount") {
+            out.push(Piece::Amount(number_digits(amount.as_str())));
+            sentence_start = false;
+        } else if let Some(word) = caps.name("word") {
+            out.push(Piece::Word(word.as_str().to_string(), sentence_start));
+            sentence_start = false;
+        } else {
+            sentence_start = true;
+        }
+    }
+    out
+}
+
+/// The date `day` of `month` nearest to `anchor` (within half a year), if it exists.
+fn nearest_date(month: u32, day: u32, anchor: NaiveDate) -> Option<NaiveDate> {
+    [anchor.year() - 1, anchor.year(), anchor.year() + 1]
+        .into_iter()
+        .filter_map(|y| NaiveDate::from_ymd_opt(y, month, day))
+        .min_by_key(|d| (d.signed_duration_since(anchor).num_days().abs(), *d))
+}
+
+fn month_of(word: &str) -> Option<u32> {
+    MONTHS.iter().find(|(m, _)| *m == word).map(|(_, n)| *n)
+}
+
+fn weekday_of(word: &str) -> Option<Weekday> {
+    WEEKDAYS.iter().find(|(w, _)| *w == word).map(|(_, d)| *d)
+}
+
+/// A day of the month written as `12`, `12th`, `1st`.
+fn day_number(word: &str) -> Option<u32> {
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &word[digits.len()..];
+    if !matches!(suffix, "" | "st" | "nd" | "rd" | "th") || digits.is_empty() || digits.len() > 2
+    {
+        return None;
+    }
+    digits.parse().ok().filter(|d| (1..=31).contains(d))
+}
+
+fn is_framing(word: &str) -> bool {
+    crate::matching::STOP_WORDS.contains(&word) || FRAMING.contains(&word)
+}
+
+/// The stem a word is compared by: its abbreviation spelled out, stemmed, and folded
+/// with the stems that mean the same.
+fn word_stem(lower: &str) -> String {
+    let spelled = ABBREVIATIONS
+        .iter()
+        .find(|(a, _)| *a == lower)
+        .map_or(lower, |(_, w)| w);
+    let s = stem(spelled);
+    SAME_STEMS
+        .iter()
+        .find(|(from, _)| *from == s)
+        .map_or(s, |(_, to)| (*to).to_string())
+}
+
+impl Key {
+    /// The key of `summary`, its relative days and years read against `anchor`, citing
+    /// `refs`.
+    pub fn new<'r>(
+        summary: &str,
+        anchor: NaiveDate,
+        refs: impl IntoIterator<Item = &'r str>,
+    ) -> Key {
+        let mut terms: Vec<Term> = Vec::new();
+        let mut add = |text: String, class: Class| terms.push(Term { text, class });
+        let pieces = pieces(summary);
+        let mut used = vec![false; pieces.len()];
+        let lower = |i: usize| match &pieces[i] {
+            Piece::Word(w, _) => Some(w.to_lowercase()),
+            _ => None,
+        };
+        // Dates first: a month word beside a day number (`12 Nov`, `Nov 12th`), or ISO.
+        for i in 0..pieces.len() {
+            let Some(word) = lower(i) else { continue };
+            if let Some((y, m, d)) = iso_date(&word) {
+                if let Some(date) = NaiveDate::from_ymd_opt(y, m, d) {
+                    add_date(&mut add, date);
+                    used[i] = true;
+                }
+                continue;
+            }
+            let Some(month) = month_of(&word) else { continue };
+            let day_at = [i + 1, i.wrapping_sub(1)]
+                .into_iter()
+                .filter(|&j| j < pieces.len() && !used[j])
+                .find_map(|j| lower(j).and_then(|w| day_number(&w)).map(|d| (j, d)));
+            if let Some((j, day)) = day_at
+                && let Some(date) = nearest_date(month, day, anchor)
+            {
+                add_date(&mut add, date);
+                used[i] = true;
+                used[j] = true;
+            }
+        }
+        for (i, piece) in pieces.iter().enumerate() {
+            if used[i] {
+                continue;
+            }
+            match piece {
+                Piece::Time(h, m) => add(format!("{h:02}{m:02}"), Class::Time),
+                Piece::Amount(digits) => add(digits.clone(), Class::Amount),
+                Piece::Word(word, starts) => {
+                    let lower = word.to_lowercase();
+                    word_terms(&lower, word, *starts, anchor, &mut add);
+                }
+            }
+        }
+        terms.sort();
+        // One term, its heaviest class (sorted by text, then class ascending).
+        let mut distinct: Vec<Term> = Vec::with_capacity(terms.len());
+        for t in terms {
+            match distinct.last_mut() {
+                Some(last) if last.text == t.text => {
+                    if t.class.weight() > last.class.weight() {
+                        last.class = t.class;
+                    }
+                }
+                _ => distinct.push(t),
+            }
+        }
+        let refs: BTreeSet<String> = refs
+            .into_iter()
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
+        Key {
+            terms: distinct,
+            refs: refs.into_iter().collect(),
+        }
+    }
+
+    /// The key's terms.
+    pub fn terms(&self) -> &[Term] {
+        &self.terms
+    }
+
+    /// The references it cites.
+    pub fn refs(&self) -> &[String] {
+        &self.refs
+    }
+
+    /// Adds references (an entry's, beside its summary).
+    pub fn with_refs<'r>(mut self, refs: impl IntoIterator<Item = &'r str>) -> Key {
+        let mut all: BTreeSet<String> = self.refs.into_iter().collect();
+        all.extend(refs.into_iter().map(str::to_ascii_lowercase));
+        self.refs = all.into_iter().collect();
+        self
+    }
+
+    fn weight(&self) -> f64 {
+        self.terms.iter().map(|t| t.class.weight()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+}
+
+fn add_date(add: &mut impl FnMut(String, Class), date: NaiveDate) {
+    add(format!("{:02}-{:02}", date.month(), date.day()), Class::Date);
+    add(weekday_name(date.weekday()).to_string(), Class::Day);
+}
+
+fn weekday_name(day: Weekday) -> &'static str {
+    match day {
+        Weekday::Mon => "mon",
+        Weekday::Tue => "tue",
+        Weekday::Wed => "wed",
+        Weekday::Thu => "thu",
+        Weekday::Fri => "fri",
+        Weekday::Sat => "sat",
+        Weekday::Sun => "sun",
+    }
+}
+
+/// `2026-11-12` (or `2026/11/12`, `2026.11.12`).
+fn iso_date(word: &str) -> Option<(i32, u32, u32)> {
+    let mut parts = word.split(['-', '/', '.']);
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() || y.len() != 4 || m.len() > 2 || d.len() > 2 {
+        return None;
+    }
+    Some((y.parse().ok()?, m.parse().ok()?, d.parse().ok()?))
+}
+
+/// The terms of one word (`lower` its lowercase, `word` as written).
+fn word_terms(
+    lower: &str,
+    word: &str,
+    sentence_start: bool,
+    anchor: NaiveDate,
+    add: &mut impl FnMut(String, Class),
+) {
+    let has_digit = lower.chars().any(|c| c.is_ascii_digit());
+    let has_letter = lower.chars().any(char::is_alphabetic);
+    if has_digit && !has_letter {
+        let digits = number_digits(lower);
+        match digits.len() {
+            4 if (1900..=2100).contains(&digits.parse::<u32>().unwrap_or(0))
+                && !lower.contains(['.', ',']) =>
+            {
+                add(digits, Class::Year);
+            }
+            0..=2 => add(digits, Class::Number),
+            _ => add(digits, Class::Code),
+        }
+        return;
+    }
+    if has_digit {
+        // `TP-1367`, `A4`, `12th` (a day alone: a small number).
+        if let Some(day) = day_number(lower) {
+            add(day.to_string(), Class::Number);
+            return;
+        }
+        let code: String = lower.chars().filter(|c| c.is_alphanumeric()).collect();
+        add(code, Class::Code);
+        return;
+    }
+    // Words joined by `-` or `'` are compared part by part (`follow-up`, `user's`).
+    if lower.contains(['-', '\'', '’']) {
+        let capital = !sentence_start && word.chars().next().is_some_and(char::is_uppercase);
+        for (part, written) in lower.split(['-', '\'', '’']).zip(word.split(['-', '\'', '’'])) {
+            if part.chars().nth(1).is_some() {
+                single_word(part, written, !capital, anchor, add);
+            }
+        }
+        return;
+    }
+    single_word(lower, word, sentence_start, anchor, add);
+}
+
+fn single_word(
+    lower: &str,
+    word: &str,
+    sentence_start: bool,
+    anchor: NaiveDate,
+    add: &mut impl FnMut(String, Class),
+) {
+    if lower.chars().nth(1).is_none() {
+        return;
+    }
+    let spelled = ABBREVIATIONS
+        .iter()
+        .find(|(a, _)| *a == lower)
+        .map_or(lower, |(_, w)| w);
+    if let Some(day) = weekday_of(spelled) {
+        add(weekday_name(day).to_string(), Class::Day);
+        return;
+    }
+    match spelled {
+        "today" | "tonight" => return add_day(anchor, add),
+        "tomorrow" => {
+            if let Some(d) = anchor.succ_opt() {
+                add_day(d, add);
+            }
+            return;
+        }
+        "yesterday" => {
+            if let Some(d) = anchor.pred_opt() {
+                add_day(d, add);
+            }
+            return;
+        }
+        _ => {}
+    }
+    if is_framing(lower) || is_framing(spelled) {
+        return;
+    }
+    let capital = word.chars().next().is_some_and(char::is_uppercase);
+    let all_caps = word.chars().count() > 1 && word.chars().all(|c| !c.is_lowercase());
+    let class = if (capital && !sentence_start) || all_caps {
+        Class::Name
+    } else {
+        Class::Word
+    };
+    add(word_stem(spelled), class);
+}
+
+/// A relative day word: the weekday and date it names.
+fn add_day(date: NaiveDate, add: &mut impl FnMut(String, Class)) {
+    add_date(add, date);
+}
+
+/// How `a` and `b` compare, synonyms from `synonyms`.
+pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
+    let shared_ref = a.refs.iter().any(|r| b.refs.binary_search(r).is_ok());
+    if a.terms.is_empty() || b.terms.is_empty() {
+        return Score {
+            shared_ref,
+            ..Score::NONE
+        };
+    }
+    let mut shared = 0.0;
+    let mut b_used = vec![false; b.terms.len()];
+    let mut a_left: Vec<&Term> = Vec::new();
+    for t in &a.terms {
+        match b.terms.binary_search_by(|x| x.text.cmp(&t.text)) {
+            Ok(j) => {
+                b_used[j] = true;
+                shared += t.class.weight().max(b.terms[j].class.weight());
+            }
+            Err(_) => a_left.push(t),
+        }
+    }
+    for t in a_left {
+        if !matches!(t.class, Class::Word | Class::Name) {
+            continue;
+        }
+        let found = b.terms.iter().enumerate().find(|(j, x)| {
+            !b_used[*j] && matches!(x.class, Class::Word | Class::Name) && synonyms.meet(&t.text, &x.text)
+        });
+        if let Some((j, x)) = found {
+            b_used[j] = true;
+            shared += SYNONYM_SHARE * t.class.weight().min(x.class.weight());
+        }
+    }
+    let (wa, wb) = (a.weight(), b.weight());
+    let union = wa + wb - shared;
+    let jaccard = if union > 0.0 { shared / union } else { 0.0 };
+    let overlap = shared / wa.min(wb);
+    Score {
+        similarity: f64::midpoint(jaccard, overlap.min(1.0)),
+        veto: vetoed(a, b, Class::Code) || vetoed(a, b, Class::Amount),
+        shared_ref,
+    }
+}
+
+/// Both carry terms of `class` and share none.
+fn vetoed(a: &Key, b: &Key, class: Class) -> bool {
+    debug_assert!(class.vetoes());
+    fn of(k: &Key, class: Class) -> Vec<&str> {
+        k.terms
+            .iter()
+            .filter(|t| t.class == class)
+            .map(|t| t.text.as_str())
+            .collect()
+    }
+    let (ta, tb) = (of(a, class), of(b, class));
+    !ta.is_empty() && !tb.is_empty() && !ta.iter().any(|t| tb.contains(t))
+}
+
+/// Whether two keys are one fact at `thresholds`.
+pub fn same(a: &Key, b: &Key, thresholds: Thresholds, synonyms: &Synonyms) -> bool {
+    compare(a, b, synonyms).same(thresholds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 23).unwrap_or_default()
+    }
+
+    fn key(s: &str) -> Key {
+        Key::new(s, day(), [])
+    }
+
+    fn texts(s: &str) -> Vec<(String, Class)> {
+        key(s)
+            .terms()
+            .iter()
+            .map(|t| (t.text.clone(), t.class))
+            .collect()
+    }
+
+    fn score(a: &str, b: &str) -> Score {
+        compare(&key(a), &key(b), Synonyms::builtin())
+    }
+
+    #[test]
+    fn times_dates_and_days_are_one_term_whatever_their_spelling() {
+        for (a, b) in [
+            ("departs 06:05", "departs 6.05am"),
+            ("at 9pm", "at 21:00"),
+            ("at 14h30", "at 2:30 pm"),
+            ("on Thu", "on Thursday"),
+            ("on 12 Nov", "on November 12th"),
+            ("on 2026-11-12", "on Nov 12"),
+        ] {
+            let (ka, kb) = (texts(a), texts(b));
+            let shared: Vec<_> = ka.iter().filter(|t| kb.contains(t)).collect();
+            assert!(
+                shared
+                    .iter()
+                    .any(|(_, c)| matches!(c, Class::Time | Class::Date | Class::Day)),
+                "{a:?} {ka:?} / {b:?} {kb:?}"
+            );
+        }
+        // 12 Nov 2026 is a Thursday: the date carries its weekday.
+        assert!(texts("due 12 Nov").contains(&("thu".to_string(), Class::Day)));
+        assert!(texts("due tomorrow").contains(&("tue".to_string(), Class::Day)));
+    }
+
+    #[test]
+    fn amounts_fold_their_separators_and_currency() {
+        for text in ["€4,950.00", "4.950 Euro", "EUR 4950", "4950 EUR", "$4,950"] {
+            assert!(
+                texts(text).contains(&("4950".to_string(), Class::Amount)),
+                "{text}: {:?}",
+                texts(text)
+            );
+        }
+        assert_eq!(texts("invoice 4411"), [("4411".to_string(), Class::Code), ("invoic".to_string(), Class::Word)]);
+        assert!(texts("Flight TP-1367").contains(&("tp1367".to_string(), Class::Code)));
+    }
+
+    #[test]
+    fn framing_words_and_stop_words_weigh_nothing() {
+        assert_eq!(texts("Reminder: the rent is due"), texts("rent due"));
+        assert_eq!(texts("Update: new appt"), texts("appointment"));
+    }
+
+    #[test]
+    fn a_paraphrase_of_the_issue_meets_its_fact() {
+        let s = score(
+            "TP1367 Lisbon flight Fri now departs 06:05 (was 09:40)",
+            "Flight TP1367 to Lisbon on Friday rescheduled: new departure 06:05 instead of 09:40",
+        );
+        assert!(!s.veto);
+        assert!(s.same(Thresholds::default()), "{s:?}");
+    }
+
+    #[test]
+    fn two_bills_from_one_sender_stay_apart() {
+        for (a, b) in [
+            ("ACME invoice 4411 overdue", "ACME invoice 4412 overdue"),
+            ("ACME bill of €120 due Friday", "ACME bill of €80 due Friday"),
+        ] {
+            let s = score(a, b);
+            assert!(s.veto, "{a} / {b}");
+            assert!(!s.same(Thresholds::default()));
+        }
+    }
+
+    #[test]
+    fn a_shared_reference_needs_only_compatibility() {
+        let a = Key::new("Parcel from DHL needs a signature", day(), ["m3fq9k"]);
+        let b = Key::new("Sign for the DHL delivery", day(), ["m3fq9k"]);
+        let c = Key::new("School closed on Friday", day(), ["m3fq9k"]);
+        let syn = Synonyms::builtin();
+        assert!(compare(&a, &b, syn).same(Thresholds::default()));
+        assert!(!compare(&a, &c, syn).same(Thresholds::default()));
+    }
+
+    #[test]
+    fn similarity_is_symmetric_and_bounded() {
+        let cases = [
+            ("Disk /home 91% full", "disk home is 93% full now"),
+            ("", "anything"),
+            ("Dentist Thursday 10:00", "Dentist appt moved to Friday 10:00"),
+        ];
+        for (a, b) in cases {
+            let (x, y) = (score(a, b), score(b, a));
+            assert!((x.similarity - y.similarity).abs() < 1e-12, "{a} / {b}");
+            assert!((0.0..=1.0).contains(&x.similarity));
+            assert_eq!(x.veto, y.veto);
+        }
+    }
+}
