@@ -98,6 +98,39 @@ fn main() {
             }
         }
         println!("{}", new.row(&format!("{split}: identity (rules 3)")));
+        if misses && split == "tune" {
+            sweep(text, anchor, synonyms);
+        }
         println!("{}", old.row(&format!("{split}: token Jaccard 0.6 (rules 2)")));
+    }
+}
+
+/// The tune split's precision and recall at other thresholds and mixes (tuning aid).
+fn sweep(text: &str, anchor: NaiveDate, synonyms: &Synonyms) {
+    let scored: Vec<(bool, thinker::aggregate::identity::Score)> = pairs(text)
+        .iter()
+        .map(|p| {
+            (
+                p.same,
+                compare(
+                    &Key::new(p.a, anchor, []),
+                    &Key::new(p.b, anchor, []),
+                    synonyms,
+                ),
+            )
+        })
+        .collect();
+    for lambda in [0.0, 1.0, 2.0, 3.0] {
+        for mix in [0.0, 0.5] {
+            for t in [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7] {
+                let mut c = Counts::default();
+                for (truth, s) in &scored {
+                    let j = s.shared / (s.union + lambda * s.swapped);
+                    let sim = (1.0 - mix) * j + mix * s.overlap;
+                    c.add(*truth, !s.veto && sim >= t);
+                }
+                eprintln!("{}", c.row(&format!("swap penalty {lambda}, overlap {mix}, threshold {t}")));
+            }
+        }
     }
 }

@@ -197,6 +197,13 @@ impl InputContext<'_> {
             );
         }
         let world = crate::quiet::fingerprint(thread.as_str(), "", &gathered);
+        // A source shown whole gets its reference in front (docs/spec.md §6; mail,
+        // calendars and files label each item as they render it).
+        for t in &mut gathered.texts {
+            if let Some(labelled) = sources::refs::label_whole(t.kind, &t.name, &t.text) {
+                t.text = labelled;
+            }
+        }
         // The screen: each source shown neutralised and marked when it
         // carries an attempt; the detections go to the journal with their source.
         let screened = screen_off_thread(std::mem::take(&mut gathered.texts)).await;

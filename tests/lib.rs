@@ -10,6 +10,7 @@
 
 mod aggregate_budget;
 mod aggregate_feedback;
+mod aggregate_identity;
 mod aggregate_links;
 mod aggregate_memory;
 mod aggregate_props;

@@ -67,6 +67,7 @@ from email.utils import format_datetime
 from email import policy
 from pathlib import Path
 
+import cheap_model
 import stub
 
 REPO = Path(__file__).resolve().parents[2]
@@ -1496,9 +1497,12 @@ def read_prompt(text):
                     continue
                 rest = m.group(2)
                 due = re.search(r"\bdue (\S+?)[,)\s]", rest + " ")
+                items = re.search(r"\bitems ((?:[a-z][a-z2-7]{5}\b ?)+)", rest)
                 summary = TRAILER.sub("", rest)
                 entries.append((m.group(1), tokens(summary),
-                                parse_iso(due.group(1)) if due else None))
+                                parse_iso(due.group(1)) if due else None,
+                                set(items.group(1).split()) if items else set(),
+                                summary))
         elif "recent findings" in src:
             history = body
     if not sources:  # a prompt laid out some other way: all of it is the source
@@ -1522,8 +1526,13 @@ def limits(req):
 class StandIn:
     """Answers every call perfectly from what the prompt shows (see the module doc)."""
 
-    def __init__(self, world):
+    def __init__(self, world, behaviour=cheap_model.BEHAVIOURS["perfect"], seed=0):
         self.world = world
+        self.b = behaviour
+        self.seed = seed
+        self.said = {}  # item id -> token sets of the summaries and reasons it wrote
+        self.item_refs = {}  # item id -> labels of the items it was seen in
+        self.digests = 0
         self.items = world.items
         self.lock = threading.Lock()
         self.now = START
@@ -1562,9 +1571,21 @@ class StandIn:
             c[2] += tout
         return req.get("model", "m"), out, tin, tout
 
+    def sets(self, item_id):
+        """The token sets of what names an item: its versions, and what the stand-in
+        wrote about it (a rephrased summary is still that item's)."""
+        return self.vsets.get(item_id, []) + self.said.get(item_id, [])
+
+    def wrote(self, item, text):
+        t = tokens(text)
+        if t and t not in self.said.setdefault(item.id, []):
+            self.said[item.id].append(t)
+
     def matches(self, item, entries):
-        sets = self.vsets[item.id]
-        return [e for e in entries if any(jaccard(e[1], s) >= 0.6 for s in sets)]
+        sets = self.sets(item.id)
+        refs = self.item_refs.get(item.id, set())
+        return [e for e in entries
+                if any(jaccard(e[1], s) >= 0.6 for s in sets) or (e[3] & refs)]
 
     @staticmethod
     def satisfied(group, sources):
@@ -1600,9 +1621,31 @@ class StandIn:
             return "deadline" if item.fact else "anticipation"
         return "connection"
 
+    def locate(self, item, vi, sources):
+        """The label of the item of a source in which version `vi` of `item` is seen."""
+        for g in item.versions[vi].groups:
+            for name, _kind, text in sources:
+                if self.satisfied(g, [(name, _kind, text)]):
+                    ref = cheap_model.item_ref(text, g.markers, g.scope)
+                    if ref:
+                        return ref
+        return None
+
+    def say(self, rng, item, text):
+        """What the model writes for `text` about `item`: rephrased as its behaviour
+        says, remembered as that item's."""
+        if self.b.rephrase and rng.random() < self.b.rephrase:
+            text = cheap_model.rephrase(text, rng, self.b)
+        if item is not None:
+            self.wrote(item, text)
+        return text
+
     def thread_answer(self, who, text, limit):
         p = read_prompt(text)
         now = self.now
+        b = self.b
+        rng = cheap_model.rng_for(self.seed, now, who)
+        all_labels = [r for _n, _k, t in p.sources for r in cheap_model.labels(t)]
         findings, reinforce, later, retire, reasons = [], [], [], [], []
         history = norm(p.history)
         shown_ids = set()
@@ -1615,31 +1658,53 @@ class StandIn:
             seen = self.seen(item, p.sources)
             if seen is None:
                 continue
+            if b.miss and rng.random() < b.miss:
+                continue
             vi, source = seen
             v = item.versions[vi]
+            ref = self.locate(item, vi, p.sources)
+            if ref:
+                self.item_refs.setdefault(item.id, set()).add(ref)
             key = (who, item.id)
             self.thread_seen.setdefault(key, now)
             if item.fact:
                 self.first_seen.setdefault(item.id, now)
-            finding = {"summary": v.summary, "importance": item.importance,
+            importance = item.importance
+            if b.jitter and rng.random() < b.jitter:
+                importance = max(0, min(10, importance + rng.choice([-2, -1, 1, 2])))
+            finding = {"summary": self.say(rng, item, v.summary), "importance": importance,
                        "kind": self.kind(who, item), "from": source}
-            if v.due:
+            if v.due and not (b.drop_due and rng.random() < b.drop_due):
                 finding["due"] = iso(v.due)
+            cites = []
+            if ref and rng.random() < b.cite:
+                cites.append(ref)
+            if all_labels and b.wrong_ref and rng.random() < b.wrong_ref:
+                cites.append(rng.choice(all_labels))
+            if cites:
+                finding["refs"] = cites
+            urgent = item.urgent or item.alarmist
             if entries:
-                for e in entries:
-                    if e[0] not in shown_ids:
-                        shown_ids.add(e[0])
-                        (reinforce if item.fact else later).append(e[0])
-                if item.fact and vi > 0 and not any(e[2] == v.due for e in entries):
+                rereport = item.fact and b.rereport and rng.random() < b.rereport
+                if rereport:
                     findings.append((0, item, finding))
+                    if urgent and b.reescalate and rng.random() < b.reescalate:
+                        reasons.append(self.say(rng, item, v.summary))
+                else:
+                    for e in entries:
+                        if e[0] not in shown_ids:
+                            shown_ids.add(e[0])
+                            (reinforce if item.fact else later).append(e[0])
+                    if item.fact and vi > 0 and not any(e[2] == v.due for e in entries):
+                        findings.append((0, item, finding))
             elif item.fact:
                 findings.append((0, item, finding))
             elif (now - self.thread_seen[key] <= timedelta(hours=2)
                   and norm(v.summary) not in history):
                 findings.append((1, item, finding))
-            if (item.urgent or item.alarmist) and item.id not in self.escalated:
+            if urgent and item.id not in self.escalated:
                 self.escalated.add(item.id)
-                reasons.append(v.summary)
+                reasons.append(self.say(rng, item, v.summary))
         if who == "librarian":
             findings += self.forgotten(p)
         if who == "dreamer":
@@ -1647,6 +1712,15 @@ class StandIn:
             idea = self.world.ideas[self.dreams % len(self.world.ideas)]
             findings.append((1, None, {"summary": idea, "importance": 3 + self.dreams % 4,
                                        "kind": "idea"}))
+        if b.digest and rng.random() < b.digest:
+            self.digests += 1
+            noise = {"summary": cheap_model.digest(rng),
+                     "importance": rng.choice([3, 4] if b.name == "realistic" else [3, 4, 5]),
+                     "kind": self.kind(who, Item("digest", "", 3, [])), "from": p.sources[0][0]}
+            mail_labels = [r for r in all_labels if r.startswith("m")]
+            if mail_labels:
+                noise["refs"] = [rng.choice(mail_labels)]
+            findings.append((1, None, noise))
         facts = [f for rank, _, f in findings if rank == 0]
         facts.sort(key=lambda f: -f["importance"])
         noise = [f for rank, _, f in findings if rank == 1]
@@ -1695,7 +1769,7 @@ class StandIn:
             lt = tokens(line)
             for item in self.world.facts:
                 if item.urgent and item not in urgent and any(
-                        contained(s, lt) >= 0.8 for s in self.vsets[item.id]):
+                        contained(s, lt) >= 0.8 for s in self.sets(item.id)):
                     urgent.append(item)
         if urgent:
             decision = {"action": "notify", "text": "; ".join(f.summary for f in urgent) + ".",
@@ -1814,6 +1888,17 @@ def make_config(template, url, home, memory_from_config, overrides):
 
 # --- the run ------------------------------------------------------------------------------
 
+class Sets:
+    """`tsets[fact id]`: the token sets that name a fact now — its versions, and what the
+    stand-in wrote about it so far (its rephrasings)."""
+
+    def __init__(self, standin):
+        self.standin = standin
+
+    def __getitem__(self, item_id):
+        return self.standin.sets(item_id)
+
+
 def membership(state, world, tsets):
     """fact id -> (entry id, its due) for the facts with an entry in memory."""
     out = {}
@@ -1865,7 +1950,7 @@ def fit_config(binary, config, home):
 
 def run(args, binary, world, home):
     fs = WorldFS(world, home)
-    standin = StandIn(world)
+    standin = StandIn(world, cheap_model.BEHAVIOURS[args.stand_in], args.seed)
     server = stub.Stub(stand_in_reply(standin), label="bench-week: stand-in").start()
     url = f"http://127.0.0.1:{server.port}"
     config = home / "thinker.toml"
@@ -1881,7 +1966,7 @@ def run(args, binary, world, home):
            "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share")}
     step = timedelta(minutes=args.step)
     n = int(timedelta(days=world.days) / step)
-    tsets = {f.id: [tokens(v.summary) for v in f.versions] for f in world.facts}
+    tsets = Sets(standin)
     check_at = {}
     for f in world.facts:
         for when in ([f.due] + ([f.versions[0].due] if f.cancelled_at else [])):
@@ -1975,6 +2060,22 @@ def journal_stats(state):
                 elif t.get("status") == "failed":
                     failed += 1
     return skipped, failed
+
+
+def capped_records(state):
+    """Escalation records the week capped (no call: the day's calls were used up)."""
+    seen = set()
+    for path in sorted(state.glob("journal*.jsonl")):
+        for line in path.read_text().splitlines():
+            try:
+                j = json.loads(line)
+            except ValueError:
+                continue
+            for r in (j.get("escalations") or []) + ((j.get("escalation") or {}).get("records")
+                                                     or []):
+                if isinstance(r, dict) and str(r.get("outcome", "")).startswith("capped"):
+                    seen.add((r.get("timestamp"), r.get("thread")))
+    return len(seen)
 
 
 def archive_stats(state, world, tsets):
@@ -2087,6 +2188,7 @@ def figures(world, res, args, binary):
         "binary": str(binary), "version": subprocess.run([binary, "--version"], capture_output=True,
                                                          text=True).stdout.strip(),
         "settings": [f"{k}={v}" for k, v in args.set],
+        "stand_in": args.stand_in,
         "memory_from_config": args.memory_from_config,
         "world": {"facts": len(world.facts), "urgent": len(urgent), "moved": len(moved),
                   "cancelled": len(cancelled),
@@ -2105,6 +2207,7 @@ def figures(world, res, args, binary):
                        [r["notified_after_min"] for r in urgent
                         if r["notified_after_min"] is not None]),
                    "false_alarms": false_alarms, "notifications": len(res["notified"]),
+                   "capped": capped_records(res["state"]),
                    "escalation_decisions": len(standin.decisions)},
         "cancelled": {"facts": len(cancelled),
                       "gone_by_original_due": sum(1 for r in cancelled
@@ -2137,7 +2240,7 @@ def print_table(fig, out=sys.stdout):
     p = lambda s="": print(s, file=out)  # noqa: E731
     w = fig["world"]
     p(f"bench-week: seed {fig['seed']}, {fig['days']} days, {fig['ticks']} ticks every "
-      f"{fig['step_minutes']} min; {fig['version']} ({fig['binary']})"
+      f"{fig['step_minutes']} min; {fig['stand_in']} stand-in; {fig['version']} ({fig['binary']})"
       + (f"; --set {' '.join(fig['settings'])}" if fig["settings"] else ""))
     p(f"world: {w['facts']} facts ({w['urgent']} urgent, {w['moved']} moved, {w['cancelled']} "
       f"cancelled, {w['held_out']} held out; {w['detail_after_first_paragraph']} with the "
@@ -2178,7 +2281,7 @@ def print_table(fig, out=sys.stdout):
     p(f"urgent: {u['notified_exactly_once']} of {u['facts']} notified exactly once ({u['missed']} "
       f"missed, {u['repeated']} repeated), median {u['median_minutes_to_notify']} min after "
       f"appearing; false alarms {u['false_alarms']}; {u['notifications']} notifications, "
-      f"{u['escalation_decisions']} escalation calls")
+      f"{u['escalation_decisions']} escalation calls, {u['capped']} records capped")
     c = fig["cancelled"]
     p(f"cancelled: {c['gone_by_original_due']} of {c['facts']} gone by their original time; "
       f"moved: {fig['moved']['right_due_at_due']} of {fig['moved']['facts']} with the new due")
@@ -2218,6 +2321,11 @@ def main():
     ap.add_argument("--world-only", metavar="DIR",
                     help="write the world (world.json, the whole week's events applied) and stop")
     ap.add_argument("--progress", action="store_true", help="a line on stderr per simulated day")
+    ap.add_argument("--stand-in", choices=sorted(cheap_model.BEHAVIOURS), default="perfect",
+                    help="how the threads' model behaves: perfect (reports exactly what it is "
+                         "shown), realistic (rephrases, re-reports, misses, misjudges, reports "
+                         "noise, like a cheap real model) or harsh (more of all of it); "
+                         "see scripts/bench/cheap_model.py")
     args = ap.parse_args()
     if args.quick:
         args.days, args.facts, args.step = 1, min(args.facts, 6), 20

@@ -36,8 +36,16 @@ pub struct Merged {
     pub shared_ref: bool,
 }
 
-/// Merges the entries of `state` that are one fact.
+/// Merges the entries of `state` that are one fact, pass after pass until none is left
+/// (a survivor's references grow with a merge, which may make it one fact with an entry
+/// it was not before; every pass but the last removes an entry, so there are at most as
+/// many passes as entries).
 pub fn apply(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: &mut Report) {
+    while pass(state, now, settings, report) {}
+}
+
+/// One pass; whether it merged anything.
+fn pass(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: &mut Report) -> bool {
     let synonyms = Synonyms::builtin();
     let mut all: Vec<(Category, Entry, Key)> = Vec::with_capacity(state.entry_count());
     for cat in Category::ALL {
@@ -93,6 +101,7 @@ pub fn apply(state: &mut State, now: DateTime<Utc>, settings: &Settings, report:
         relink(state, from, into);
         told::rekey(state, from, into);
     }
+    !renamed.is_empty()
 }
 
 /// What `survivor` takes of `other` (see the module doc).

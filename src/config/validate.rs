@@ -378,7 +378,7 @@ impl Validator<'_> {
         if !(threshold > 0.0 && threshold <= 1.0) {
             return Err(self.err(
                 "memory.match_threshold",
-                format!("{threshold} must be above 0 and at most 1 (default 0.5)"),
+                format!("{threshold} must be above 0 and at most 1 (default 0.65)"),
             ));
         }
         let importance = self.int(

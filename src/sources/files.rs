@@ -333,7 +333,13 @@ mod tests {
             ))
         };
         let g = gather(&[source(None)], &cx).await;
-        let p = |f: &str| d.join(f).display().to_string();
+        let p = |f: &str| {
+            let path = d.join(f).display().to_string();
+            format!(
+                "{} {path}",
+                super::super::refs::label(&super::super::refs::reference('f', &path))
+            )
+        };
         assert_eq!(
             g.texts[0].text,
             format!(

@@ -316,9 +316,9 @@ pub async fn gather(sources: &[Source], ctx: &GatherContext<'_>) -> Gathered {
         let kind = source.kind();
         match result {
             Ok(t) => gathered.texts.push(SourceText {
-                text: labelled(kind, &name, t.text),
                 name,
                 kind,
+                text: t.text,
                 truncated: t.truncated,
             }),
             Err(error) => gathered.failures.push(SourceFailure {
@@ -329,16 +329,6 @@ pub async fn gather(sources: &[Source], ctx: &GatherContext<'_>) -> Gathered {
         }
     }
     gathered
-}
-
-/// A source shown as a whole (not a mail folder, a calendar or files, whose renderers
-/// label each item) gets its own reference in front of its text ([`refs`]).
-fn labelled(kind: &str, name: &str, text: String) -> String {
-    if matches!(kind, "maildir" | "ics" | "files") {
-        return text;
-    }
-    let reference = refs::reference(refs::kind_letter(kind), name);
-    format!("{} {text}", refs::label(&reference))
 }
 
 /// Fits `texts` into `budget` bytes in all (the thread's share of the tick's input

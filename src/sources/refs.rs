@@ -1,7 +1,7 @@
 //! The short references of what a thread is shown (docs/spec.md §6): every mail, event
 //! and file a source lists, and every other source's output as a whole, gets a label of
 //! six characters — its kind's letter (`m` mail, `e` event, `f` file, `c` command, `s`
-//! system, `t` transcript, `a` archive, `x` sample) and five of a hash of what names the
+//! system, `t` transcript) and five of a hash of what names the
 //! item for good (a mail's `Message-ID`, an event's `UID` and occurrence, a file's path,
 //! a source's name) — shown as `[m3fq9k]` where the item starts. A finding cites the
 //! references it came from (`refs`), and the aggregator keeps them with the entry: cheap
@@ -75,18 +75,23 @@ pub fn shown(text: &str) -> Vec<String> {
     out
 }
 
-/// The letter of a source kind's own reference (for a source shown as a whole).
-pub fn kind_letter(kind: &str) -> char {
-    match kind {
-        "maildir" => 'm',
-        "ics" => 'e',
-        "files" => 'f',
+/// The reference of a source shown as a whole — a command's output, the system's
+/// figures, the transcript — labelled in front of its text; `None` for the kinds whose
+/// renderers label each item (mail, calendars, files) and for those that list memory
+/// entries by their ids (the archive, the sample).
+pub fn whole_source(kind: &str, name: &str) -> Option<String> {
+    let letter = match kind {
+        "command" => 'c',
         "system" => 's',
         "transcript" => 't',
-        "archive" => 'a',
-        "sample" => 'x',
-        _ => 'c',
-    }
+        _ => return None,
+    };
+    Some(reference(letter, name))
+}
+
+/// `text` with the label of its source in front, when the source is shown whole.
+pub fn label_whole(kind: &str, name: &str, text: &str) -> Option<String> {
+    whole_source(kind, name).map(|r| format!("{} {text}", label(&r)))
 }
 
 #[cfg(test)]
