@@ -23,8 +23,20 @@ fn memory() -> State {
             6,
         )],
     );
-    s.hunches = (0..7)
-        .map(|i| entry(&format!("h-idea-{i}"), &format!("idea number {i} here"), 6))
+    // Seven different ideas (not one idea numbered seven times: those would be one fact).
+    let ideas = [
+        "move the photo library to the cloud",
+        "a second disk for the NAS",
+        "delete old video renders",
+        "compress the mail archive",
+        "ask Sam about his spare drive",
+        "stagger the backup schedule",
+        "buy a bigger router",
+    ];
+    s.hunches = ideas
+        .iter()
+        .enumerate()
+        .map(|(i, idea)| entry(&format!("h-idea-{i}"), idea, 6))
         .collect();
     s
 }

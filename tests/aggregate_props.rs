@@ -409,6 +409,15 @@ proptest! {
         let quiet = || ThreadName::ALL.map(|_| ThreadOutcome::Answered(Answer::default()));
         let start = now() + TimeDelta::seconds(offset);
         let mut first = state.clone();
+        // Near-duplicates merge on the first tick (rule 13) into the strongest of them,
+        // each category decaying at its own pace: merged first, so that decay alone is
+        // compared.
+        thinker::aggregate::consolidate::apply(
+            &mut first,
+            start,
+            &settings,
+            &mut thinker::aggregate::Report::default(),
+        );
         first.last_tick = Some(start);
         let mut many = first.clone();
         for k in 1..=12 {

@@ -230,40 +230,42 @@ fn threshold_is_configurable() {
 
 #[test]
 fn best_match_wins_over_first_match() {
-    // Guards against taking the first entry above the threshold.
+    // Guards against taking the first entry that is one fact with the finding: the
+    // first only cites the same mail and says something compatible, the second says
+    // the same thing (docs/spec.md §7.2).
+    let mut cited = entry("t-a", "Letter from ACME about the account", 4);
+    cited.refs = vec!["m1aaaa".into()];
     let state = state_with(
-        vec![entry("t-a", "meeting budget review friday team", 4)],
-        vec![entry("p-b", "meeting budget review friday", 4)],
+        vec![cited],
+        vec![entry("p-b", "ACME invoice 4411 overdue", 4)],
     );
-    let a = answer(vec![finding(
-        "Budget review meeting Friday",
-        5,
-        Kind::Observation,
-    )]);
-    let (next, _) = aggregate(
+    let a = answer(vec![thinker::answer::Finding {
+        refs: vec!["m1aaaa".into()],
+        ..finding("ACME invoice 4411 overdue, please pay", 5, Kind::Observation)
+    }]);
+    let (_, report) = aggregate(
         &state,
         &only(ThreadName::Watcher, a),
         &[],
         now(),
         &settings(),
     );
-    assert_eq!(
-        next.active_threads[0].strength,
-        st(3),
-        "the weaker match decays"
-    );
-    assert_eq!(
-        next.patterns[0].strength,
-        st(5),
-        "the exact match is reinforced"
-    );
+    let matched: Vec<&str> = report
+        .sightings
+        .iter()
+        .filter(|s| matches!(s.by, thinker::aggregate::SightingBy::Matched { .. }))
+        .map(|s| s.id.as_str())
+        .collect();
+    assert_eq!(matched, ["p-b"], "the exact match is the one seen again");
 }
 
 #[test]
 fn ties_go_to_the_earlier_category_then_the_smaller_id() {
+    // Two bills that stay apart (their numbers differ) and a finding that could be
+    // either: a tie.
     let state = state_with(
-        vec![entry("t-z", "rent due monday", 4)],
-        vec![entry("p-a", "rent due monday", 4)],
+        vec![entry("t-z", "rent due monday 4411", 4)],
+        vec![entry("p-a", "rent due monday 4412", 4)],
     );
     let a = answer(vec![finding("Rent due Monday", 5, Kind::Observation)]);
     let (next, _) = aggregate(
@@ -278,8 +280,8 @@ fn ties_go_to_the_earlier_category_then_the_smaller_id() {
 
     let mut state = fresh();
     state.hunches = vec![
-        entry("h-b", "rent due monday", 4),
-        entry("h-a", "rent due monday", 4),
+        entry("h-b", "rent due monday 4411", 4),
+        entry("h-a", "rent due monday 4412", 4),
     ];
     let a = answer(vec![finding("Rent due Monday", 5, Kind::Idea)]);
     let (next, _) = aggregate(
@@ -380,10 +382,21 @@ fn equal_importance_ties_go_to_the_earliest_finding() {
 #[test]
 fn findings_join_the_group_whose_first_finding_they_match() {
     // A~B and B~C but not A~C: C starts its own group (not transitive).
+    let (ta, tb, tc) = ("kiwi lemon mango", "kiwi lemon mango papaya", "lemon mango papaya");
+    let key = |t: &str| thinker::aggregate::identity::Key::new(t, now().date_naive(), []);
+    let same = |x: &str, y: &str| {
+        thinker::aggregate::identity::compare(
+            &key(x),
+            &key(y),
+            thinker::recall::synonyms::Synonyms::builtin(),
+        )
+        .same(settings().thresholds())
+    };
+    assert!(same(ta, tb) && same(tb, tc) && !same(ta, tc));
     let a = answer(vec![
-        finding("alpha beta gamma delta", 5, Kind::Observation),
-        finding("alpha beta gamma epsilon", 5, Kind::Observation), // 3/5 with A
-        finding("beta gamma epsilon zeta", 5, Kind::Observation),  // 2/6 with A, 3/5 with B
+        finding(ta, 5, Kind::Observation),
+        finding(tb, 5, Kind::Observation),
+        finding(tc, 5, Kind::Observation),
     ]);
     let (_, report) = aggregate(
         &State::default(),
@@ -486,8 +499,8 @@ fn ids_are_unique_across_the_state() {
     };
     let state = state_with(vec![entry("t-disk-full-now", "disk full now", 5)], vec![]);
     let a = answer(vec![
-        finding("Disk full now again", 5, Kind::Observation),
-        finding("disk full now on nas", 5, Kind::Observation),
+        finding("Disk full now 101", 5, Kind::Observation),
+        finding("disk full now 102", 5, Kind::Observation),
         finding("It is.", 5, Kind::Observation),
     ]);
     let (next, _) = aggregate(&state, &only(ThreadName::Watcher, a), &[], now(), &strict);

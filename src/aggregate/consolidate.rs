@@ -41,7 +41,30 @@ pub struct Merged {
 /// it was not before; every pass but the last removes an entry, so there are at most as
 /// many passes as entries).
 pub fn apply(state: &mut State, now: DateTime<Utc>, settings: &Settings, report: &mut Report) {
-    while pass(state, now, settings, report) {}
+    let mut merged = false;
+    while pass(state, now, settings, report) {
+        merged = true;
+    }
+    if merged {
+        one_sided_links_out(state);
+    }
+}
+
+/// Drops every link its other end does not record back with the same kind (a survivor
+/// keeps at most [`MAX_LINKS`] of the two entries' links: the ends of those it let go).
+fn one_sided_links_out(state: &mut State) {
+    let recorded: std::collections::HashSet<(String, String, crate::state::LinkKind)> = state
+        .all_entries()
+        .flat_map(|(_, e)| e.links.iter().map(|l| (e.id.clone(), l.id.clone(), l.kind)))
+        .collect();
+    for cat in Category::ALL {
+        for entry in state.entries_mut(cat) {
+            let own = entry.id.clone();
+            entry
+                .links
+                .retain(|l| recorded.contains(&(l.id.clone(), own.clone(), l.kind)));
+        }
+    }
 }
 
 /// One pass; whether it merged anything.
@@ -139,7 +162,8 @@ fn absorb(survivor: &mut Entry, other: &Entry) {
     }
 }
 
-/// Every link to `from` now points to `into` (no self-links, no duplicates).
+/// Every link to `from` now points to `into` (no self-links, no duplicates: an entry
+/// that linked both keeps its link to `into`, whose kind `into` records back).
 fn relink(state: &mut State, from: &str, into: &str) {
     for cat in Category::ALL {
         for entry in state.entries_mut(cat) {
@@ -147,9 +171,13 @@ fn relink(state: &mut State, from: &str, into: &str) {
                 continue;
             }
             let own = entry.id.clone();
+            let had_into = entry.links.iter().any(|l| l.id == into);
             let mut links: Vec<Link> = Vec::with_capacity(entry.links.len());
             for mut link in std::mem::take(&mut entry.links) {
                 if link.id == from {
+                    if had_into {
+                        continue;
+                    }
                     link.id = into.to_string();
                 }
                 if link.id != own && !links.iter().any(|l| l.id == link.id) {

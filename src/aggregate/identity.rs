@@ -137,9 +137,11 @@ impl Score {
             }
     }
 
-    /// Orders candidates: a shared reference first, then similarity.
-    pub fn rank(self) -> (bool, f64) {
-        (self.shared_ref, self.similarity)
+    /// How strongly a candidate is the fact: its similarity, and [`REF_EVIDENCE`] more
+    /// when they cite an item in common — so a compatible report about the same mail
+    /// beats a loose text match, but not a report that says the same thing.
+    pub fn rank(self) -> f64 {
+        self.similarity + if self.shared_ref { REF_EVIDENCE } else { 0.0 }
     }
 }
 
@@ -163,10 +165,12 @@ impl Default for Thresholds {
 
 /// The default of `memory.match_threshold`.
 pub const DEFAULT_THRESHOLD: f64 = 0.65;
+/// What citing a common item adds to a candidate's rank ([`Score::rank`]).
+pub const REF_EVIDENCE: f64 = 0.35;
 /// A word swapped for another counts this many times over in the Jaccard part's union.
 const SWAP_PENALTY: f64 = 2.0;
 /// The similarity a finding that cites an entry's item needs to be that entry.
-pub const DEFAULT_REF_THRESHOLD: f64 = 0.2;
+pub const DEFAULT_REF_THRESHOLD: f64 = 0.3;
 /// A synonym meets its word at this share of the word's weight.
 const SYNONYM_SHARE: f64 = 0.75;
 
@@ -246,23 +250,13 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
 /// noun where the stemmer keeps them apart).
 const SAME_STEMS: &[(&str, &str)] = &[
     ("departur", "depart"),
-    ("arriv", "arrival"),
-    ("deliveri", "deliv"),
-    ("cancel", "cancel"),
-    ("cancell", "cancel"),
-    ("expiri", "expir"),
-    ("renew", "renew"),
-    ("renewal", "renew"),
-    ("payment", "pay"),
-    ("paid", "pay"),
-    ("fail", "fail"),
-    ("failur", "fail"),
-    ("schedul", "schedul"),
-    ("appoint", "appoint"),
-    ("meet", "meet"),
     ("leav", "depart"),
     ("left", "depart"),
-    ("due", "due"),
+    ("arriv", "arrival"),
+    ("cancell", "cancel"),
+    ("expiri", "expir"),
+    ("renewal", "renew"),
+    ("failur", "fail"),
 ];
 
 const MONTHS: &[(&str, u32)] = &[

@@ -52,8 +52,9 @@ pub fn entry_key(entry: &Entry) -> Key {
 }
 
 /// The index in `existing` of the entry a finding with `key` is (docs/spec.md §7.2), with
-/// its score: of the entries it is the same fact as, one it cites an item of first, then
-/// the most similar; ties go to the earlier category, then the smaller id.
+/// its score: of the entries it is the same fact as, the highest [`Score::rank`] (its
+/// similarity, more when it cites an item of the entry); ties go to the earlier
+/// category, then the smaller id.
 pub fn best_match(
     key: &Key,
     existing: &[(Category, &str, Key)],
