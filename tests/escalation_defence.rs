@@ -137,6 +137,12 @@ fn a_link_a_trusted_source_showed_is_delivered_with_an_unforgeable_frame() {
 
 /// Issue 22: injections used 3 of the 5 daily calls and an urgent flight change was the
 /// 5th. Here they come first and try a 4th; the urgent escalation still gets its call.
+/// An escalation whose finding is its reason (four different matters, not one NAS).
+fn escalating_about(reason: &str) -> Value {
+    json!({"findings": [{"summary": reason, "importance": 8, "kind": "anomaly"}],
+           "escalate": true, "escalate_reason": reason})
+}
+
 #[test]
 fn an_urgent_escalation_is_never_capped_because_injections_came_first() {
     let primary = Primary::anthropic(&[
@@ -162,7 +168,7 @@ fn an_urgent_escalation_is_never_capped_because_injections_came_first() {
             Sequence::new(
                 reasons
                     .iter()
-                    .map(|r| ok(Watcher, &escalating(r)))
+                    .map(|r| ok(Watcher, &escalating_about(r)))
                     .chain([ok(Watcher, &nothing())])
                     .collect(),
             ),
@@ -302,7 +308,7 @@ fn the_daily_cap_does_not_move_with_tz() {
             Sequence::new(
                 reasons
                     .iter()
-                    .map(|r| ok(Watcher, &escalating(r)))
+                    .map(|r| ok(Watcher, &escalating_about(r)))
                     .collect(),
             ),
         );

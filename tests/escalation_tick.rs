@@ -323,7 +323,8 @@ fn several_escalations_of_one_tick_are_decided_in_one_call_and_notified_once() {
 }
 
 #[test]
-fn a_duplicate_within_the_cooldown_is_suppressed_without_a_call() {
+fn a_repeat_of_what_was_told_folds_without_a_record_or_a_call() {
+    // docs/spec.md §8: the told ledger, not a cooldown of the reason's words.
     let primary = Primary::anthropic(&[decision("notify", "NAS nearly full.", "urgent")]);
     let mut tick = Tick::new()
         .env("PRIMARY_KEY", "sk-ant-test-0123456789")
@@ -337,19 +338,15 @@ fn a_duplicate_within_the_cooldown_is_suppressed_without_a_call() {
         .iter()
         .map(|r| r["outcome"].clone())
         .collect();
-    assert_eq!(
-        outcomes,
-        [
-            json!("notified: NAS nearly full."),
-            json!("suppressed: duplicate")
-        ]
-    );
+    assert_eq!(outcomes, [json!("notified: NAS nearly full.")]);
+    assert_eq!(state["told"][0]["folded"], 1, "{}", state["told"]);
+    assert_eq!(state["told"][0]["text"], "NAS nearly full.");
     assert_eq!(primary.requests().len(), 1);
     assert_eq!(deliveries(&out).len(), 1);
 }
 
 #[test]
-fn a_reason_dismissed_recently_is_suppressed_and_the_thread_is_shown_why() {
+fn a_matter_dismissed_recently_folds_and_the_thread_is_shown_why() {
     let primary = Primary::anthropic(&[decision(
         "dismiss",
         "",
@@ -365,7 +362,8 @@ fn a_reason_dismissed_recently_is_suppressed_and_the_thread_is_shown_why() {
     tick.set_now("2026-11-22T12:05:00Z");
     let state = tick.run().expect_exit(0).state();
     let h = history(&state);
-    assert_eq!(h[1]["outcome"], "suppressed: dismissed recently");
+    assert_eq!(h.len(), 1, "folded into the dismissed matter: {h:?}");
+    assert_eq!(state["told"][0]["folded"], 1, "{}", state["told"]);
     assert_eq!(primary.requests().len(), 1);
     // The watcher's next prompt says what became of its escalations, and why.
     let prompt = tick.thinker(&["prompt", "watcher"]).stdout;
@@ -389,7 +387,11 @@ fn the_daily_cap_caps_without_a_call() {
             Watcher,
             Sequence::new(vec![
                 ok(Watcher, &escalating("NAS disk almost full")),
-                ok(Watcher, &escalating("the router rebooted three times")),
+                ok(
+                    Watcher,
+                    &json!({"findings": [{"summary": "the router rebooted three times", "importance": 8, "kind": "anomaly"}],
+                            "escalate": true, "escalate_reason": "the router rebooted three times"}),
+                ),
             ]),
         );
     let (script, _) = appending(tick.home());

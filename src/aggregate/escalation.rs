@@ -92,10 +92,13 @@ pub struct Folded {
 }
 
 /// The entry an escalation of `thread` with `reason` is about: of the entries the
-/// thread's findings added or were matched to this tick (or, when none, of the whole
-/// memory), the one whose summary is the same fact as the reason — a shared reference
-/// first, then the most similar — else, when the thread touched entries, the most
-/// important of them (its reason may say why rather than what).
+/// thread's findings added or were matched to this tick, the one the reason is most
+/// about — compatible with it (a similarity of at least the threshold a shared reference
+/// needs: the thread itself just reported it), the most similar first; else the entry
+/// of the whole memory that is one fact with the reason; else the entry of the thread's
+/// most important finding of importance [`URGENT_FINDING`] or more. None when the
+/// escalation is about nothing remembered (then the per-thread cooldown of its reason's
+/// text applies).
 fn subject<'s>(
     state: &'s State,
     thread: ThreadName,
@@ -128,28 +131,55 @@ fn subject<'s>(
         .collect();
     let key = Key::new(reason, now.date_naive(), refs);
     let synonyms = Synonyms::builtin();
-    let pool = || {
+    let best = |touched_only: bool| {
         state
             .all_entries()
             .map(|(_, e)| e)
-            .filter(|e| touched.is_empty() || touched.contains(&e.id.as_str()))
+            .filter(|e| touched.contains(&e.id.as_str()) == touched_only)
+            .filter_map(|e| {
+                let score = compare(&key, &super::reinforce::entry_key(e), synonyms);
+                let fits = if touched_only {
+                    !score.veto && score.similarity >= settings.ref_match_threshold
+                } else {
+                    score.same(settings.thresholds())
+                };
+                fits.then_some((score.rank(), e))
+            })
+            .max_by(|a, b| {
+                a.0.partial_cmp(&b.0)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then_with(|| b.1.id.cmp(&a.1.id))
+            })
+            .map(|(_, e)| e)
     };
-    let best = pool()
-        .filter_map(|e| {
-            let score = compare(&key, &super::reinforce::entry_key(e), synonyms);
-            score.same(settings.thresholds()).then_some((score.rank(), e))
-        })
-        .max_by(|a, b| {
-            a.0.partial_cmp(&b.0)
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then_with(|| b.1.id.cmp(&a.1.id))
-        })
-        .map(|(_, e)| e);
-    if best.is_some() || touched.is_empty() {
-        return best;
-    }
-    pool().max_by(|a, b| a.importance.cmp(&b.importance).then_with(|| b.id.cmp(&a.id)))
+    best(true).or_else(|| best(false)).or_else(|| {
+        // A reason that says why rather than what ("Pay it today!"): the entry of the
+        // thread's most important finding, when that finding is urgent enough to be
+        // what it escalates.
+        let lead = answer
+            .findings
+            .iter()
+            .filter(|f| f.importance >= URGENT_FINDING)
+            .max_by_key(|f| f.importance)?;
+        let key = Key::new(
+            &lead.summary,
+            now.date_naive(),
+            lead.refs.iter().map(String::as_str),
+        );
+        state
+            .all_entries()
+            .map(|(_, e)| e)
+            .filter(|e| touched.contains(&e.id.as_str()))
+            .find(|e| {
+                compare(&key, &super::reinforce::entry_key(e), synonyms)
+                    .same(settings.thresholds())
+            })
+    })
 }
+
+/// A finding at least this important is what its thread escalates, when the reason
+/// names nothing remembered.
+pub const URGENT_FINDING: u8 = 7;
 
 pub fn record(
     state: &mut State,
