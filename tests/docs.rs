@@ -53,6 +53,8 @@ struct Step {
     /// The page's lines (0-based, end excluded) that hold the expected output.
     expected_lines: std::ops::Range<usize>,
     expected: Vec<String>,
+    /// The block's indentation (a block inside a list item is indented).
+    indent: usize,
 }
 
 /// The ```` ```console ```` blocks of a page, in order, as steps.
@@ -96,6 +98,7 @@ fn steps(page: &str) -> Result<Vec<Step>, String> {
                     command,
                     expected_lines: i + 1..i + 1,
                     expected: Vec::new(),
+                    indent,
                 });
             } else if let Some(step) = current.as_mut() {
                 step.expected.push(line.to_string());
@@ -334,7 +337,7 @@ fn check_page(page: &str) {
     let sandbox = Sandbox::new();
     let results = sandbox.run(&steps);
     let mut report = String::new();
-    let mut updates: Vec<(std::ops::Range<usize>, Vec<String>)> = Vec::new();
+    let mut updates: Vec<(&Step, Vec<String>)> = Vec::new();
     for (step, (printed, code)) in steps.iter().zip(&results) {
         let actual = sandbox.seen(printed);
         let mut expected = step.expected.clone();
@@ -360,25 +363,19 @@ fn check_page(page: &str) {
             expected.join("\n")
         )
         .unwrap();
-        updates.push((step.expected_lines.clone(), actual));
+        updates.push((step, actual));
     }
     if report.is_empty() {
         return;
     }
     if std::env::var_os("THINKER_DOCS_UPDATE").is_some() {
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        for (range, actual) in updates.into_iter().rev() {
-            let indent = lines[range.start.saturating_sub(1)]
-                .chars()
-                .take_while(|c| *c == ' ')
-                .count();
-            let pad = " ".repeat(indent);
-            lines.splice(
-                range,
-                actual
-                    .into_iter()
-                    .map(|l| if l.is_empty() { l } else { format!("{pad}{l}") }),
-            );
+        for (step, actual) in updates.into_iter().rev() {
+            let pad = " ".repeat(step.indent);
+            let shown = actual
+                .into_iter()
+                .map(|l| if l.is_empty() { l } else { format!("{pad}{l}") });
+            lines.splice(step.expected_lines.clone(), shown);
         }
         let mut new = lines.join("\n");
         new.push('\n');
