@@ -5,16 +5,16 @@
 //! review the diff, put back the `...` and `[..]` it replaced).
 //!
 //! How a page runs. One `bash` session per page, started in a sandbox laid out like a
-//! fresh clone on a clean machine: `HOME` is `<sandbox>/home/me`, the clone
-//! `~/thinker` (the repository's `examples/` and `config/`), the binary cargo built is
-//! `~/.cargo/bin/thinker`, and `PATH` holds it and a fixed set of the host's tools (a
-//! stand-in `notify-send` among them: a desktop has one), nothing else. The environment
-//! is cleared: no key variable, `TZ=UTC`, `NO_COLOR`, no network (an Ollama is looked
-//! for on a closed loopback port). `cargo run … -- ARGS` is the built binary with ARGS:
-//! the README's first command runs without cargo running inside cargo. Commands are
-//! run in order in the same session (`cd` and `export` carry over), each with stdin
-//! empty and stderr merged into stdout; every one must exit 0 (to show another exit,
-//! a page writes `; echo "exit $?"`).
+//! fresh clone on a clean machine: `HOME` is `<sandbox>/home/me`, the clone `~/thinker`
+//! (the repository's `examples/`, `config/` and the journal fixtures), the binary cargo
+//! built is `~/.cargo/bin/thinker`, and `PATH` holds it and a fixed set of the host's
+//! tools (a stand-in `notify-send` among them: a desktop has one), nothing else. The
+//! environment is cleared: no key variable, `TZ=UTC`, `NO_COLOR`, no network (an Ollama
+//! is looked for on a closed loopback port). `cargo run … -- ARGS` is the built binary
+//! with ARGS: the README's first command runs without cargo running inside cargo.
+//! Commands are run in order in the same session (`cd` and `export` carry over), each
+//! with stdin empty and stderr merged into stdout; every one must exit 0 (to show
+//! another exit, a page writes `; echo "exit $?"`).
 //!
 //! How an output compares. `$ ` starts a command (a line ending in `\` continues it);
 //! the lines up to the next `$ ` are its output. The sandbox's path is taken out of what
@@ -144,7 +144,7 @@ impl Sandbox {
         let home = root.join("home/me");
         let clone = home.join("thinker");
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        for part in ["examples", "config"] {
+        for part in ["examples", "config", "tests/fixtures/journal"] {
             copy_dir(&repo.join(part), &clone.join(part));
         }
         fs::remove_dir_all(clone.join("examples/demo/state")).ok();
