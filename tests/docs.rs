@@ -405,8 +405,10 @@ fn the_other_pages_run_as_shown() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut pages: Vec<String> = fs::read_dir(repo.join("docs"))
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".md") && name != "guide.md")
+        .map(|e| e.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .filter(|name| name != "guide.md")
         .map(|name| format!("docs/{name}"))
         .collect();
     pages.sort();
