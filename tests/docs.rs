@@ -473,11 +473,23 @@ fn relative_links_lead_somewhere() {
         let text = fs::read_to_string(&page).unwrap();
         for link in LINK.captures_iter(&text) {
             let target = &link[1];
-            if target.contains("://") || target.starts_with('#') || target.starts_with("mailto:") {
+            if target.contains("://") || target.starts_with("mailto:") {
                 continue;
             }
-            let file = target.split('#').next().unwrap_or_default();
-            if !page.parent().unwrap().join(file).exists() {
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let path = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(file)
+            };
+            let leads = if !path.exists() {
+                false
+            } else if anchor.is_empty() {
+                true
+            } else {
+                fs::read_to_string(&path).is_ok_and(|t| anchors(&t).contains(&anchor.to_string()))
+            };
+            if !leads {
                 broken.push(format!(
                     "{}: {target}",
                     page.strip_prefix(repo).unwrap().display()
@@ -487,9 +499,41 @@ fn relative_links_lead_somewhere() {
     }
     assert!(
         broken.is_empty(),
-        "links to nothing:\n{}",
+        "links to nothing (a file or a heading that is not there):\n{}",
         broken.join("\n")
     );
+}
+
+/// The anchors GitHub gives a page's headings: lowercase, punctuation but `-` and `_`
+/// dropped, blanks made `-`, repeats numbered (headings in code blocks are not headings).
+fn anchors(page: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut bases: Vec<String> = Vec::new();
+    let mut fenced = false;
+    for line in page.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let Some(heading) = line.strip_prefix('#').filter(|_| !fenced) else {
+            continue;
+        };
+        let title = heading.trim_start_matches('#').trim();
+        let slug: String = title
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let repeats = bases.iter().filter(|b| **b == slug).count();
+        found.push(if repeats == 0 {
+            slug.clone()
+        } else {
+            format!("{slug}-{repeats}")
+        });
+        bases.push(slug);
+    }
+    found
 }
 
 #[test]

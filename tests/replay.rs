@@ -743,7 +743,10 @@ fn the_readmes_tuning_example_is_what_the_demo_prints() {
         .chain([last])
         .chain(replay.lines().take(9))
     {
-        assert!(readme.contains(line), "docs/tuning.md does not quote: {line}");
+        assert!(
+            readme.contains(line),
+            "docs/tuning.md does not quote: {line}"
+        );
     }
     let nas = "  t-nas-disk-99                  15 min → 0 s      NAS disk is 99% full; tonight's backups will fail";
     assert!(replay.contains(nas), "{replay}");
