@@ -24,6 +24,7 @@ mod cmd_init_dirs;
 mod cmd_ops;
 mod cmd_snapshots;
 mod config_limits;
+mod docs;
 mod escalation_actions;
 mod escalation_decision;
 mod escalation_defence;
