@@ -9,6 +9,7 @@
 //!
 //! Print (or write the pages) only; must not read a config or the state.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use clap::CommandFactory;
@@ -34,7 +35,10 @@ pub fn man(ctx: &mut Context<'_>, args: &ManArgs) -> Result<u8, Error> {
     let pages = pages();
     if let Some(dir) = &args.dir {
         let written = write_pages(dir, &pages)?;
-        let list: String = written.iter().map(|p| format!("wrote {p}\n")).collect();
+        let list = written.iter().fold(String::new(), |mut out, p| {
+            let _ = writeln!(out, "wrote {p}");
+            out
+        });
         ctx.stdout(list.as_bytes())?;
         return Ok(EXIT_OK);
     }

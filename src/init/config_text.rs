@@ -30,7 +30,7 @@ pub fn config_text(d: &Detected, server: Option<&OneServer>) -> String {
         let vars: Vec<&str> = Cloud::ALL
             .map(Cloud::var)
             .into_iter()
-            .chain(LocalKind::ALL.map(|k| k.label()))
+            .chain(LocalKind::ALL.map(LocalKind::label))
             .collect();
         return format!(
             "# `thinker init` found no provider: none of {} was set or answering.\n\
@@ -47,25 +47,22 @@ pub fn config_text(d: &Detected, server: Option<&OneServer>) -> String {
     let (threads, escalation) = split(rest, "# --- Escalation");
     let mut out = header(d, server);
     out.push_str(head);
-    match server {
-        Some(s) => {
-            out.push_str(&server_table(s));
-            if d.has(Cloud::Anthropic) {
-                out.push_str(Cloud::Anthropic.table());
-                out.push('\n');
-            }
+    if let Some(s) = server {
+        out.push_str(&server_table(s));
+        if d.has(Cloud::Anthropic) {
+            out.push_str(Cloud::Anthropic.table());
+            out.push('\n');
         }
-        None => {
-            for cloud in &d.clouds {
-                if cloud.free_tier() {
-                    out.push_str(FREE_TIER_COMMENT);
-                }
-                out.push_str(cloud.table());
-                out.push('\n');
+    } else {
+        for cloud in &d.clouds {
+            if cloud.free_tier() {
+                out.push_str(FREE_TIER_COMMENT);
             }
-            for (local, name) in d.locals.iter().zip(local_names(&d.locals)) {
-                out.push_str(&local_table(local, &name));
-            }
+            out.push_str(cloud.table());
+            out.push('\n');
+        }
+        for (local, name) in d.locals.iter().zip(local_names(&d.locals)) {
+            out.push_str(&local_table(local, &name));
         }
     }
     out.push_str(&threads_block(threads, &|thread| match server {
@@ -83,12 +80,14 @@ pub fn config_text(d: &Detected, server: Option<&OneServer>) -> String {
 fn header(d: &Detected, server: Option<&OneServer>) -> String {
     if let Some(s) = server {
         let escalation = if d.has(Cloud::Anthropic) {
-            "the escalation asks Claude\n# Opus (ANTHROPIC_API_KEY was set), that server as its fallback"
+            "The escalation asks Claude Opus (ANTHROPIC_API_KEY was set), that server\n# as its fallback."
         } else {
-            "so does the escalation\n# (no ANTHROPIC_API_KEY was set)"
+            "So does the escalation (no ANTHROPIC_API_KEY was set)."
         };
         return format!(
-            "# Written by `thinker init --provider {}={}`: every thread asks\n# that server for `{}`; {escalation}.\n# Check it with `thinker doctor`.\n\n",
+            "# Written by `thinker init --provider {}={}`.\n\
+             # Every thread asks that server for `{}`, with no fallback.\n\
+             # {escalation}\n# Check it with `thinker doctor`.\n\n",
             s.name,
             s.url,
             s.model_name()

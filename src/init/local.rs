@@ -328,10 +328,7 @@ fn parse(raw: &[u8]) -> Option<Answer> {
 /// A chunked body's chunks, joined (as far as they are whole).
 fn dechunk(mut body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(line_end) = body.windows(2).position(|w| w == b"\r\n") else {
-            break;
-        };
+    while let Some(line_end) = body.windows(2).position(|w| w == b"\r\n") {
         let size_text = String::from_utf8_lossy(&body[..line_end]);
         let size_text = size_text.split(';').next().unwrap_or("").trim();
         let Ok(size) = usize::from_str_radix(size_text, 16) else {

@@ -128,12 +128,15 @@ mod tests {
         dir
     }
 
+    /// A row: the variables set, the `PATH` directory, the notifier chosen.
+    type Row<'a> = (&'a [(&'a str, &'a str)], &'a tempfile::TempDir, Notifier);
+
     #[test]
     fn notify_send_only_in_a_desktop_session_else_apprise_else_none() {
         let all = path_with(&["xargs", "notify-send", "apprise"]);
         let desktop_less = path_with(&["xargs", "apprise"]);
         let bare = path_with(&["xargs"]);
-        let table: [(&[(&str, &str)], &tempfile::TempDir, Notifier); 7] = [
+        let table: [Row; 7] = [
             (&[("DISPLAY", ":0")], &all, Notifier::Desktop),
             (&[("WAYLAND_DISPLAY", "wayland-0")], &all, Notifier::Desktop),
             (
