@@ -65,7 +65,7 @@ pub fn template(config_path: &Path, vars: &[Var]) -> String {
     out
 }
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Written {
     Created,

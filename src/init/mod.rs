@@ -1,8 +1,8 @@
 //! `thinker init`'s work: finds what this machine can use — the key variables set, a
 //! llama-server, LM Studio or Ollama answering on loopback ([`local`]), a notifier
 //! ([`notifier`]) — or takes the one server it is given (`init --provider NAME=URL`),
-//! writes a commented config that uses them ([`config_text`]), an empty state, and the env
-//! file the cron line sources ([`env_file`]); refuses to overwrite the config or the state,
+//! writes a commented config that uses them ([`mod@config_text`]), an empty state, and the env
+//! file the cron line sources ([`mod@env_file`]); refuses to overwrite the config or the state,
 //! keeps an env file that is there. The command itself (paths, output) is `cmd::init`.
 //!
 //! Asks nothing; reads no key's value (only whether it is set) and never writes one.
