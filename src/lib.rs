@@ -73,7 +73,7 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
 pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, Error> {
     let mut ctx = Context::new(&cli.global, zone, output)?;
     match &cli.command {
-        Command::Init => cmd::init::run(&mut ctx),
+        Command::Init(args) => cmd::init::run(&mut ctx, args),
         Command::Show(args) => cmd::show::run(&mut ctx, args),
         Command::Tick(args) => cmd::tick::run(&mut ctx, args),
         Command::Prompt(args) => cmd::prompt::run(&mut ctx, args),
@@ -83,7 +83,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Stats(args) => cmd::stats::run(&mut ctx, args),
         Command::Cron(args) => cmd::cron::run(&mut ctx, args),
         Command::Completions(args) => cmd::completions::run(&mut ctx, args.shell),
-        Command::Man => cmd::completions::man(&mut ctx),
+        Command::Man(args) => cmd::completions::man(&mut ctx, args),
         Command::Hook(args) => cmd::hook::run(&mut ctx, args),
         Command::Feedback(args) => cmd::feedback::run(&mut ctx, args),
         Command::Screen(args) => cmd::screen::run(&mut ctx, args),

@@ -19,6 +19,7 @@ mod build_link;
 mod cli;
 mod cmd_agent;
 mod cmd_doctor;
+mod cmd_doctor_lines;
 mod cmd_init;
 mod cmd_init_dirs;
 mod cmd_ops;

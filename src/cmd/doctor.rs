@@ -8,7 +8,10 @@
 //! directory readable), each thread's sources gathered one by one (status, size, time),
 //! the state, the tick lock (tried without waiting, released at once), the journal (last
 //! tick, failure streaks, skips by reason, unreadable lines), the ledger (breakers, budget
-//! left today), the escalation settings and the quiet tick.
+//! left today), the escalation settings and the quiet tick. A `files` source whose glob
+//! matches no file is a `warn` (every other kind fails on a missing path). The levels are
+//! coloured as `show` and `log` colour (the `paint` module; `--color`, on a terminal
+//! unless `NO_COLOR`).
 //!
 //! The journal's and the ledger's lines only format [`crate::health::Health`], computed
 //! once with the fingerprints of the keys as this environment holds them (what the tick
@@ -33,10 +36,11 @@ use crate::config::{Config, ModelRef, ProviderConfig, ProviderKind, StructuredOu
 use crate::error::{EXIT_FAILED, EXIT_OK, Error};
 use crate::escalation::notify::{self, Readiness};
 use crate::health::{self, Allowances, BreakerHealth, Health, Keys};
+use crate::paint::{GREEN, Painter, RED, YELLOW};
 use crate::provider::breaker::Phase;
 use crate::provider::{CallError, CallRequest, Providers};
 use crate::runtime;
-use crate::sources::{self, GatherContext};
+use crate::sources::{self, GatherContext, SourceKind};
 use crate::state::State;
 use crate::storage::{StateDir, StorageError};
 use crate::thread::ThreadName;
@@ -57,6 +61,15 @@ impl Level {
             Level::Ok => "ok  ",
             Level::Warn => "warn",
             Level::Fail => "FAIL",
+        }
+    }
+
+    /// Its colour, as `show` and `log` colour their statuses.
+    fn colour(self) -> &'static str {
+        match self {
+            Level::Ok => GREEN,
+            Level::Warn => YELLOW,
+            Level::Fail => RED,
         }
     }
 }
@@ -112,13 +125,19 @@ impl Report {
         format!("{ok} ok, {warn} warn, {fail} FAIL: {verdict}")
     }
 
-    /// The lines for people, summary last.
-    pub fn text(&self) -> String {
+    /// The lines for people, summary last; the levels in colour when `p` says so.
+    pub fn text(&self, p: Painter) -> String {
         let mut out = String::new();
         for c in &self.checks {
-            let _ = writeln!(out, "{} {}: {}", c.level.word(), c.check, c.message);
+            let _ = writeln!(
+                out,
+                "{} {}: {}",
+                p.paint(c.level.colour(), c.level.word()),
+                c.check,
+                c.message
+            );
         }
-        out + &self.summary() + "\n"
+        out + &p.bold(&self.summary()) + "\n"
     }
 }
 
@@ -142,7 +161,10 @@ pub fn run(ctx: &mut Context<'_>, args: &DoctorArgs) -> Result<u8, Error> {
         let text = crate::error::to_json_pretty(&json, "the doctor's report")?;
         ctx.stdout(text.as_bytes())?;
     } else {
-        ctx.stdout(report.text().as_bytes())?;
+        let painter = Painter {
+            color: ctx.use_color(args.color),
+        };
+        ctx.stdout(report.text(painter).as_bytes())?;
     }
     Ok(if report.failed() {
         EXIT_FAILED
@@ -503,14 +525,38 @@ async fn check_sources(
                 } else {
                     format!("{}: ", t.kind)
                 };
-                report.push(
-                    what,
-                    Level::Ok,
-                    format!("{kind}{} bytes in {took} ms{cut}", t.text.len()),
-                );
+                let found = format!("{kind}{} bytes in {took} ms{cut}", t.text.len());
+                match unmatched_globs(&source.kind).as_slice() {
+                    [] => report.push(what, Level::Ok, found),
+                    globs => report.push(
+                        what,
+                        Level::Warn,
+                        format!(
+                            "{found}; `{}` match{} no file: a typo in the path? fix its paths in [threads.{thread}] (the thread sees nothing from {})",
+                            globs.join("`, `"),
+                            if globs.len() == 1 { "es" } else { "" },
+                            if globs.len() == 1 { "it" } else { "them" },
+                        ),
+                    ),
+                }
             }
         }
     }
+}
+
+/// The globs of a `files` source that match no file (every other kind fails on a
+/// missing path; a `files` glob matching nothing gives an empty text, which the tick
+/// takes as normal: an empty memory directory).
+fn unmatched_globs(kind: &SourceKind) -> Vec<String> {
+    let SourceKind::Files(files) = kind else {
+        return Vec::new();
+    };
+    files
+        .patterns()
+        .iter()
+        .filter(|p| sources::expand_globs(std::slice::from_ref(p)).0.is_empty())
+        .cloned()
+        .collect()
 }
 
 /// The tick lock: free, taken without waiting and released at once.
@@ -1030,6 +1076,18 @@ mod tests {
         );
         r.push("c", Level::Fail, "broken");
         assert!(r.failed());
-        assert_eq!(r.text().lines().nth(2), Some("FAIL c: broken"));
+        assert_eq!(
+            r.text(Painter { color: false }).lines().nth(2),
+            Some("FAIL c: broken")
+        );
+        let coloured = r.text(Painter { color: true });
+        assert!(
+            coloured.contains("\x1b[31mFAIL\x1b[0m c: broken"),
+            "{coloured}"
+        );
+        assert!(
+            coloured.contains("\x1b[33mwarn\x1b[0m b: meh"),
+            "{coloured}"
+        );
     }
 }
