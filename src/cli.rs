@@ -77,6 +77,14 @@ pub enum Command {
     // --- living with it ---
     /// Check the config, keys, providers, sources, state, lock, journal and budget
     Doctor(DoctorArgs),
+    /// Send a test message through the configured notifier and say whether it went out
+    Notify(NotifyArgs),
+    /// List the messages that wait for you: held for your confirmation, or undelivered
+    Held(HeldArgs),
+    /// Send a waiting message now (its links defanged when it was held for a link)
+    Release(MessageIdArgs),
+    /// Drop a waiting message: it is never sent
+    Discard(MessageIdArgs),
     // --- replay, explain, report ---
     /// Re-run the journal through the aggregator: check it reproduces every state, then compare other settings (--set)
     Replay(ReplayArgs),
@@ -335,6 +343,27 @@ pub struct DoctorArgs {
     /// The checks as one JSON object on stdout
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct NotifyArgs {
+    /// Send a short test message through the configured notifier (notify_command or
+    /// [escalation.webhook]) and say whether it went out
+    #[arg(long, required = true)]
+    pub test: bool,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct HeldArgs {
+    /// The waiting messages as one JSON array on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct MessageIdArgs {
+    /// The message's id as `thinker held` lists it (a unique prefix of 4+ digits will do)
+    pub id: String,
 }
 
 // --- replay, explain, report ---

@@ -255,12 +255,7 @@ impl Validator<'_> {
             memory,
             quiet: QuietSettings {
                 skip_unchanged: raw.tick.skip_unchanged.unwrap_or(true),
-                max_skipped: self.int(
-                    "tick.max_skipped",
-                    raw.tick.max_skipped,
-                    DEFAULT_MAX_SKIPPED,
-                    1..=100_000,
-                )?,
+                max_skipped,
             },
             tick_deadline: self.seconds(
                 "tick.deadline_seconds",
@@ -992,6 +987,16 @@ mod tests {
         ),
         ("tick.max_skipped", "u32", "[tick]\nmax_skipped = {v}\n"),
         (
+            "tick.interval_minutes",
+            "u32",
+            "[tick]\ninterval_minutes = {v}\n",
+        ),
+        (
+            "escalation.delivery_attempts",
+            "u32",
+            "[escalation]\ndelivery_attempts = {v}\n",
+        ),
+        (
             "budget.daily_tokens",
             "u64",
             "[budget]\ndaily_tokens = {v}\n",
@@ -1230,6 +1235,8 @@ mod tests {
             "reserve",
             "urgent_importance",
             "max_input_bytes",
+            "interval_minutes",
+            "delivery_attempts",
         ] {
             assert!(
                 NUMERIC_KEYS.iter().any(|(k, _, _)| k.ends_with(key)),

@@ -184,6 +184,64 @@ pub fn find<'a>(held: &'a [Held], id: &str) -> Found<'a> {
     }
 }
 
+/// Why `thinker release` or `discard` did not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum HeldError {
+    #[error("no message waits with id `{id}`: `thinker held` lists those that do")]
+    NotWaiting { id: String },
+    #[error("`{id}` names several waiting messages ({}): give more of the id", ids.join(", "))]
+    Ambiguous { id: String, ids: Vec<String> },
+    #[error("`{id}` is too short: give the id as `thinker held` lists it (4 digits at least)")]
+    TooShort { id: String },
+    #[error(
+        "no notifier is configured, so {id} cannot be sent: set [escalation] notify_command or [escalation.webhook], try it with `thinker notify --test`, then release it again"
+    )]
+    NoNotifier { id: String },
+    #[error(
+        "no memory directory is configured, so the note {id} cannot be written: set [escalation] memory_dir, then release it again"
+    )]
+    NoMemoryDir { id: String },
+    #[error("{id} was not sent: {error}; it still waits (`thinker notify --test` tries the notifier, then release it again)")]
+    NotSent { id: String, error: String },
+    #[error("{id} may or may not have been sent: {error}; it still waits, so check before you release it again")]
+    MaybeSent { id: String, error: String },
+}
+
+/// The waiting message `id` names, or why none.
+pub fn named<'a>(held: &'a [Held], id: &str) -> Result<&'a Held, HeldError> {
+    let shown = untrusted::excerpt(id, 40);
+    match find(held, id) {
+        Found::One(h) => Ok(h),
+        Found::None => Err(HeldError::NotWaiting { id: shown }),
+        Found::Several(ids) => Err(HeldError::Ambiguous { id: shown, ids }),
+        Found::TooShort => Err(HeldError::TooShort { id: shown }),
+    }
+}
+
+/// A step a command took with a message outside a tick (`release`, `discard`, a
+/// `notify --test`), one line of `deliveries.jsonl`: the tick journals its own sends in
+/// its escalation line.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Step {
+    #[serde(with = "crate::timestamp::serde_utc")]
+    pub time: DateTime<Utc>,
+    /// `release`, `discard` or `test`.
+    pub action: String,
+    /// The message's id (none for a test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// How it was sent (the notifier, never its arguments or URL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    /// Whether it went out (`sent`, `not sent`, `maybe sent`, `discarded`).
+    pub result: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The records as the step left them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<EscalationRecord>,
+}
+
 /// How many distinct messages are held for confirmation.
 pub fn confirmations(history: &[EscalationRecord]) -> usize {
     list(history)

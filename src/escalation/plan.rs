@@ -606,12 +606,92 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_held_module_reads_the_same_words_the_check_writes() {
+        assert_eq!(held::NEEDS_CONFIRMATION, outbound::NEEDS_CONFIRMATION);
+    }
+
+    /// A failed send: owed again 1, 2, 4 ticks later, given up at `delivery_attempts`;
+    /// one that may have half-delivered is given up at once. The outcome says which.
+    #[test]
+    fn a_failed_send_is_retried_with_backoff_then_given_up() {
+        let cfg = EscalationConfig {
+            delivery_attempts: 4,
+            ..config()
+        };
+        let mut r = decided("notified: x", "notify");
+        let mut runs = Vec::new();
+        let mut run = 10;
+        loop {
+            let gave_up = send_failed(&mut r, "notifier `x` exited with code 1", false, run, &cfg);
+            if gave_up {
+                break;
+            }
+            assert_eq!(r.delivery, Some(Delivery::Owed));
+            let at = r.retry_run.unwrap();
+            // Not due before its run, due at it.
+            assert!(!send_due(&r, at - 1, &cfg) && send_due(&r, at, &cfg));
+            runs.push(at - run);
+            run = at;
+        }
+        assert_eq!(runs, [1, 2, 4]);
+        assert_eq!((r.sends, r.delivery), (4, Some(Delivery::Undelivered)));
+        assert_eq!(
+            r.outcome.to_string(),
+            "failed: notifier `x` exited with code 1; gave up after 4 tries: `thinker held` lists it (message not delivered)"
+        );
+        assert!(gave_up(std::slice::from_ref(&r)));
+        let mut first = decided("notified: x", "notify");
+        send_failed(&mut first, "down", false, 3, &cfg);
+        assert_eq!(
+            first.outcome.to_string(),
+            "failed: down (try 1 of 4; tried again in 1 tick)"
+        );
+        // A ledger reset (runs from 1 again) does not strand a retry far ahead.
+        assert!(send_due(&first, 1, &cfg) == false && send_due(&EscalationRecord { retry_run: Some(500), ..first.clone() }, 1, &cfg));
+        // A notifier killed at its timeout may have delivered: never tried again.
+        let mut hung = decided("notified: x", "notify");
+        assert!(send_failed(&mut hung, "timed out", true, 3, &cfg));
+        assert!(hung.outcome.to_string().contains("it may have reached you"), "{}", hung.outcome);
+        // A nudge keeps its record's held outcome.
+        let mut nudge = decided("held: needs confirmation (a phone number): call", "notify");
+        send_failed(&mut nudge, "down", false, 3, &cfg);
+        assert!(held::needs_confirmation(&nudge.outcome));
+        assert_eq!(nudge.delivery_error.as_deref(), Some("down"));
+        send_succeeded(&mut nudge);
+        assert_eq!((nudge.delivery, nudge.sends, nudge.retry_run, nudge.delivery_error), (None, 0, None, None));
+    }
+
+    #[test]
+    fn owed_sends_are_planned_when_due_and_not_in_quiet_hours() {
+        let owed = |outcome: &str, retry: Option<u64>| EscalationRecord {
+            delivery: Some(Delivery::Owed),
+            retry_run: retry,
+            ..decided(outcome, "notify")
+        };
+        let history = vec![
+            owed("failed: down (try 1 of 4; tried again in 1 tick)", Some(5)),
+            owed("failed: down (try 2 of 4; tried again in 2 ticks)", Some(7)),
+            owed("held: needs confirmation (a phone number): call", None),
+            EscalationRecord {
+                delivery: Some(Delivery::Undelivered),
+                ..decided("failed: down; gave up", "notify")
+            },
+        ];
+        let p = plan(&history, &config(), (0, 5), false, &|_| false);
+        assert_eq!((p.retry, p.nudge), (vec![0], vec![2]));
+        let quiet = plan(&history, &config(), (0, 9), true, &|_| false);
+        assert!(quiet.retry.is_empty() && quiet.nudge.is_empty());
+        assert_eq!(plan(&history, &config(), (0, 9), false, &|_| false).retry, vec![0, 1]);
+    }
+
     mod props {
         use super::*;
         use proptest::prelude::*;
 
-        const OUTCOMES: [&str; 9] = [
+        const OUTCOMES: [&str; 10] = [
             "pending",
+            "held: needs confirmation (a phone number): call",
             "failed: down",
             "held: until the quiet hours end: x",
             "notified: x",
@@ -623,8 +703,14 @@ mod tests {
         ];
 
         fn arb_record() -> impl Strategy<Value = EscalationRecord> {
-            (0..OUTCOMES.len(), 0u32..5, any::<bool>(), 0u8..3).prop_map(
-                |(o, attempts, decided, delivery)| EscalationRecord {
+            (
+                0..OUTCOMES.len(),
+                0u32..5,
+                any::<bool>(),
+                0u8..5,
+                proptest::option::of(0u8..20),
+            )
+                .prop_map(|(o, attempts, decided, delivery, retry)| EscalationRecord {
                     attempts,
                     decision: decided.then(|| DecisionRecord {
                         action: "notify".into(),
@@ -634,8 +720,11 @@ mod tests {
                     delivery: match delivery {
                         0 => None,
                         1 => Some(Delivery::Started),
-                        _ => Some(Delivery::Unconfirmed),
+                        2 => Some(Delivery::Unconfirmed),
+                        3 => Some(Delivery::Owed),
+                        _ => Some(Delivery::Undelivered),
                     },
+                    retry_run: retry.map(u64::from),
                     ..record(OUTCOMES[o])
                 },
             )
@@ -651,14 +740,27 @@ mod tests {
             fn the_plan_never_does_a_record_twice(
                 history in proptest::collection::vec(arb_record(), 0..12),
                 calls in 0u32..8,
+                run in 0u64..12,
                 quiet in any::<bool>(),
                 urgent in proptest::collection::vec(any::<bool>(), 12),
             ) {
                 let cfg = config();
-                let p = plan(&history, &cfg, (calls, 1), quiet, &|i| urgent[i]);
+                let p = plan(&history, &cfg, (calls, run), quiet, &|i| urgent[i]);
                 let mut seen = std::collections::HashSet::new();
-                for i in p.decide.iter().chain(&p.capped).chain(&p.reserved).chain(&p.release).chain(&p.interrupted) {
+                for i in p.decide.iter().chain(&p.capped).chain(&p.reserved).chain(&p.release).chain(&p.interrupted).chain(&p.retry).chain(&p.nudge) {
                     prop_assert!(seen.insert(*i), "record {} planned twice", i);
+                }
+                // A send is retried or a nudge sent only when owed and due, never in quiet
+                // hours; nothing given up or unconfirmed is ever sent again.
+                for &i in p.retry.iter().chain(&p.nudge) {
+                    prop_assert!(!quiet);
+                    prop_assert_eq!(history[i].delivery, Some(Delivery::Owed));
+                    prop_assert!(send_due(&history[i], run, &cfg));
+                }
+                for (i, r) in history.iter().enumerate() {
+                    if matches!(r.delivery, Some(Delivery::Undelivered | Delivery::Unconfirmed)) {
+                        prop_assert!(!p.release.contains(&i) && !p.retry.contains(&i) && !p.nudge.contains(&i) && !p.decide.contains(&i));
+                    }
                 }
                 for &i in p.decide.iter().chain(&p.capped) {
                     prop_assert!(history[i].decision.is_none() && history[i].delivery.is_none());

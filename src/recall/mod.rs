@@ -77,12 +77,16 @@ pub fn stale_after(interval_minutes: u32, ticks: u32) -> TimeDelta {
 pub fn stale_line(state: &State, clock: &Clock, limits: &Limits) -> Option<String> {
     let after = limits.stale_after?;
     let last = state.last_tick?;
-    (clock.now - last > after).then(|| {
-        format!(
-            "thinker last updated this memory {}: it may be out of date.\n",
-            crate::clock::age(last, clock.now)
-        )
-    })
+    (clock.now - last > after).then(|| format!("{}\n", stale_sentence(last, clock.now)))
+}
+
+/// The words of [`stale_line`] (also the MCP `status` tool's), for a memory last updated
+/// at `last`.
+pub fn stale_sentence(last: chrono::DateTime<chrono::Utc>, now: chrono::DateTime<chrono::Utc>) -> String {
+    format!(
+        "thinker last updated this memory {}: it may be out of date.",
+        crate::clock::age(last, now)
+    )
 }
 
 /// The default size of the block.

@@ -1,9 +1,9 @@
 //! Links made inert for a message the user asked thinker to send though it was held for
 //! a link (`thinker release`): every link [`super::outbound::read`] finds keeps its text
 //! but cannot be clicked or pasted as it is — its scheme `http(s)://` becomes
-//! `hxxp(s)://` and the dots of its host `[.]` (`https://bank.example.evil/login` →
-//! `hxxps://bank[.]example[.]evil/login`), the way security teams pass on a suspicious
-//! address.
+//! `hxxp(s)[:]//` and the dots of its host `[.]` (`https://bank.example.evil/login` →
+//! `hxxps[:]//bank[.]example[.]evil/login`), the way security teams pass on a suspicious
+//! address. Nothing a defanged text holds reads as a link any more.
 //!
 //! Must not: decide when a text is defanged (the caller's policy), or do I/O.
 
@@ -22,9 +22,10 @@ pub fn defang(text: &str) -> String {
         out = map_ascii_case(&out, host, |found| found.replace('.', "[.]"));
     }
     for scheme in ["https://", "http://"] {
-        // `http` → `hxxp`, each letter's case kept.
+        // `http://` → `hxxp[:]//`, each letter's case kept.
         out = map_ascii_case(&out, scheme, |found| {
-            found
+            let name: String = found
+                .trim_end_matches("://")
                 .chars()
                 .enumerate()
                 .map(|(i, c)| match (i, c.is_ascii_uppercase()) {
@@ -32,7 +33,8 @@ pub fn defang(text: &str) -> String {
                     (1 | 2, false) => 'x',
                     _ => c,
                 })
-                .collect()
+                .collect();
+            format!("{name}[:]//")
         });
     }
     out
@@ -68,14 +70,14 @@ mod tests {
         let cases = [
             (
                 "Log in at https://bank.example.evil/login now",
-                "Log in at hxxps://bank[.]example[.]evil/login now",
+                "Log in at hxxps[:]//bank[.]example[.]evil/login now",
             ),
             (
                 "see HTTP://WWW.Example.org/a and www.example.org",
-                "see HXXP://WWW[.]Example[.]org/a and www[.]example[.]org",
+                "see HXXP[:]//WWW[.]Example[.]org/a and www[.]example[.]org",
             ),
             ("the disk is 95% full.", "the disk is 95% full."),
-            ("call http://10.0.0.1:8080/x", "call hxxp://10[.]0[.]0[.]1:8080/x"),
+            ("call http://10.0.0.1:8080/x", "call hxxp[:]//10[.]0[.]0[.]1:8080/x"),
         ];
         for (text, want) in cases {
             assert_eq!(defang(text), want, "{text}");
