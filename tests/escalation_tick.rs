@@ -49,15 +49,23 @@ impl Primary {
 
     /// The config lines: the provider and `[escalation]` (plus `extra` lines in it).
     pub(crate) fn config(&self, notifier: &Path, extra: &str) -> String {
+        self.config_with(
+            &format!("notify_command = [\"{}\"]", notifier.display()),
+            extra,
+        )
+    }
+
+    /// The config lines with `notifier` as the `[escalation]` lines that set the
+    /// notifier (none, a command, or nothing: then `extra` holds a webhook table last).
+    pub(crate) fn config_with(&self, notifier: &str, extra: &str) -> String {
         let base = if self.kind == "anthropic" {
             self.server.uri()
         } else {
             format!("{}/v1", self.server.uri())
         };
         format!(
-            "[providers.primary]\nkind = \"{}\"\nbase_url = \"{base}\"\napi_key_env = \"PRIMARY_KEY\"\nretries = 0\nprice_in = 15.0\nprice_out = 75.0\n\n[escalation]\nmodel = \"primary/claude-opus-5\"\nnotify_command = [\"{}\"]\n{extra}\n",
+            "[providers.primary]\nkind = \"{}\"\nbase_url = \"{base}\"\napi_key_env = \"PRIMARY_KEY\"\nretries = 0\nprice_in = 15.0\nprice_out = 75.0\n\n[escalation]\nmodel = \"primary/claude-opus-5\"\n{notifier}\n{extra}\n",
             self.kind,
-            notifier.display()
         )
     }
 

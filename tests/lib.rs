@@ -31,6 +31,7 @@ mod escalation_tick;
 mod hook_openclaw;
 mod ledger_spending;
 mod mcp;
+mod notify_webhook;
 mod privacy;
 mod privacy_redaction;
 mod prompts;

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | `ntfy` | the server of the topic URL (`https://ntfy.sh/alerts` → `https://ntfy.sh/`) | `{"topic": "alerts", "title", "message"}` |
 //! | `gotify` | `…/message` (added unless the URL ends with it) | `{"title", "message", "priority": 8}` |
-//! | `slack` | the URL | `{"text": "title: message"}` |
+//! | `slack` | the URL | `{"text": message}` (no title: the message says who it is from) |
 //! | `json` | the URL | `{"title", "message"}` |
 //!
 //! A token (`token_env`, read when the message is sent) goes in a header only:
@@ -185,7 +185,8 @@ pub fn request(format: WebhookFormat, url: &Url, title: &str, message: &str) -> 
                 json!({"title": title, "message": message, "priority": GOTIFY_PRIORITY}),
             )
         }
-        WebhookFormat::Slack => (url.clone(), json!({"text": format!("{title}: {message}")})),
+        // The message starts with its own `thinker (…)` frame: no title.
+        WebhookFormat::Slack => (url.clone(), json!({"text": message})),
         WebhookFormat::Json => (url.clone(), json!({"title": title, "message": message})),
     }
 }
@@ -328,7 +329,7 @@ mod tests {
                 WebhookFormat::Slack,
                 "https://hooks.slack.com/services/T0/B0/XYZ",
                 "https://hooks.slack.com/services/T0/B0/XYZ",
-                json!({"text": "thinker: NAS full"}),
+                json!({"text": "NAS full"}),
             ),
             (
                 WebhookFormat::Json,
