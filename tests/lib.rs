@@ -31,6 +31,8 @@ mod escalation_tick;
 mod hook_openclaw;
 mod ledger_spending;
 mod mcp;
+mod notify_held;
+mod notify_retry;
 mod notify_webhook;
 mod privacy;
 mod privacy_redaction;
