@@ -32,6 +32,7 @@ mod hook_openclaw;
 mod ledger_spending;
 mod mcp;
 mod notify_held;
+mod notify_kills;
 mod notify_retry;
 mod notify_webhook;
 mod privacy;
