@@ -34,6 +34,7 @@ mod mcp;
 mod notify_held;
 mod notify_kills;
 mod notify_retry;
+mod notify_stale;
 mod notify_webhook;
 mod privacy;
 mod privacy_redaction;
