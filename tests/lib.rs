@@ -31,6 +31,7 @@ mod escalation_tick;
 mod hook_openclaw;
 mod ledger_spending;
 mod mcp;
+mod notify_apprise;
 mod notify_held;
 mod notify_kills;
 mod notify_retry;
