@@ -98,21 +98,21 @@ impl Error {
             | Error::Prompt(_)
             | Error::InitExists { .. }
             | Error::InitWrite { .. }
-            | Error::Override(_) => EXIT_USAGE,
-            Error::Storage(StorageError::Locked { .. }) => EXIT_LOCKED,
+            | Error::Override(_)
             // An id that names no waiting message is a usage error; a failed send is not.
-            Error::Held(
+            | Error::Held(
                 HeldError::NotWaiting { .. }
                 | HeldError::Ambiguous { .. }
                 | HeldError::TooShort { .. },
             ) => EXIT_USAGE,
-            Error::Held(_) => EXIT_FAILED,
+            Error::Storage(StorageError::Locked { .. }) => EXIT_LOCKED,
             Error::Storage(_)
             | Error::Providers(_)
             | Error::Runtime(_)
             | Error::Serialize { .. }
             | Error::Output { .. }
-            | Error::History(_) => EXIT_FAILED,
+            | Error::History(_)
+            | Error::Held(_) => EXIT_FAILED,
         }
     }
 

@@ -362,13 +362,13 @@ impl Health {
     #[must_use]
     pub fn with_state(self, state: &State, allowances: &Allowances, clock: &Clock) -> Health {
         let memory_updated = state.last_tick;
-        let stale = match (memory_updated, allowances.stale_after) {
+        let out_of_date = match (memory_updated, allowances.stale_after) {
             (Some(at), Some(after)) => clock.now - at > after,
             _ => false,
         };
         Health {
             memory_updated,
-            stale,
+            stale: out_of_date,
             messages: Messages::of(state),
             ..self
         }

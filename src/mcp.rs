@@ -182,8 +182,8 @@ impl Tools {
         };
         let text = if block.is_empty() {
             // The memory's age first, as a block would say it.
-            let stale = recall::stale_line(state, &clock, &limits).unwrap_or_default();
-            format!("{stale}Nothing in thinker's memory matches this text well enough.")
+            let age_line = recall::stale_line(state, &clock, &limits).unwrap_or_default();
+            format!("{age_line}Nothing in thinker's memory matches this text well enough.")
         } else {
             block.text
         };
@@ -493,7 +493,8 @@ impl Status {
         if !self.undelivered.is_empty() {
             out.push_str("Messages thinker could not deliver to the user (tell the user; `thinker release ID` sends one once the notifier works):\n");
             for u in &self.undelivered {
-                let when = timestamp::parse(&u.raised).map_or_else(|| u.raised.clone(), |at: DateTime<Utc>| age(at, clock.now));
+                let when = timestamp::parse(&u.raised)
+                    .map_or_else(|| u.raised.clone(), |at: DateTime<Utc>| age(at, clock.now));
                 let _ = writeln!(out, "- [{}] {when}: {} (error: {})", u.id, u.text, u.error);
             }
         }

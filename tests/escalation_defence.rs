@@ -102,7 +102,11 @@ fn a_shell_pipe_a_login_link_and_an_account_number_are_held() {
             "{action}: {outcome}"
         );
         assert!(outcome.contains(why), "{action}: {outcome}");
-        assert_eq!(deliveries(&out), [NUDGE], "{action}: nothing sent but the nudge");
+        assert_eq!(
+            deliveries(&out),
+            [NUDGE],
+            "{action}: nothing sent but the nudge"
+        );
         assert!(!memory.exists(), "{action}: no note written");
     }
 }

@@ -44,11 +44,20 @@ fn a_tick_delivers_through_the_real_apprise_cli_once_after_a_failed_try() {
     first.expect_exit(0);
     let record = &history(&first.state())[0];
     assert_eq!(record["delivery"], "owed", "{record}");
-    assert!(record["outcome"].as_str().unwrap().contains("exited with code 1"), "{record}");
+    assert!(
+        record["outcome"]
+            .as_str()
+            .unwrap()
+            .contains("exited with code 1"),
+        "{record}"
+    );
     tick.set_now("2026-11-22T10:10:00Z");
     let second = tick.run();
     second.expect_exit(0);
-    assert_eq!(history(&second.state())[0]["outcome"], "notified: The NAS is 97% full.");
+    assert_eq!(
+        history(&second.state())[0]["outcome"],
+        "notified: The NAS is 97% full."
+    );
     tick.set_now("2026-11-22T10:15:00Z");
     tick.run().expect_exit(0);
     let got = receiver.received();
@@ -58,7 +67,10 @@ fn a_tick_delivers_through_the_real_apprise_cli_once_after_a_failed_try() {
         let body = r.json();
         assert_eq!(
             (&body["title"], &body["message"]),
-            (&json!("thinker"), &json!("thinker (watcher): The NAS is 97% full.")),
+            (
+                &json!("thinker"),
+                &json!("thinker (watcher): The NAS is 97% full.")
+            ),
             "{body}"
         );
     }
@@ -76,13 +88,24 @@ fn notify_test_reaches_an_ntfy_server_through_apprise() {
         ))
         .expect_exit(0);
     let out = tick.thinker(&["notify", "--test"]);
-    assert!(out.stdout.starts_with("SENT: the test message went out through notifier `"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .starts_with("SENT: the test message went out through notifier `"),
+        "{}",
+        out.stdout
+    );
     let got = receiver.received();
     assert_eq!(got.len(), 1);
     let body = got[0].json();
-    assert_eq!((&body["topic"], &body["title"]), (&json!("nas-alerts"), &json!("thinker")));
+    assert_eq!(
+        (&body["topic"], &body["title"]),
+        (&json!("nas-alerts"), &json!("thinker"))
+    );
     assert!(
-        body["message"].as_str().unwrap().starts_with("thinker: a test message ("),
+        body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("thinker: a test message ("),
         "{body}"
     );
 }

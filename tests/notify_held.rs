@@ -21,6 +21,10 @@ fn nudge(n: usize) -> String {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one message's life: held, nudged, listed, released or discarded, journaled"
+)]
 fn held_messages_are_nudged_listed_released_once_defanged_or_discarded() {
     let primary = Primary::anthropic(&[
         decision("notify", LOGIN, "the mailbox said so"),
@@ -57,14 +61,27 @@ fn held_messages_are_nudged_listed_released_once_defanged_or_discarded() {
     assert_eq!(second.stderr, "");
     assert_eq!(deliveries(&out), [nudge(1), nudge(2)]);
     let h = history(&second.state());
-    assert!(h.iter().all(|r| r["outcome"].as_str().unwrap().starts_with("held: needs confirmation (")), "{h:?}");
-    assert!(h.iter().all(|r| r.get("delivery").is_none()), "nudged: {h:?}");
+    assert!(
+        h.iter().all(|r| r["outcome"]
+            .as_str()
+            .unwrap()
+            .starts_with("held: needs confirmation (")),
+        "{h:?}"
+    );
+    assert!(
+        h.iter().all(|r| r.get("delivery").is_none()),
+        "nudged: {h:?}"
+    );
 
     // `held` lists both: the id, why, who, what it says — its links defanged.
     let listed = tick.thinker(&["held"]).stdout;
-    assert!(listed.contains("why:  held for your confirmation: "), "{listed}");
     assert!(
-        listed.contains("sign in at hxxps[:]//mail-quota[.]example/login") && !listed.contains("https://mail-quota"),
+        listed.contains("why:  held for your confirmation: "),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("sign in at hxxps[:]//mail-quota[.]example/login")
+            && !listed.contains("https://mail-quota"),
         "{listed}"
     );
     let json: Vec<Value> = serde_json::from_str(&tick.thinker(&["held", "--json"]).stdout).unwrap();
@@ -76,18 +93,31 @@ fn held_messages_are_nudged_listed_released_once_defanged_or_discarded() {
         json[0]["id"].as_str().unwrap().to_string(),
         json[1]["id"].as_str().unwrap().to_string(),
     );
-    assert!(json[1]["why"].as_str().unwrap().contains("a payment or transfer request"), "{json:?}");
+    assert!(
+        json[1]["why"]
+            .as_str()
+            .unwrap()
+            .contains("a payment or transfer request"),
+        "{json:?}"
+    );
 
     // Released: sent once, its link defanged.
     let released = tick.thinker(&["release", &login]);
     assert_eq!(released.code, Some(0), "{}", released.stderr);
     let sent = "thinker (watcher): Your mailbox is full: sign in at hxxps[:]//mail-quota[.]example/login to keep it\n";
     assert_eq!(deliveries(&out), [nudge(1), nudge(2), sent.to_string()]);
-    assert!(released.stdout.contains(sent.trim_end()), "{}", released.stdout);
+    assert!(
+        released.stdout.contains(sent.trim_end()),
+        "{}",
+        released.stdout
+    );
     // Discarded: never sent.
     let discarded = tick.thinker(&["discard", &pay]);
     assert_eq!(discarded.code, Some(0), "{}", discarded.stderr);
-    assert_eq!(discarded.stdout, format!("discarded {pay}: it will never be sent.\n"));
+    assert_eq!(
+        discarded.stdout,
+        format!("discarded {pay}: it will never be sent.\n")
+    );
     assert_eq!(
         tick.thinker(&["held"]).stdout,
         "Nothing waits for you: no message is held for your confirmation or undelivered.\n"
@@ -105,12 +135,20 @@ fn held_messages_are_nudged_listed_released_once_defanged_or_discarded() {
         "notified: Your mailbox is full: sign in at hxxps[:]//mail-quota[.]example/login to keep it (released by you)"
     );
     assert!(
-        h[1]["outcome"].as_str().unwrap().starts_with("dismissed: discarded by you (thinker discard): Pay the 2.99 EUR"),
+        h[1]["outcome"]
+            .as_str()
+            .unwrap()
+            .starts_with("dismissed: discarded by you (thinker discard): Pay the 2.99 EUR"),
         "{}",
         h[1]["outcome"]
     );
     // Neither can be released or discarded again; a short or unknown id is a usage error.
-    for args in [["release", login.as_str()], ["discard", pay.as_str()], ["release", &login[..2]], ["release", "ffffffff"]] {
+    for args in [
+        ["release", login.as_str()],
+        ["discard", pay.as_str()],
+        ["release", &login[..2]],
+        ["release", "ffffffff"],
+    ] {
         let refused = tick.thinker(&args);
         assert_eq!(refused.code, Some(2), "{args:?}: {}", refused.stderr);
     }
@@ -122,10 +160,21 @@ fn held_messages_are_nudged_listed_released_once_defanged_or_discarded() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(steps.len(), 2);
-    assert_eq!((steps[0]["action"].as_str(), steps[0]["result"].as_str()), (Some("release"), Some("sent")));
+    assert_eq!(
+        (steps[0]["action"].as_str(), steps[0]["result"].as_str()),
+        (Some("release"), Some("sent"))
+    );
     assert_eq!(steps[0]["id"], login.as_str());
-    assert_eq!((steps[1]["action"].as_str(), steps[1]["result"].as_str()), (Some("discard"), Some("discarded")));
-    assert!(steps[1]["records"][0]["outcome"].as_str().unwrap().starts_with("dismissed:"));
+    assert_eq!(
+        (steps[1]["action"].as_str(), steps[1]["result"].as_str()),
+        (Some("discard"), Some("discarded"))
+    );
+    assert!(
+        steps[1]["records"][0]["outcome"]
+            .as_str()
+            .unwrap()
+            .starts_with("dismissed:")
+    );
 }
 
 /// While a tick holds the lock, `release` and `discard` wait for nothing: exit 75.
@@ -133,7 +182,7 @@ fn held_messages_are_nudged_listed_released_once_defanged_or_discarded() {
 fn release_while_a_tick_runs_is_refused_with_exit_75() {
     let mut tick = Tick::new().expect_exit(0);
     tick.run();
-    let lock = std::fs::OpenOptions::new()
+    let lock = fs::OpenOptions::new()
         .write(true)
         .open(tick.dir().join("subconscious.json.lock"))
         .unwrap();

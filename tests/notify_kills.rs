@@ -31,7 +31,11 @@ struct Decisions(Arc<AtomicUsize>);
 impl Respond for Decisions {
     fn respond(&self, _: &Request) -> ResponseTemplate {
         let n = self.0.fetch_add(1, Ordering::SeqCst) + 1;
-        tool_use(&decision("notify", &format!("dlv-{n} needs you"), "it matters"))
+        tool_use(&decision(
+            "notify",
+            &format!("dlv-{n} needs you"),
+            "it matters",
+        ))
     }
 }
 
@@ -66,11 +70,17 @@ fn delivered(out: &Path) -> Vec<String> {
 }
 
 fn state(dir: &Path) -> Value {
-    thinker::storage::StateDir::at(dir).load().expect("the state loads after any kill");
+    thinker::storage::StateDir::at(dir)
+        .load()
+        .expect("the state loads after any kill");
     serde_json::from_str(&fs::read_to_string(dir.join("subconscious.json")).unwrap()).unwrap()
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "the setup, the kill loop and the checks after it read best in one place"
+)]
 fn no_message_is_delivered_twice_across_retries_and_kills() {
     let seed = env_or("THINKER_KILL_SEED", 31);
     let kills = env_or("THINKER_KILL_COUNT", 120);
@@ -138,13 +148,20 @@ fn no_message_is_delivered_twice_across_retries_and_kills() {
         let _ = child.kill();
         let status = child.wait().unwrap();
         *tally
-            .entry(if status.code().is_none() { "killed" } else { "finished" })
+            .entry(if status.code().is_none() {
+                "killed"
+            } else {
+                "finished"
+            })
             .or_default() += 1;
         // After every run: no id twice.
         let ids = delivered(&out);
-        let mut seen = std::collections::BTreeSet::new();
+        let mut once = std::collections::BTreeSet::new();
         for id in &ids {
-            assert!(seen.insert(id), "{id} delivered twice (seed {seed}): {ids:?}");
+            assert!(
+                once.insert(id),
+                "{id} delivered twice (seed {seed}): {ids:?}"
+            );
         }
         let h = state(&dir)["escalation_history"].clone();
         for r in h.as_array().into_iter().flatten() {
@@ -155,7 +172,10 @@ fn no_message_is_delivered_twice_across_retries_and_kills() {
             }
         }
     }
-    eprintln!("[notify_kills] window {window} µs; kills done in {:?}", begun.elapsed());
+    eprintln!(
+        "[notify_kills] window {window} µs; kills done in {:?}",
+        begun.elapsed()
+    );
     // The notifier works from now on: whole ticks until nothing is owed any more (the
     // backoff is at most 8 ticks; each tick's new message goes out at once).
     fs::write(
@@ -173,7 +193,11 @@ fn no_message_is_delivered_twice_across_retries_and_kills() {
     }
     let ids = delivered(&out);
     let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
-    assert_eq!(unique.len(), ids.len(), "an id delivered twice (seed {seed}): {ids:?}");
+    assert_eq!(
+        unique.len(),
+        ids.len(),
+        "an id delivered twice (seed {seed}): {ids:?}"
+    );
     let s = state(&dir);
     for r in s["escalation_history"].as_array().unwrap() {
         let delivery = r["delivery"].as_str();
@@ -193,14 +217,23 @@ fn no_message_is_delivered_twice_across_retries_and_kills() {
             );
         }
     }
-    let tried = fs::read_to_string(&tries).unwrap_or_default().lines().count();
+    let attempts = fs::read_to_string(&tries)
+        .unwrap_or_default()
+        .lines()
+        .count();
     eprintln!(
         "[notify_kills] {tally:?}; {} tries, {} delivered, {} calls",
-        tried,
+        attempts,
         ids.len(),
         answers.calls()
     );
-    assert!(tally.get("killed").copied().unwrap_or(0) >= kills / 2, "most runs were killed: {tally:?}");
+    assert!(
+        tally.get("killed").copied().unwrap_or(0) >= kills / 2,
+        "most runs were killed: {tally:?}"
+    );
     assert!(ids.len() >= 10, "deliveries happened: {ids:?}");
-    assert!(tried > ids.len(), "some tries failed and were tried again");
+    assert!(
+        attempts > ids.len(),
+        "some tries failed and were tried again"
+    );
 }

@@ -23,8 +23,7 @@ use crate::support::{Sequence, Tick, nothing, ok, t};
 const MESSAGE: &str = "The NAS is 97% full; tonight's backups will fail.";
 
 /// The notifier of a desktop under cron: counts its runs, says why, exits 1.
-const FAILING: &str =
-    "cat > /dev/null\necho run >> OUT.tries\necho 'Cannot autolaunch D-Bus without X11 $DISPLAY' >&2\nexit 1";
+const FAILING: &str = "cat > /dev/null\necho run >> OUT.tries\necho 'Cannot autolaunch D-Bus without X11 $DISPLAY' >&2\nexit 1";
 /// The notifier once fixed: appends what it gets.
 const WORKING: &str = "cat >> OUT\necho '<<end>>' >> OUT";
 
@@ -48,7 +47,9 @@ pub(crate) fn session_start(tick: &mut Tick) -> String {
         .stdin
         .take()
         .unwrap()
-        .write_all(br#"{"hook_event_name": "SessionStart", "session_id": "s-1", "source": "startup"}"#)
+        .write_all(
+            br#"{"hook_event_name": "SessionStart", "session_id": "s-1", "source": "startup"}"#,
+        )
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -74,6 +75,10 @@ pub(crate) fn tools(dir: &Path, now: &str) -> Tools {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one lost message's whole life, in order: tries, alarm, doctor, agent, release"
+)]
 fn a_notifier_that_exits_1_is_retried_then_given_up_loudly_and_released_once_fixed() {
     let primary = Primary::anthropic(&[decision("notify", MESSAGE, "backups fail")]);
     let mut tick = Tick::new()
@@ -118,7 +123,9 @@ fn a_notifier_that_exits_1_is_retried_then_given_up_loudly_and_released_once_fix
     let id = thinker::escalation::held::id_of(&serde_json::from_value(record.clone()).unwrap());
     assert!(
         lost.stderr.contains("thinker could not deliver a message")
-            && lost.stderr.contains(&format!("`thinker release {id}` sends it")),
+            && lost
+                .stderr
+                .contains(&format!("`thinker release {id}` sends it")),
         "{}",
         lost.stderr
     );
@@ -166,11 +173,18 @@ fn a_notifier_that_exits_1_is_retried_then_given_up_loudly_and_released_once_fix
     // `held` lists it; a release while the notifier still fails sends nothing, exit 1,
     // and it still waits.
     let held = tick.thinker(&["held"]).stdout;
-    assert!(held.starts_with(&format!("{id}  notify by watcher")), "{held}");
+    assert!(
+        held.starts_with(&format!("{id}  notify by watcher")),
+        "{held}"
+    );
     assert!(held.contains("why:  undelivered: notifier"), "{held}");
     let refused = tick.thinker(&["release", &id]);
     assert_eq!(refused.code, Some(1), "{}", refused.stderr);
-    assert!(refused.stderr.contains("was not sent"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("was not sent"),
+        "{}",
+        refused.stderr
+    );
     assert_eq!(tries(&out), 4);
     assert!(tick.thinker(&["held"]).stdout.contains(&id));
 
@@ -178,8 +192,17 @@ fn a_notifier_that_exits_1_is_retried_then_given_up_loudly_and_released_once_fix
     notifier(tick.home(), WORKING);
     let released = tick.thinker(&["release", &id[..5]]);
     assert_eq!(released.code, Some(0), "{}", released.stderr);
-    assert!(released.stdout.starts_with(&format!("sent {id} through notifier `")), "{}", released.stdout);
-    assert_eq!(deliveries(&out), [format!("thinker (watcher): {MESSAGE}\n")]);
+    assert!(
+        released
+            .stdout
+            .starts_with(&format!("sent {id} through notifier `")),
+        "{}",
+        released.stdout
+    );
+    assert_eq!(
+        deliveries(&out),
+        [format!("thinker (watcher): {MESSAGE}\n")]
+    );
     let state = tick.thinker(&["show", "--json"]).stdout;
     let state: Value = serde_json::from_str(&state).unwrap();
     let record = &history(&state)[0];
@@ -187,7 +210,10 @@ fn a_notifier_that_exits_1_is_retried_then_given_up_loudly_and_released_once_fix
         record["outcome"].as_str().unwrap(),
         format!("notified: {MESSAGE} (released by you)")
     );
-    assert!(record.get("delivery").is_none() && record.get("sends").is_none(), "{record}");
+    assert!(
+        record.get("delivery").is_none() && record.get("sends").is_none(),
+        "{record}"
+    );
     let doctor = tick.thinker(&["doctor", "--offline"]).stdout;
     assert!(doctor.contains("ok   notifier:"), "{doctor}");
     assert_eq!(
@@ -199,7 +225,11 @@ fn a_notifier_that_exits_1_is_retried_then_given_up_loudly_and_released_once_fix
     assert_eq!(deliveries(&out).len(), 1, "delivered once");
     let again = tick.thinker(&["release", &id]);
     assert_eq!(again.code, Some(2), "{}", again.stderr);
-    assert!(again.stderr.contains("no message waits with id"), "{}", again.stderr);
+    assert!(
+        again.stderr.contains("no message waits with id"),
+        "{}",
+        again.stderr
+    );
     // Every step of the commands is journaled.
     let steps: Vec<Value> = fs::read_to_string(tick.dir().join("deliveries.jsonl"))
         .unwrap()

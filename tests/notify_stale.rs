@@ -3,6 +3,7 @@
 //! start with one line that says so, and `doctor` warns; on a fresh state there is no
 //! such line. Snapshots of each (insta).
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::Stdio;
 
@@ -53,7 +54,10 @@ fn outputs(last_tick: &str) -> Vec<(&'static str, String)> {
         .unwrap_or_default()
         .to_string();
     let mcp = tools(tick.dir(), "2026-11-22T10:05:00Z");
-    let recall = mcp.recall("is the NAS disk full? will tonight's backups fail?").unwrap().text;
+    let recall = mcp
+        .recall("is the NAS disk full? will tonight's backups fail?")
+        .unwrap()
+        .text;
     let nothing = mcp.recall("what is the capital of Peru?").unwrap().text;
     let status = mcp.status().text;
     vec![
@@ -74,10 +78,10 @@ fn a_memory_five_days_old_says_so_first_everywhere_the_agent_reads_it() {
         assert!(text.starts_with(line), "{what}: {text}");
         assert_eq!(text.matches(line).count(), 1, "{what}: once");
     }
-    let joined: String = all
-        .iter()
-        .map(|(what, text)| format!("==== {what}\n{text}\n"))
-        .collect();
+    let mut joined = String::new();
+    for (what, text) in &all {
+        let _ = write!(joined, "==== {what}\n{text}\n");
+    }
     insta::assert_snapshot!("stale_memory_everywhere", joined);
     // doctor warns.
     let mut tick = Tick::new().state(&memory("2026-11-17T10:05:00Z"));

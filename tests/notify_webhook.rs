@@ -6,6 +6,7 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
@@ -53,20 +54,19 @@ impl Receiver {
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let (seen, statuses, tls) = (Arc::clone(&seen), statuses.clone(), tls.clone());
-                std::thread::spawn(move || match tls {
-                    Some(config) => {
-                        let Ok(conn) = rustls::ServerConnection::new(config) else {
-                            return;
-                        };
-                        let mut s = rustls::StreamOwned::new(conn, stream);
-                        serve(&mut s, &seen, &statuses);
-                        s.conn.send_close_notify();
-                        let _ = s.flush();
-                    }
-                    None => {
+                std::thread::spawn(move || {
+                    let Some(config) = tls else {
                         let mut s: TcpStream = stream;
                         serve(&mut s, &seen, &statuses);
-                    }
+                        return;
+                    };
+                    let Ok(conn) = rustls::ServerConnection::new(config) else {
+                        return;
+                    };
+                    let mut s = rustls::StreamOwned::new(conn, stream);
+                    serve(&mut s, &seen, &statuses);
+                    s.conn.send_close_notify();
+                    let _ = s.flush();
                 });
             }
         });
@@ -124,7 +124,11 @@ fn serve(s: &mut (impl Read + Write), seen: &Mutex<Vec<Received>>, statuses: &[u
         });
         status
     };
-    let answer = if status == 200 { "{\"id\":\"ok\"}" } else { "upstream exploded" };
+    let answer = if status == 200 {
+        "{\"id\":\"ok\"}"
+    } else {
+        "upstream exploded"
+    };
     let _ = write!(
         s,
         "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
@@ -193,7 +197,10 @@ fn a_webhook_500_is_tried_again_on_the_next_tick_and_delivered_exactly_once() {
         outcome.contains("answered HTTP 500") && outcome.contains("try 1 of 4"),
         "{outcome}"
     );
-    assert!(!outcome.contains("nas-alerts"), "no path in errors: {outcome}");
+    assert!(
+        !outcome.contains("nas-alerts"),
+        "no path in errors: {outcome}"
+    );
     // The next tick sends it again: delivered.
     tick.set_now("2026-11-22T10:10:00Z");
     let second = tick.run();
@@ -242,7 +249,11 @@ fn a_webhook_over_tls_is_trusted_through_its_ca_file() {
     for (ca, delivered) in [(true, true), (false, false)] {
         let webhook = format!(
             "[escalation.webhook]\nformat = \"json\"\nurl = \"{url}\"\n{}",
-            if ca { "ca_file = \"local-ca.pem\"\n" } else { "" }
+            if ca {
+                "ca_file = \"local-ca.pem\"\n"
+            } else {
+                ""
+            }
         );
         let (mut tick, _primary) = notifying("The NAS is 97% full.", &webhook, "");
         std::fs::write(tick.home().join("local-ca.pem"), &pem).unwrap();
@@ -286,7 +297,9 @@ fn notify_test_posts_each_format_and_says_it_went_out() {
         "[escalation.webhook]\nformat = \"gotify\"\nurl = \"http://127.0.0.1:{}\"\ntoken_env = \"GOTIFY_TOKEN\"\ntitle = \"home server\"\n",
         receiver.port
     );
-    let out = test_only(&gotify).expect_exit(0).thinker(&["notify", "--test"]);
+    let out = test_only(&gotify)
+        .expect_exit(0)
+        .thinker(&["notify", "--test"]);
     assert!(
         out.stdout.starts_with(&format!(
             "SENT: the test message went out through the gotify webhook at http://127.0.0.1:{} (HTTP 200).",
@@ -303,7 +316,10 @@ fn notify_test_posts_each_format_and_says_it_went_out() {
     );
     assert!(got[0].header("authorization").is_none());
     let body = got[0].json();
-    assert_eq!((&body["title"], &body["priority"]), (&json!("home server"), &json!(8)));
+    assert_eq!(
+        (&body["title"], &body["priority"]),
+        (&json!("home server"), &json!(8))
+    );
     assert!(
         body["message"]
             .as_str()
@@ -315,7 +331,9 @@ fn notify_test_posts_each_format_and_says_it_went_out() {
         "[escalation.webhook]\nformat = \"slack\"\nurl = \"http://127.0.0.1:{}/services/T0/B0/SECRETPATH\"\n",
         receiver.port
     );
-    let out = test_only(&slack).expect_exit(0).thinker(&["notify", "--test"]);
+    let out = test_only(&slack)
+        .expect_exit(0)
+        .thinker(&["notify", "--test"]);
     assert!(!out.stdout.contains("SECRETPATH"), "{}", out.stdout);
     let got = receiver.received();
     assert_eq!(got[1].path, "/services/T0/B0/SECRETPATH");
@@ -336,7 +354,6 @@ fn notify_test_says_plainly_when_nothing_went_out() {
         "#!/bin/sh\necho 'Cannot autolaunch D-Bus without X11 $DISPLAY' >&2\nexit 1\n",
     )
     .unwrap();
-    use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let mut tick = tick
         .env_remove("DISPLAY")
@@ -348,15 +365,31 @@ fn notify_test_says_plainly_when_nothing_went_out() {
         ))
         .expect_exit(1);
     let out = tick.thinker(&["notify", "--test"]);
-    assert!(out.stdout.starts_with("NOT SENT: the test message did not go out through notifier `"), "{}", out.stdout);
     assert!(
-        out.stdout.contains("exited with code 1: Cannot autolaunch D-Bus without X11"),
+        out.stdout
+            .starts_with("NOT SENT: the test message did not go out through notifier `"),
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("hint: this notifier needs a desktop session"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("exited with code 1: Cannot autolaunch D-Bus without X11"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("hint: this notifier needs a desktop session"),
+        "{}",
+        out.stdout
+    );
     // No notifier at all: said, exit 1.
     let mut none = Tick::new().expect_exit(1);
     let out = none.thinker(&["notify", "--test"]);
-    assert!(out.stdout.starts_with("NOT SENT: no notifier is configured"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .starts_with("NOT SENT: no notifier is configured"),
+        "{}",
+        out.stdout
+    );
 }

@@ -847,7 +847,10 @@ fn webhook_readiness(w: &crate::escalation::webhook::WebhookSettings) -> (Level,
     {
         return (
             Level::Fail,
-            format!("the {} webhook's token variable {var} is not set: set it, or remove token_env", w.format.as_str()),
+            format!(
+                "the {} webhook's token variable {var} is not set: set it, or remove token_env",
+                w.format.as_str()
+            ),
         );
     }
     (

@@ -18,6 +18,8 @@
 //!
 //! Must not: send anything but the message named, or the records of another.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 
 use crate::cli::HeldArgs;
@@ -89,7 +91,8 @@ pub fn list(ctx: &mut Context<'_>, args: &HeldArgs) -> Result<u8, Error> {
             Waiting::Confirmation => format!("held for your confirmation: {}", h.why),
             Waiting::Undelivered => format!("undelivered: {}", h.why),
         };
-        out.push_str(&format!(
+        let _ = write!(
+            out,
             "{}  {} by {}, {} ({})\n  why:  {why}\n  says: {}\n",
             h.id,
             h.action,
@@ -97,7 +100,7 @@ pub fn list(ctx: &mut Context<'_>, args: &HeldArgs) -> Result<u8, Error> {
             crate::clock::age(h.raised, ctx.clock.now),
             ctx.clock.wall(h.raised),
             shown(h)
-        ));
+        );
     }
     out.push_str(
         "`thinker release ID` sends one now (its links defanged when it was held for a link); `thinker discard ID` drops it.\n",
@@ -151,13 +154,17 @@ fn what_to_send(
     } else {
         decision
     };
-    let released = |done: EscalationOutcome| EscalationOutcome::parse(&format!("{done} (released by you)"));
+    let released =
+        |done: EscalationOutcome| EscalationOutcome::parse(&format!("{done} (released by you)"));
     match plan::effect(&decision, &threads, &reasons, false, config) {
         Effect::Notify { message, done } => Ok((Send::Message(message), released(done))),
         Effect::Remember { text, done } => Ok((
             Send::Note {
                 text,
-                attribution: format!("thinker ({} escalation, released by you)", threads.join(", ")),
+                attribution: format!(
+                    "thinker ({} escalation, released by you)",
+                    threads.join(", ")
+                ),
             },
             released(done),
         )),

@@ -26,7 +26,10 @@ pub fn message(clock: &crate::clock::Clock) -> String {
 
 /// Why a command notifier may not reach a person from here: notify-send and friends need
 /// a desktop session's D-Bus, which cron and SSH sessions lack.
-fn headless_hint(notifier: &Notifier<'_>, env: &dyn Fn(&str) -> Option<String>) -> Option<&'static str> {
+fn headless_hint(
+    notifier: &Notifier<'_>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<&'static str> {
     let Notifier::Command(argv) = notifier else {
         return None;
     };

@@ -746,7 +746,11 @@ impl Validator<'_> {
     ) -> Result<crate::escalation::webhook::WebhookSettings, ConfigError> {
         use crate::escalation::webhook::{DEFAULT_TITLE, UrlSource, WebhookSettings};
         let var_name = |key: &str, v: &str| {
-            if v.is_empty() || v.contains('=') || v.chars().any(char::is_whitespace) || v.contains("://") {
+            if v.is_empty()
+                || v.contains('=')
+                || v.chars().any(char::is_whitespace)
+                || v.contains("://")
+            {
                 Err(self.err(
                     key,
                     "must be the NAME of an environment variable, not its value",
@@ -769,8 +773,9 @@ impl Validator<'_> {
                 ));
             }
             (Some(url), None) => {
-                let ok = reqwest::Url::parse(url.trim())
-                    .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+                let ok = reqwest::Url::parse(url.trim()).is_ok_and(|u| {
+                    matches!(u.scheme(), "http" | "https") && u.host_str().is_some()
+                });
                 if !ok {
                     return Err(self.err(
                         "escalation.webhook.url",

@@ -201,9 +201,13 @@ pub enum HeldError {
         "no memory directory is configured, so the note {id} cannot be written: set [escalation] memory_dir, then release it again"
     )]
     NoMemoryDir { id: String },
-    #[error("{id} was not sent: {error}; it still waits (`thinker notify --test` tries the notifier, then release it again)")]
+    #[error(
+        "{id} was not sent: {error}; it still waits (`thinker notify --test` tries the notifier, then release it again)"
+    )]
     NotSent { id: String, error: String },
-    #[error("{id} may or may not have been sent: {error}; it still waits, so check before you release it again")]
+    #[error(
+        "{id} may or may not have been sent: {error}; it still waits, so check before you release it again"
+    )]
     MaybeSent { id: String, error: String },
 }
 
@@ -276,19 +280,44 @@ mod tests {
 
     #[test]
     fn what_waits_is_held_or_undelivered_one_message_per_decision() {
-        let mut lost = record(3, "oracle", "failed: notifier `x` exited with code 1; gave up", "Flight moved");
+        let mut lost = record(
+            3,
+            "oracle",
+            "failed: notifier `x` exited with code 1; gave up",
+            "Flight moved",
+        );
         lost.delivery = Some(Delivery::Undelivered);
         lost.delivery_error = Some("notifier `x` exited with code 1".into());
         let mut releasing = record(4, "watcher", "notified: y", "y");
         releasing.delivery = Some(Delivery::Started);
         let history = vec![
-            record(0, "watcher", "held: needs confirmation (a link to evil.example, which no source you trust showed): Log in", "Log in at https://evil.example"),
-            record(0, "librarian", "held: needs confirmation (a link to evil.example, which no source you trust showed): Log in", "Log in at https://evil.example"),
+            record(
+                0,
+                "watcher",
+                "held: needs confirmation (a link to evil.example, which no source you trust showed): Log in",
+                "Log in at https://evil.example",
+            ),
+            record(
+                0,
+                "librarian",
+                "held: needs confirmation (a link to evil.example, which no source you trust showed): Log in",
+                "Log in at https://evil.example",
+            ),
             record(1, "watcher", "notified: fine", "fine"),
-            record(2, "watcher", "held: until the quiet hours end: later", "later"),
+            record(
+                2,
+                "watcher",
+                "held: until the quiet hours end: later",
+                "later",
+            ),
             lost,
             releasing,
-            record(5, "dreamer", "held: needs confirmation (a phone number): call", "call +44 20 7946 0958"),
+            record(
+                5,
+                "dreamer",
+                "held: needs confirmation (a phone number): call",
+                "call +44 20 7946 0958",
+            ),
         ];
         let held = list(&history);
         let got: Vec<(Waiting, Vec<usize>, bool)> = held
@@ -311,15 +340,32 @@ mod tests {
         assert_eq!(held[1].why, "notifier `x` exited with code 1");
         assert_eq!(confirmations(&history), 2);
         // Ids: 8 hex digits, stable, distinct.
-        assert!(held.iter().all(|h| h.id.len() == 8 && h.id.chars().all(|c| c.is_ascii_hexdigit())));
-        assert_eq!(list(&history[4..])[0].id, held[1].id, "the id does not move");
+        assert!(
+            held.iter()
+                .all(|h| h.id.len() == 8 && h.id.chars().all(|c| c.is_ascii_hexdigit()))
+        );
+        assert_eq!(
+            list(&history[4..])[0].id,
+            held[1].id,
+            "the id does not move"
+        );
     }
 
     #[test]
     fn an_id_or_a_unique_prefix_finds_a_message() {
         let history = vec![
-            record(0, "watcher", "held: needs confirmation (a phone number): a", "a"),
-            record(1, "watcher", "held: needs confirmation (a phone number): b", "b"),
+            record(
+                0,
+                "watcher",
+                "held: needs confirmation (a phone number): a",
+                "a",
+            ),
+            record(
+                1,
+                "watcher",
+                "held: needs confirmation (a phone number): b",
+                "b",
+            ),
         ];
         let held = list(&history);
         let id = held[1].id.clone();

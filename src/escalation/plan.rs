@@ -33,8 +33,8 @@ use crate::state::{DecisionRecord, Delivery, EscalationOutcome, EscalationRecord
 use crate::untrusted;
 
 use super::decision::{Action, Decision};
-use super::{held, outbound};
 pub use super::{OUTCOME_EXCERPT_CHARS, excerpt};
+use super::{held, outbound};
 
 /// The work a tick owes, as indices into the escalation history.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -572,7 +572,10 @@ mod tests {
         let history = vec![record("pending"), record("pending")];
         let urgent = |i: usize| i == 1;
         // Before the reserve: everything due is called.
-        assert_eq!(plan(&history, &cfg, (2, 1), false, &urgent).decide, vec![0, 1]);
+        assert_eq!(
+            plan(&history, &cfg, (2, 1), false, &urgent).decide,
+            vec![0, 1]
+        );
         // In it: only the urgent one; the other is capped without a call.
         let p = plan(&history, &cfg, (3, 1), false, &urgent);
         assert_eq!((p.decide, p.reserved), (vec![1], vec![0]));
@@ -648,18 +651,40 @@ mod tests {
             "failed: down (try 1 of 4; tried again in 1 tick)"
         );
         // A ledger reset (runs from 1 again) does not strand a retry far ahead.
-        assert!(send_due(&first, 1, &cfg) == false && send_due(&EscalationRecord { retry_run: Some(500), ..first.clone() }, 1, &cfg));
+        assert!(
+            !send_due(&first, 1, &cfg)
+                && send_due(
+                    &EscalationRecord {
+                        retry_run: Some(500),
+                        ..first.clone()
+                    },
+                    1,
+                    &cfg
+                )
+        );
         // A notifier killed at its timeout may have delivered: never tried again.
         let mut hung = decided("notified: x", "notify");
         assert!(send_failed(&mut hung, "timed out", true, 3, &cfg));
-        assert!(hung.outcome.to_string().contains("it may have reached you"), "{}", hung.outcome);
+        assert!(
+            hung.outcome.to_string().contains("it may have reached you"),
+            "{}",
+            hung.outcome
+        );
         // A nudge keeps its record's held outcome.
         let mut nudge = decided("held: needs confirmation (a phone number): call", "notify");
         send_failed(&mut nudge, "down", false, 3, &cfg);
         assert!(held::needs_confirmation(&nudge.outcome));
         assert_eq!(nudge.delivery_error.as_deref(), Some("down"));
         send_succeeded(&mut nudge);
-        assert_eq!((nudge.delivery, nudge.sends, nudge.retry_run, nudge.delivery_error), (None, 0, None, None));
+        assert_eq!(
+            (
+                nudge.delivery,
+                nudge.sends,
+                nudge.retry_run,
+                nudge.delivery_error
+            ),
+            (None, 0, None, None)
+        );
     }
 
     #[test]
@@ -682,7 +707,10 @@ mod tests {
         assert_eq!((p.retry, p.nudge), (vec![0], vec![2]));
         let quiet = plan(&history, &config(), (0, 9), true, &|_| false);
         assert!(quiet.retry.is_empty() && quiet.nudge.is_empty());
-        assert_eq!(plan(&history, &config(), (0, 9), false, &|_| false).retry, vec![0, 1]);
+        assert_eq!(
+            plan(&history, &config(), (0, 9), false, &|_| false).retry,
+            vec![0, 1]
+        );
     }
 
     mod props {
@@ -726,8 +754,7 @@ mod tests {
                     },
                     retry_run: retry.map(u64::from),
                     ..record(OUTCOMES[o])
-                },
-            )
+                })
         }
 
         proptest! {

@@ -2,7 +2,7 @@
 //! a URL, in the shape its server reads — ntfy's JSON publishing, Gotify's message API,
 //! a Slack-compatible incoming webhook (Slack, Mattermost, Rocket.Chat, Discord's
 //! `/slack` endpoint), or plain `{"title", "message"}` — over the HTTP client and TLS
-//! trust (`tls_roots`, `ca_file`) the providers use ([`crate::provider::build_client`]).
+//! trust (`tls_roots`, `ca_file`) the providers use (`provider::build_client`).
 //!
 //! | `format` | posted to | body |
 //! |---|---|---|
@@ -104,9 +104,13 @@ pub enum WebhookError {
         "the webhook's token variable {var} is not set (or empty); set it, or remove [escalation.webhook] token_env"
     )]
     NoToken { var: String },
-    #[error("webhook {site}: the HTTP client cannot be built: {why}; check [escalation.webhook] ca_file and tls_roots")]
+    #[error(
+        "webhook {site}: the HTTP client cannot be built: {why}; check [escalation.webhook] ca_file and tls_roots"
+    )]
     Client { site: String, why: String },
-    #[error("webhook {site}: cannot connect: {why}; is the server up and the URL right? (tried again on the next ticks)")]
+    #[error(
+        "webhook {site}: cannot connect: {why}; is the server up and the URL right? (tried again on the next ticks)"
+    )]
     Connect { site: String, why: String },
     #[error("webhook {site} answered HTTP {status}{}; check the URL, the token and the format ({format})", if body.is_empty() { String::new() } else { format!(": {body}") })]
     Status {
@@ -115,9 +119,13 @@ pub enum WebhookError {
         body: String,
         format: &'static str,
     },
-    #[error("webhook {site}: no answer within {seconds} s (it may have reached you, so it is not sent again); raise [escalation] notify_timeout_seconds if the server is slow")]
+    #[error(
+        "webhook {site}: no answer within {seconds} s (it may have reached you, so it is not sent again); raise [escalation] notify_timeout_seconds if the server is slow"
+    )]
     TimedOut { site: String, seconds: f64 },
-    #[error("webhook {site}: the exchange failed after the request was sent: {why} (it may have reached you, so it is not sent again)")]
+    #[error(
+        "webhook {site}: the exchange failed after the request was sent: {why} (it may have reached you, so it is not sent again)"
+    )]
     Lost { site: String, why: String },
 }
 
@@ -340,14 +348,20 @@ mod tests {
         ];
         for (format, given, endpoint, body) in cases {
             let (to, sent) = request(format, &url(given), "thinker", "NAS full\n");
-            assert_eq!((to.as_str(), &sent), (endpoint, &body), "{format:?} {given}");
+            assert_eq!(
+                (to.as_str(), &sent),
+                (endpoint, &body),
+                "{format:?} {given}"
+            );
         }
     }
 
     #[test]
     fn a_site_is_its_scheme_and_host_never_its_path() {
         assert_eq!(
-            site_of(&url("https://hooks.slack.com/services/T0/B0/SECRET?token=x")),
+            site_of(&url(
+                "https://hooks.slack.com/services/T0/B0/SECRET?token=x"
+            )),
             "https://hooks.slack.com"
         );
         assert_eq!(

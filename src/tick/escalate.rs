@@ -546,7 +546,7 @@ impl Escalation<'_> {
                         let r = &mut state.escalation_history[i];
                         gave_up |= plan::send_failed(r, &why, maybe, self.run, self.config);
                     }
-                    self.log_failed_send(state, records, effect, &why, gave_up);
+                    log_failed_send(state, records, effect, &why, gave_up);
                     work.errors.push(why);
                 }
                 Err(e) => {
@@ -565,34 +565,6 @@ impl Escalation<'_> {
         Ok(())
     }
 
-    /// One log line for a failed send: `info` while it is tried again (the journal has
-    /// it), a warning once it is given up — with the message's id and the way out.
-    fn log_failed_send(
-        &self,
-        state: &State,
-        records: &[usize],
-        effect: &Effect,
-        why: &str,
-        gave_up: bool,
-    ) {
-        let what = if matches!(effect, Effect::Nudge { .. }) {
-            "the nudge about a message held for your confirmation"
-        } else {
-            "a message"
-        };
-        if !gave_up {
-            tracing::info!("{what} was not delivered, tried again on a later tick: {why}");
-            return;
-        }
-        let id = records
-            .first()
-            .map(|&i| held::id_of(&state.escalation_history[i]))
-            .unwrap_or_default();
-        tracing::warn!(
-            "thinker could not deliver {what} ({why}); it is not sent again: fix the notifier (`thinker notify --test` tries it), then `thinker release {id}` sends it, or `thinker discard {id}` drops it (`thinker held` lists what waits)"
-        );
-    }
-
     async fn remember(&self, attribution: &str, text: &str) -> Result<(), RememberError> {
         let Some(dir) = self.config.memory_dir.clone() else {
             return Err(RememberError::NoMemoryDir);
@@ -603,6 +575,27 @@ impl Escalation<'_> {
             .map_err(RememberError::TaskFailed)??;
         Ok(())
     }
+}
+
+/// One log line for a failed send: `info` while it is tried again (the journal has
+/// it), a warning once it is given up — with the message's id and the way out.
+fn log_failed_send(state: &State, records: &[usize], effect: &Effect, why: &str, gave_up: bool) {
+    let what = if matches!(effect, Effect::Nudge { .. }) {
+        "the nudge about a message held for your confirmation"
+    } else {
+        "a message"
+    };
+    if !gave_up {
+        tracing::info!("{what} was not delivered, tried again on a later tick: {why}");
+        return;
+    }
+    let id = records
+        .first()
+        .map(|&i| held::id_of(&state.escalation_history[i]))
+        .unwrap_or_default();
+    tracing::warn!(
+        "thinker could not deliver {what} ({why}); it is not sent again: fix the notifier (`thinker notify --test` tries it), then `thinker release {id}` sends it, or `thinker discard {id}` drops it (`thinker held` lists what waits)"
+    );
 }
 
 /// Why an effect of an escalation did not happen; its message is the records' `failed`

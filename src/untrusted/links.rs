@@ -77,7 +77,10 @@ mod tests {
                 "see HXXP[:]//WWW[.]Example[.]org/a and www[.]example[.]org",
             ),
             ("the disk is 95% full.", "the disk is 95% full."),
-            ("call http://10.0.0.1:8080/x", "call hxxp[:]//10[.]0[.]0[.]1:8080/x"),
+            (
+                "call http://10.0.0.1:8080/x",
+                "call hxxp[:]//10[.]0[.]0[.]1:8080/x",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(defang(text), want, "{text}");
