@@ -207,6 +207,8 @@ pub struct Messages {
     pub undelivered: Vec<Undelivered>,
     /// The ids of the messages held for the user's confirmation.
     pub held: Vec<String>,
+    /// Of those, how many never got their nudge (every try failed).
+    pub nudges_lost: usize,
     /// Records whose send failed and is tried again on a later tick.
     pub retrying: usize,
     /// The error of the last failed send still owed or given up (a nudge's too).
@@ -238,9 +240,16 @@ impl Messages {
             matches!(r.delivery, Some(Delivery::Owed | Delivery::Undelivered))
                 && r.delivery_error.is_some()
         };
+        let nudges_lost = history
+            .iter()
+            .filter(|r| {
+                held::needs_confirmation(&r.outcome) && r.delivery == Some(Delivery::Undelivered)
+            })
+            .count();
         Messages {
             undelivered,
             held,
+            nudges_lost,
             retrying: history
                 .iter()
                 .filter(|r| r.delivery == Some(Delivery::Owed) && r.sends > 0)
@@ -691,6 +700,71 @@ mod tests {
             let health = Health::of(&[], &ledger, &allowances, &keys, &Clock::utc(at(now)));
             assert_eq!(health.breakers["groq"].phase, want, "{keys:?} {now}");
         }
+    }
+
+    /// What waits for the user, from the history: given up, held (its nudge lost or
+    /// not), retried; and the memory's age against `stale_after`.
+    #[test]
+    fn the_state_says_what_waits_and_how_old_the_memory_is() {
+        use crate::state::{DecisionRecord, EscalationRecord};
+        let record = |minute: u32, outcome: &str, delivery: Option<Delivery>, sends: u32| {
+            let at = at(&format!("2026-11-22T09:{minute:02}:00Z"));
+            EscalationRecord {
+                decision: Some(DecisionRecord {
+                    action: "notify".into(),
+                    text: format!("text {minute}"),
+                    why: String::new(),
+                }),
+                delivery,
+                sends,
+                delivery_error: sends.gt(&0).then(|| format!("error {minute}")),
+                ..EscalationRecord::raised(
+                    at,
+                    "watcher",
+                    format!("reason {minute}"),
+                    outcome.into(),
+                )
+            }
+        };
+        let state = State {
+            last_tick: Some(at("2026-11-22T06:00:00Z")),
+            escalation_history: vec![
+                record(0, "failed: down; gave up", Some(Delivery::Undelivered), 4),
+                record(1, "held: needs confirmation (a phone number): x", None, 0),
+                record(
+                    2,
+                    "held: needs confirmation (a phone number): y",
+                    Some(Delivery::Undelivered),
+                    4,
+                ),
+                record(3, "failed: down (try 1 of 4)", Some(Delivery::Owed), 1),
+                record(4, "notified: fine", None, 0),
+            ],
+            ..State::default()
+        };
+        let allowances = Allowances {
+            stale_after: Some(chrono::TimeDelta::hours(3)),
+            ..Allowances::default()
+        };
+        let health = |now: &str| {
+            let clock = Clock::utc(at(now));
+            Health::of(&[], &Ledger::default(), &allowances, &Keys::Unknown, &clock).with_state(
+                &state,
+                &allowances,
+                &clock,
+            )
+        };
+        let h = health("2026-11-22T10:00:00Z");
+        let m = &h.messages;
+        assert_eq!(
+            (m.undelivered.len(), m.held.len(), m.nudges_lost, m.retrying),
+            (1, 2, 1, 1)
+        );
+        assert_eq!(m.undelivered[0].text, "text 0");
+        assert_eq!(m.undelivered[0].error, "error 0");
+        assert_eq!(m.last_error.as_deref(), Some("error 3"));
+        assert!(h.stale, "4 h old, stale after 3 h");
+        assert!(!health("2026-11-22T08:00:00Z").stale);
     }
 
     /// What cannot be read is said in the value, never an error.

@@ -809,6 +809,14 @@ fn check_notifier(e: &crate::config::EscalationConfig, health: &Health, report: 
             plural(n),
             ids.join("` / `thinker release ")
         );
+    } else if m.nudges_lost > 0 {
+        level = Level::Fail;
+        message = format!(
+            "{message}; but the nudge about {} message{} held for your confirmation could not be delivered (last error: {}): fix the notifier (`thinker notify --test` tries it); `thinker held` lists what waits",
+            m.nudges_lost,
+            plural(m.nudges_lost),
+            m.last_error.as_deref().unwrap_or("unknown")
+        );
     } else if m.retrying > 0 {
         level = level.max(Level::Warn);
         message = format!(

@@ -227,7 +227,7 @@ impl Escalation<'_> {
         // The nudge: for every record held for confirmation that owes one, those held
         // by this tick's decision included; it counts every message held.
         let nudged = plan::nudges(&state.escalation_history, self.run, quiet, self.config);
-        if !nudged.is_empty() {
+        if !nudged.is_empty() && self.config.notifier().is_configured() {
             let count = held::confirmations(&state.escalation_history);
             touched.extend(&nudged);
             effects.push((
