@@ -93,6 +93,14 @@ pub enum Command {
     /// Check the config, keys, providers, sources, state, lock, journal and budget
     #[command(after_help = examples::DOCTOR)]
     Doctor(DoctorArgs),
+    /// Send a test message through the configured notifier and say whether it went out
+    Notify(NotifyArgs),
+    /// List the messages that wait for you: held for your confirmation, or undelivered
+    Held(HeldArgs),
+    /// Send a waiting message now (its links defanged when it was held for a link)
+    Release(MessageIdArgs),
+    /// Drop a waiting message: it is never sent
+    Discard(MessageIdArgs),
     // --- replay, explain, report ---
     /// Re-run the journal through the aggregator: check it reproduces every state, then compare other settings (--set)
     #[command(after_help = examples::REPLAY)]
@@ -454,6 +462,27 @@ pub struct DoctorArgs {
     /// Colour: auto (only on a terminal, unless NO_COLOR is set), always, never
     #[arg(long, value_enum, default_value_t)]
     pub color: ColorChoice,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct NotifyArgs {
+    /// Send a short test message through the configured notifier (notify_command or
+    /// [escalation.webhook]) and say whether it went out
+    #[arg(long, required = true)]
+    pub test: bool,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct HeldArgs {
+    /// The waiting messages as one JSON array on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct MessageIdArgs {
+    /// The message's id as `thinker held` lists it (a unique prefix of 4+ digits will do)
+    pub id: String,
 }
 
 // --- replay, explain, report ---

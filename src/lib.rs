@@ -91,6 +91,10 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Mcp => cmd::mcp::run(&mut ctx),
         // --- living with it ---
         Command::Doctor(args) => cmd::doctor::run(&mut ctx, args),
+        Command::Notify(_) => cmd::notify::run(&mut ctx),
+        Command::Held(args) => cmd::held::list(&mut ctx, args),
+        Command::Release(args) => cmd::held::release(&mut ctx, &args.id),
+        Command::Discard(args) => cmd::held::discard(&mut ctx, &args.id),
         // --- replay, explain, report ---
         Command::Replay(args) => cmd::replay::run(&mut ctx, args),
         Command::Explain(args) => cmd::explain::run(&mut ctx, args),
