@@ -115,13 +115,18 @@ impl Reason {
 pub fn reasons(text: &str, seen: &Seen, trusted_domains: &[String]) -> Vec<Reason> {
     let reading = outbound::read(text);
     let mut reasons: Vec<Reason> = reading.concerns.into_iter().map(Reason::Concern).collect();
-    let allowed = |site: &str| {
-        trusted_domains
-            .iter()
-            .any(|d| site == d || site.ends_with(&format!(".{d}")))
+    // A configured domain is compared as a link's host is written (IDNA, lowercase).
+    let trusted: Vec<String> = trusted_domains
+        .iter()
+        .filter_map(|d| outbound::host_name(d))
+        .collect();
+    let allowed = |link: &outbound::Link| {
+        trusted.iter().any(|d| {
+            link.host == *d || link.host.ends_with(&format!(".{d}")) || link.site == *d
+        })
     };
     for link in reading.links {
-        if allowed(&link.site) || seen.trusted.contains(&link.site) {
+        if allowed(&link) || seen.trusted.contains(&link.site) {
             continue;
         }
         let reason = if seen.screened.contains(&link.site) {
