@@ -80,6 +80,7 @@ fn pct(hit: usize, n: usize) -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let misses = args.iter().any(|a| a == "--misses");
+    let reveal = args.iter().any(|a| a == "--reveal-blind");
     let splits: &[&str] = if args.iter().any(|a| a == "--tune-only") {
         &["tune"]
     } else {
@@ -100,7 +101,7 @@ fn main() {
                 .or_default();
             e.0 += usize::from(held);
             e.1 += 1;
-            if misses && item.split == "tune" && held != hostile {
+            if misses && (item.split == "tune" || reveal) && held != hostile {
                 let what = if hostile { "missed" } else { "false hold" };
                 let _ = writeln!(report, "  {what} {}: {:?} {why:?}", item.id, item.text);
             }

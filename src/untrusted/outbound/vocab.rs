@@ -271,6 +271,12 @@ static CALLBACK: LazyLock<Option<Regex>> = LazyLock::new(|| {
         r"|\b(?:afgeschreven|verlengd|terugbetaling|geblokkeerd|opgeschort|verdacht|niet geautoriseerd|annuleren|blokkeren)\w*",
         r"|\b(?:списан|подписк|продлен|возврат|заблокирован|мошенн|подозрительн|отмен)\w*",
         r"|扣款|订阅|续订|续费|退款|冻结|诈骗|异常|盗刷|定期購入|返金|凍結|不正|구독|갱신|환불|정지|차단|사기|도용",
+        // Denial: "not you?", "if you did not make this purchase".
+        r"|\b(?:not you|wasn'?t you|was not you|didn'?t (?:make|authori[sz]e|place|order)|did not (?:make|authori[sz]e|place|order)|(?:order|purchase) (?:was |has been )?placed)\b",
+        r"|\b(?:nicht sie|waren sie das nicht|nicht von ihnen)\b|\b(?:ce n'?est pas vous|si ce n'?etait pas vous)\b",
+        r"|\b(?:no fuiste tu|no has sido tu|no lo reconoces|no reconoce)\b|\b(?:nao foi voce|nao reconhece)\b",
+        r"|\b(?:non sei stato tu|non riconosci)\b|\b(?:was u dit niet|was jij dit niet|niet herkent)\b",
+        r"|\b(?:это не вы|это были не вы|не совершали)\b|非本人|不是您本人|心当たりがない|身に覚えのない|본인이 아닌|본인이 아니",
     ))
 });
 
