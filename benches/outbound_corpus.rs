@@ -84,7 +84,7 @@ fn main() {
     let splits: &[&str] = if args.iter().any(|a| a == "--tune-only") {
         &["tune"]
     } else {
-        &["tune", "blind"]
+        &["tune", "blind", "blind2"]
     };
     let json_out = args
         .iter()

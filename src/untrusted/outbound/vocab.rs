@@ -51,7 +51,7 @@ const OBJECT: &str = concat!(
 
 /// A verb that asks to pay or transfer.
 const PAY_VERB: &str = concat!(
-    r"(?:\b(?:pay|settle|remit|transfer|wire|deposit|reimburse|refund me|top up|send over)\b",
+    r"(?:\b(?:pay|settle|remit|transfer|wire|deposit|reimburse|refund me|top up|send over|wired|transferred|remitted|deposited)\b",
     r"|\b(?:uberweis|bezahl|begleich|einzahl)\w*|\bzahl(?:en|e|t)\b|\berstatten sie\b",
     r"|\b(?:payer|payez|regler|reglez|virer|virez|verser|versez|rembourser|remboursez)\b|\bregle[rz]?\b",
     r"|\b(?:pagar|pague|paga|paguen|pagad|transfiera|transfieran|transferir|transfiere|abone|abonar|deposite|depositar|ingrese|ingresar|reembolse|reembolsar)\b",
@@ -60,7 +60,7 @@ const PAY_VERB: &str = concat!(
     r"|\b(?:betaal|betalen|overmaken|maak\b.{0,40}\bover|overschrijven|stort|storten|voldoe|voldoen)\b",
     r"|\b(?:оплат|заплат|перевед|перевест|перечисл|погас|внесит|внеси)\w*",
     r"|支付|付款|转账|轉帳|汇款|匯款|打款|缴纳|缴费|繳費|付清|结清|支払|払って|払い込|払込|振込|振り込|送金|入金",
-    r"|결제|송금|(?:^|[^동])이체|입금|납부|지불|갚)",
+    r"|(?:결제|송금|이체|입금|납부|지불)(?:를|을|가|이)? ?(?:해|하세요|하십시오|하시기|바랍니다|부탁|필요)|갚아)",
 );
 
 /// A noun that names a payment or transfer.
@@ -77,7 +77,7 @@ const GIVE_VERB: &str = concat!(
     r"|\b(?:envia|envie|enviar|envien|enviad|manda|mande|mandar|presta|preste|empresta|empreste)\b",
     r"|\b(?:invia|inviate|inviare|mandami|mandate|presta|prestami)\b",
     r"|\b(?:stuur|sturen|geef|leen)\b",
-    r"|\b(?:отправ|пришл|скин|одолж)\w*",
+    r"|\b(?:отправьте|отправь|пришлите|скиньте|скинь|одолжите|одолжи)\b",
     r"|发给|给我|寄给|借我|送って|貸して|보내|빌려)",
 );
 
@@ -208,6 +208,7 @@ pub fn gift_cards(words: &str) -> bool {
 const SECRET: &str = concat!(
     r"(?:\b(?:password|passcode|passphrase|pass code|credentials?|login(?: details| info)?|log-in|username|2fa|mfa|otp|one[- ]time (?:code|password|passcode|pin)|(?:verification|security|confirmation|authentication|auth|access|sms) code|pin|pin code|cvv|cvc|api key|access key|secret key|token|recovery (?:code|phrase|key)|seed phrase|private key|ssn|social security number|security questions?)s?\b",
     r"|\bcode (?:we|they|google|apple|microsoft|the bank) (?:just )?(?:sent|texted)\b",
+    r"|\bauthenticator (?:app )?codes?\b|\bcodes? (?:shown|displayed) (?:in|on)\b|\bcodes? (?:from|in) (?:your|the) (?:authenticator|app|sms|texts?|phone|e-?mail)\b",
     r"|\b(?:\d|four|six|eight)[- ]digit (?:code|pin)s?\b|\bcodes? (?:you|we) (?:will |just |have |)(?:receive|received|get|got)\b",
     r"|\b(?:passwort|kennwort|zugangsdaten|anmeldedaten|bestatigungscode|sicherheitscode|verifizierungscode|einmalcode|geheimzahl)\w*|\b(?:tan|sms-code)\b|\bcode aus der sms\b",
     r"|\bmots? de passe\b|\bidentifiants?\b|\bcode (?:de (?:verification|securite|confirmation)|recu par sms|sms|pin)\b|\bcode a usage unique\b",
@@ -222,7 +223,7 @@ const SECRET: &str = concat!(
 /// A verb that asks to give, tell, enter or confirm something.
 const DISCLOSE: &str = concat!(
     r"(?:\b(?:send|share|give|tell|reply with|respond with|provide|enter|type|submit|confirm|verify|validate|read (?:out|back|me)|text|forward|disclose|re-?enter|input|update (?:your )?(?:login|credentials|account))\b|\b(?:reply|replying|responding)\b",
-    r"|\b(?:senden|schicken|sende|schick|teilen|mitteilen|geben sie|gib|nennen|bestatigen|verifizieren|eingeben|weitergeben|weiter|ubermitteln|antworten)\w*",
+    r"|\b(?:senden|schicken|sende|schick|teilen|mitteilen|geben sie|gib|nennen|bestatigen|verifizieren|eingeben|weitergeben|weiter|ubermitteln|antworten|tippen|eintippen|schreiben)\w*",
     r"|\b(?:envoyez|envoie|envoyer|communiquez|communiquer|transmettez|transmettre|donnez|donner|indiquez|confirmez|confirmer|saisissez|saisir|entrez|entrer|renseignez|verifiez|verifier|partagez|repondez)\b",
     r"|\b(?:envia|envie|enviame|enviar|manda|mande|mandame|comparte|comparta|dame|dime|diga|digame|confirme|confirma|introduzca|introduce|ingrese|ingresa|escriba|verifique|facilite|proporcione|responda)\b",
     r"|\b(?:envie|mande|compartilhe|passa|passe|fala|informe|digite|insira)\b",
