@@ -400,7 +400,7 @@ static SENDS_BEFORE: LazyLock<Option<Regex>> = LazyLock::new(|| {
         r"|\b(?:перейдите на|перейди на|зайдите на|зайди на|войдите на|откройте|посетите|по ссылке|на сайте)",
         r"|访问|登录|登陆|打开|点击|前往)",
         r"(?: the (?:site|website|page|portal|link))?\s*[:\-]?\s*$",
-        r"|\b(?:link|url|website|web site|site|portal|webseite|lien|enlace|sito|сайт|ссылка|网址|链接)\s*:\s*$",
+        r"|(?:\b(?:link|url|website|web site|site|portal|details?|more info|info|infos|webseite|weitere infos|lien|plus d'infos|enlace|mas informacion|mais informacoes|sito|dettagli|meer info|сайт|ссылка|подробнее)\b|网址|链接|详情|詳細|詳しく|자세히)\s*:\s*$",
     ))
 });
 
