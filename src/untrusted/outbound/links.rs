@@ -358,7 +358,10 @@ mod tests {
     use super::*;
 
     fn hosts_of(text: &str) -> Vec<(String, Shape)> {
-        mentions(text).into_iter().map(|m| (m.host, m.shape)).collect()
+        mentions(text)
+            .into_iter()
+            .map(|m| (m.host, m.shape))
+            .collect()
     }
 
     fn one(host: &str, shape: Shape) -> Vec<(String, Shape)> {
@@ -369,24 +372,42 @@ mod tests {
     fn addresses_read_as_a_browser_reads_them() {
         use Shape::*;
         let cases: &[(&str, Vec<(String, Shape)>)] = &[
-            ("see https://acme-billing.com/x", one("acme-billing.com", Scheme)),
+            (
+                "see https://acme-billing.com/x",
+                one("acme-billing.com", Scheme),
+            ),
             ("https:\\\\evil.example\\pay", one("evil.example", Scheme)),
             ("at https:evil.example/pay now", one("evil.example", Scheme)),
-            ("https://bank.example@evil.example/", one("evil.example", Scheme)),
+            (
+                "https://bank.example@evil.example/",
+                one("evil.example", Scheme),
+            ),
             ("http://0xCB.0x00.0x71.0x36/i", one("203.0.113.54", Scheme)),
             ("http://3405803777/i", one("203.0.113.1", Scheme)),
             ("hxxps://evil.example/x", one("evil.example", Scheme)),
             ("http://[::1]:8080/", one("[::1]", Scheme)),
-            ("详情请访问https://acme.example/pay完成", one("acme.example", Scheme)),
+            (
+                "详情请访问https://acme.example/pay完成",
+                one("acme.example", Scheme),
+            ),
             ("evil.example/@pay", one("evil.example", Clickable)),
             ("185.23.77.4/invoice", one("185.23.77.4", Clickable)),
             ("www.Bank.example", one("www.bank.example", Clickable)),
             ("docs.rs/regex", one("docs.rs", Clickable)),
-            ("api.example.com:8443/health", one("api.example.com", Clickable)),
+            (
+                "api.example.com:8443/health",
+                one("api.example.com", Clickable),
+            ),
             ("acme-billing.zip", one("acme-billing.zip", Bare)),
-            ("Certificate for example.org expires", one("example.org", Bare)),
+            (
+                "Certificate for example.org expires",
+                one("example.org", Bare),
+            ),
             ("bücher.de", one("xn--bcher-kva.de", Bare)),
-            ("詳しくはacme-pay.jp/infoをご覧ください", one("acme-pay.jp", Clickable)),
+            (
+                "詳しくはacme-pay.jp/infoをご覧ください",
+                one("acme-pay.jp", Clickable),
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(&hosts_of(text), want, "{text}");

@@ -1,10 +1,10 @@
 //! What leaves thinker: the text of a notification or a note, read for what
 //! makes it unsafe to deliver without the user's word, and the sites a text names.
 //!
-//! The text is read as a browser or a phone would show it ([`text::view`]: full-width
+//! The text is read as a browser or a phone would show it (`text::view`: full-width
 //! forms and Unicode dots folded, so `acme-billing。com` is `acme-billing.com` and
 //! `８３９２…` is a number), its words without case or accents, one sentence at a time, in
-//! the screen's languages ([`vocab`]). [`read`] finds:
+//! the screen's languages (`vocab`). [`read`] finds:
 //! - **a request to pay or transfer**: a pay verb near an amount, what is paid or a sum
 //!   (`überweisen Sie heute 4.950 Euro`, `régler la facture`); a give verb near an amount
 //!   (`send 0.05 BTC`); a payment app near a handle or an amount (`Venmo @x 4950`, `Bizum
@@ -24,7 +24,7 @@
 //! - **a shell pipe**: a download piped into a shell;
 //! - **a login link**: a link whose address names a login or verification page, or a
 //!   link in a text that asks to log or sign in;
-//! - **every link** ([`links`]): an address with a scheme, `www.`, or a path (`host/…`, an
+//! - **every link** (`links`): an address with a scheme, `www.`, or a path (`host/…`, an
 //!   IP address with a path), and a bare domain name the text sends the reader to
 //!   (`visit acme-billing.zip`, `log in at …`). A bare domain name alone (`Certificate for
 //!   example.org expires`) names a site but is no link.
@@ -111,8 +111,7 @@ pub fn read(text: &str) -> Reading {
     let words = text::words(&plain);
     let sentences = text::sentences(&words);
     let mut concerns = BTreeSet::new();
-    let payment =
-        sentences.iter().any(|s| vocab::asks_to_pay(s)) || vocab::gift_cards(&words);
+    let payment = sentences.iter().any(|s| vocab::asks_to_pay(s)) || vocab::gift_cards(&words);
     let credentials = sentences.iter().any(|s| vocab::asks_for_credentials(s));
     if payment {
         concerns.insert(Concern::Payment);
@@ -265,10 +264,8 @@ fn is_dotted(run: &str) -> bool {
     let digits = |s: &str| s.bytes().filter(u8::is_ascii_digit).count();
     let groups: Vec<&str> = head.split('.').collect();
     let ip = groups.len() == 4 && head.parse::<std::net::Ipv4Addr>().is_ok();
-    let date = groups.len() == 3
-        && groups[0].len() <= 2
-        && groups[1].len() <= 2
-        && groups[2].len() == 4;
+    let date =
+        groups.len() == 3 && groups[0].len() <= 2 && groups[1].len() <= 2 && groups[2].len() == 4;
     (ip || date) && digits(run) - digits(head) <= 4
 }
 
@@ -318,7 +315,10 @@ mod tests {
                 "Your plan renewed for $299.99; to cancel call 1-800-FLOWERS",
                 &[PhoneNumber],
             ),
-            ("Envoyez-moi le code de vérification reçu par SMS.", &[Credentials]),
+            (
+                "Envoyez-moi le code de vérification reçu par SMS.",
+                &[Credentials],
+            ),
             ("Card 4111 1111 1111 1111 was charged twice", &[CardNumber]),
             (
                 "Refund to DE89 3704 0044 0532 0130 00 is pending",
@@ -326,7 +326,10 @@ mod tests {
             ),
             // Fine to deliver.
             ("Call Anna back on +44 20 7946 0958 before noon", &[]),
-            ("Your password expires in 5 days; change it before Friday", &[]),
+            (
+                "Your password expires in 5 days; change it before Friday",
+                &[],
+            ),
             ("Die Überweisung über 950 € wurde heute ausgeführt.", &[]),
             ("Never share your password or MFA codes with anyone", &[]),
             ("The NAS disk is 97% full; tonight's backup will fail.", &[]),

@@ -174,8 +174,14 @@ mod tests {
 
     #[test]
     fn words_lose_case_and_accents() {
-        assert_eq!(words("Bitte ÜBERWEISEN Sie 4.950 €"), "bitte uberweisen sie 4.950 €");
-        assert_eq!(words("Réglez la façture, Straße"), "reglez la facture, strasse");
+        assert_eq!(
+            words("Bitte ÜBERWEISEN Sie 4.950 €"),
+            "bitte uberweisen sie 4.950 €"
+        );
+        assert_eq!(
+            words("Réglez la façture, Straße"),
+            "reglez la facture, strasse"
+        );
         assert_eq!(words("Переведите 4 950"), "переведите 4 950");
         assert_eq!(words("비밀번호を"), "비밀번호を");
     }

@@ -105,7 +105,20 @@ static PAYMENT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     let app = format!(
         "{APP}.{{0,40}}?(?:{HANDLE}|{AMOUNT}|{NUMBER})|(?:{HANDLE}|{AMOUNT}).{{0,40}}?{APP}|\\b(?:zelle|venmo|cash ?app) (?:me|him|her|them|us|it)\\b|\\bfa(?:c|z|ca) um pix\\b|\\bhazme un bizum\\b"
     );
-    regex(&[verb_first, verb_last, noun, give, app, DUE.to_string(), BANK_DETAILS.to_string(), FEE.to_string(), r"\biban\b".to_string()].join("|"))
+    regex(
+        &[
+            verb_first,
+            verb_last,
+            noun,
+            give,
+            app,
+            DUE.to_string(),
+            BANK_DETAILS.to_string(),
+            FEE.to_string(),
+            r"\biban\b".to_string(),
+        ]
+        .join("|"),
+    )
 });
 
 /// An amount or a balance due.
@@ -171,7 +184,8 @@ static ASKED: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// Whether `sentence` (of a text's words) asks to pay (see [`PAYMENT`]); a receipt of
 /// a payment made does not.
 pub fn asks_to_pay(sentence: &str) -> bool {
-    found(&PAYMENT, sentence) && !(found(&DONE, sentence) && !found(&ASKED, sentence))
+    let receipt = found(&DONE, sentence) && !found(&ASKED, sentence);
+    !receipt && found(&PAYMENT, sentence)
 }
 
 /// Gift cards, in any language, and with them a purchase or their codes.
@@ -242,7 +256,9 @@ static CREDENTIALS: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// "Never", "do not": a credentials warning, not a request.
 static NEVER: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    regex(r"\b(?:never|do not|don't|dont|nie|niemals|keine?n?|jamais|nunca|mai|nooit|никогда|не)\b|决不|绝不|不要|しない|절대")
+    regex(
+        r"\b(?:never|do not|don't|dont|nie|niemals|keine?n?|jamais|nunca|mai|nooit|никогда|не)\b|决不|绝不|不要|しない|절대",
+    )
 });
 
 /// Whether `sentence` asks for a password, a code or a key (a warning never to give one
@@ -302,7 +318,9 @@ pub fn call_number(words: &str) -> bool {
 /// A North American toll-free vanity number (`1-800-FLOWERS`), on the view (its letters
 /// upper case).
 static VANITY: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    regex(r"(?:\+?1[-. ]?)?\(?8(?:00|33|44|55|66|77|88)\)?[-. ]?[A-Z0-9]{2,}(?:[-. ][A-Z0-9]{2,}){0,3}")
+    regex(
+        r"(?:\+?1[-. ]?)?\(?8(?:00|33|44|55|66|77|88)\)?[-. ]?[A-Z0-9]{2,}(?:[-. ][A-Z0-9]{2,}){0,3}",
+    )
 });
 
 /// The vanity numbers of `view` whose letters make ten digits or more, as digits.
@@ -332,7 +350,9 @@ pub fn names_account(words: &str) -> bool {
 
 /// A cryptocurrency address (Bitcoin, Ethereum, Tron), on the view.
 static WALLET: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    regex(r"\b(?:bc1[ac-hj-np-z02-9]{25,60}|[13][a-km-zA-HJ-NP-Z1-9]{25,34}|0x[a-fA-F0-9]{40}|T[A-Za-z1-9]{33})\b")
+    regex(
+        r"\b(?:bc1[ac-hj-np-z02-9]{25,60}|[13][a-km-zA-HJ-NP-Z1-9]{25,34}|0x[a-fA-F0-9]{40}|T[A-Za-z1-9]{33})\b",
+    )
 });
 
 /// Whether `view` carries a cryptocurrency address.
@@ -406,7 +426,9 @@ static SENDS_BEFORE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// What sends the reader to a place, just after a bare host (`にアクセス`, `에 접속`).
 static SENDS_AFTER: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    regex(r"^\s*(?:にアクセス|へアクセス|を開いて|でログイン|から|에 접속|에서 로그인|에 방문|로 이동|에서 결제)")
+    regex(
+        r"^\s*(?:にアクセス|へアクセス|を開いて|でログイン|から|에 접속|에서 로그인|에 방문|로 이동|에서 결제)",
+    )
 });
 
 /// Whether the words around a bare host send the reader to it.
