@@ -71,5 +71,6 @@ mod tick_quiet;
 mod tick_spawns;
 mod tick_streams;
 mod untrusted_fences;
+mod untrusted_outbound;
 mod untrusted_screen;
 mod untrusted_tick;
