@@ -1,6 +1,6 @@
 //! The program's error type and its mapping to the exit codes of SPEC §1:
 //! 0 done; 1 tick failed, nothing written; 2 usage or config error; 3 done but a thread
-//! failed; 75 another tick holds the lock.
+//! failed or a message to the user was given up; 75 another tick holds the lock.
 //!
 //! Owns the exit code of every error a command can end with: each variant knows its code
 //! ([`Error::exit_code`]), and each message says what failed and what to do. It must not
@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::config::ConfigError;
+use crate::escalation::held::HeldError;
 use crate::prompt::PromptError;
 use crate::provider::CallError;
 use crate::storage::StorageError;
@@ -81,6 +82,9 @@ pub enum Error {
     /// A `--set` of `replay` or `report` that cannot be applied.
     #[error(transparent)]
     Override(#[from] crate::replay::overrides::OverrideError),
+    /// `thinker release` or `discard` (its own exit code).
+    #[error(transparent)]
+    Held(#[from] HeldError),
 }
 
 impl Error {
@@ -94,14 +98,21 @@ impl Error {
             | Error::Prompt(_)
             | Error::InitExists { .. }
             | Error::InitWrite { .. }
-            | Error::Override(_) => EXIT_USAGE,
+            | Error::Override(_)
+            // An id that names no waiting message is a usage error; a failed send is not.
+            | Error::Held(
+                HeldError::NotWaiting { .. }
+                | HeldError::Ambiguous { .. }
+                | HeldError::TooShort { .. },
+            ) => EXIT_USAGE,
             Error::Storage(StorageError::Locked { .. }) => EXIT_LOCKED,
             Error::Storage(_)
             | Error::Providers(_)
             | Error::Runtime(_)
             | Error::Serialize { .. }
             | Error::Output { .. }
-            | Error::History(_) => EXIT_FAILED,
+            | Error::History(_)
+            | Error::Held(_) => EXIT_FAILED,
         }
     }
 

@@ -6,7 +6,10 @@
 //! skips by reason), from `ledger.json` (the day's spending and what is left of each
 //! budget, counted in the ledger's day and zone by the budgets' one rule,
 //! [`Ledger::today`]; each provider's breaker, its phase by the breaker's one rule,
-//! [`breaker::phase`]) and from the config's limits ([`Allowances`]). What cannot be read
+//! [`breaker::phase`]), from the state (how old the memory is, against
+//! `Allowances::stale_after`; the messages that wait for the user or owe a send:
+//! [`Messages`], by [`crate::escalation::held`]'s one reading) and from the config's
+//! limits ([`Allowances`]). What cannot be read
 //! is said in the value (`*_unreadable`, `journal_skipped`), never an error: a report of
 //! health must not fail for the ill health it reports.
 //!
@@ -30,6 +33,7 @@ use crate::journal::read::{self, Span, Tick};
 use crate::ledger::{Ledger, Spend};
 use crate::provider::breaker::{self, KeyNow, Phase};
 use crate::provider::config::DEFAULT_BREAKER_HOURS;
+use crate::state::{Delivery, State};
 use crate::storage::StateDir;
 use crate::untrusted;
 
@@ -47,6 +51,9 @@ pub struct Allowances {
     pub escalations_per_day: Option<u32>,
     /// `[budget] timezone`: the zone the day is counted in ([`crate::ledger::day_zone`]).
     pub timezone: Option<chrono_tz::Tz>,
+    /// A memory whose last applied tick is older than this is out of date (`None`:
+    /// never said).
+    pub stale_after: Option<chrono::TimeDelta>,
 }
 
 /// A provider's daily limits, and how long its breaker stays open.
@@ -61,7 +68,10 @@ impl Allowances {
     /// The limits of `config`; none without a config.
     pub fn from_config(config: Option<&Config>) -> Allowances {
         let Some(config) = config else {
-            return Allowances::default();
+            return Allowances {
+                stale_after: Some(crate::recollect::RecallSettings::default().stale_after),
+                ..Allowances::default()
+            };
         };
         Allowances {
             daily_tokens: config.daily_tokens,
@@ -80,6 +90,7 @@ impl Allowances {
                 .collect(),
             escalations_per_day: Some(config.escalation.daily_cap),
             timezone: config.timezone,
+            stale_after: Some(config.recall.stale_after),
         }
     }
 
@@ -177,6 +188,82 @@ pub struct BreakerHealth {
     pub opened: Option<DateTime<Utc>>,
 }
 
+/// A message that could not be delivered to the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Undelivered {
+    /// Its id for `thinker release` / `discard`.
+    pub id: String,
+    pub raised: DateTime<Utc>,
+    /// What it says (cleaned, cut).
+    pub text: String,
+    /// Why its last send failed (cleaned, cut).
+    pub error: String,
+}
+
+/// The messages that wait for the user, and the sends owed (from the state).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Messages {
+    /// Given up: every try failed, or one may have half-delivered.
+    pub undelivered: Vec<Undelivered>,
+    /// The ids of the messages held for the user's confirmation.
+    pub held: Vec<String>,
+    /// Of those, how many never got their nudge (every try failed).
+    pub nudges_lost: usize,
+    /// Records whose send failed and is tried again on a later tick.
+    pub retrying: usize,
+    /// The error of the last failed send still owed or given up (a nudge's too).
+    pub last_error: Option<String>,
+}
+
+impl Messages {
+    /// What waits in `state`'s escalation history.
+    pub fn of(state: &State) -> Messages {
+        use crate::escalation::held::{self, Waiting};
+        let history = &state.escalation_history;
+        let waiting = held::list(history);
+        let undelivered = waiting
+            .iter()
+            .filter(|h| h.waiting == Waiting::Undelivered)
+            .map(|h| Undelivered {
+                id: h.id.clone(),
+                raised: h.raised,
+                text: untrusted::excerpt(&h.text, 200),
+                error: untrusted::excerpt(&h.why, 200),
+            })
+            .collect();
+        let held = waiting
+            .iter()
+            .filter(|h| h.waiting == Waiting::Confirmation)
+            .map(|h| h.id.clone())
+            .collect();
+        let owing = |r: &&crate::state::EscalationRecord| {
+            matches!(r.delivery, Some(Delivery::Owed | Delivery::Undelivered))
+                && r.delivery_error.is_some()
+        };
+        let nudges_lost = history
+            .iter()
+            .filter(|r| {
+                held::needs_confirmation(&r.outcome) && r.delivery == Some(Delivery::Undelivered)
+            })
+            .count();
+        Messages {
+            undelivered,
+            held,
+            nudges_lost,
+            retrying: history
+                .iter()
+                .filter(|r| r.delivery == Some(Delivery::Owed) && r.sends > 0)
+                .count(),
+            last_error: history
+                .iter()
+                .rev()
+                .find(owing)
+                .and_then(|r| r.delivery_error.as_deref())
+                .map(|e| untrusted::excerpt(e, 200)),
+        }
+    }
+}
+
 /// thinker's health at a time.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Health {
@@ -208,6 +295,14 @@ pub struct Health {
     pub escalations_per_day: Option<u32>,
     /// Every breaker the ledger keeps (closed ones too: their phase says so).
     pub breakers: BTreeMap<String, BreakerHealth>,
+    /// The state could not be read (why); the state's fields are then empty.
+    pub state_unreadable: Option<String>,
+    /// When the memory was last updated: the state's last applied tick.
+    pub memory_updated: Option<DateTime<Utc>>,
+    /// That was longer ago than [`Allowances::stale_after`].
+    pub stale: bool,
+    /// The messages that wait for the user, and the sends owed.
+    pub messages: Messages,
 }
 
 /// Failed calls in a row of `thread`, counted back from the last of `ticks` (oldest
@@ -251,19 +346,43 @@ pub fn read(state_dir: &Path, allowances: &Allowances, keys: &Keys, clock: &Cloc
             Ok(journal) => (journal.ticks, None, journal.skipped.warning("journal")),
             Err(e) => (Vec::new(), Some(e.to_string()), None),
         };
-    let (ledger, ledger_unreadable) = match StateDir::at(state_dir).load_ledger() {
+    let dir = StateDir::at(state_dir);
+    let (ledger, ledger_unreadable) = match dir.load_ledger() {
         Ok(ledger) => (ledger, None),
         Err(e) => (Ledger::default(), Some(e.to_string())),
     };
-    Health {
+    let health = Health {
         journal_unreadable,
         journal_skipped,
         ledger_unreadable,
         ..Health::of(&ticks, &ledger, allowances, keys, clock)
+    };
+    match dir.load() {
+        Ok(state) => health.with_state(&state, allowances, clock),
+        Err(e) => Health {
+            state_unreadable: Some(e.to_string()),
+            ..health
+        },
     }
 }
 
 impl Health {
+    /// This health with what `state` says: how old the memory is, what waits for the user.
+    #[must_use]
+    pub fn with_state(self, state: &State, allowances: &Allowances, clock: &Clock) -> Health {
+        let memory_updated = state.last_tick;
+        let out_of_date = match (memory_updated, allowances.stale_after) {
+            (Some(at), Some(after)) => clock.now - at > after,
+            _ => false,
+        };
+        Health {
+            memory_updated,
+            stale: out_of_date,
+            messages: Messages::of(state),
+            ..self
+        }
+    }
+
     /// The health at `clock` from the journal's last ticks (oldest first), the ledger as
     /// read, the config's limits and what is known of the keys now.
     pub fn of(
@@ -369,6 +488,10 @@ impl Health {
             escalations: ledger.escalations,
             escalations_per_day: allowances.escalations_per_day,
             breakers,
+            state_unreadable: None,
+            memory_updated: None,
+            stale: false,
+            messages: Messages::default(),
         }
     }
 }
@@ -577,6 +700,71 @@ mod tests {
             let health = Health::of(&[], &ledger, &allowances, &keys, &Clock::utc(at(now)));
             assert_eq!(health.breakers["groq"].phase, want, "{keys:?} {now}");
         }
+    }
+
+    /// What waits for the user, from the history: given up, held (its nudge lost or
+    /// not), retried; and the memory's age against `stale_after`.
+    #[test]
+    fn the_state_says_what_waits_and_how_old_the_memory_is() {
+        use crate::state::{DecisionRecord, EscalationRecord};
+        let record = |minute: u32, outcome: &str, delivery: Option<Delivery>, sends: u32| {
+            let at = at(&format!("2026-11-22T09:{minute:02}:00Z"));
+            EscalationRecord {
+                decision: Some(DecisionRecord {
+                    action: "notify".into(),
+                    text: format!("text {minute}"),
+                    why: String::new(),
+                }),
+                delivery,
+                sends,
+                delivery_error: sends.gt(&0).then(|| format!("error {minute}")),
+                ..EscalationRecord::raised(
+                    at,
+                    "watcher",
+                    format!("reason {minute}"),
+                    outcome.into(),
+                )
+            }
+        };
+        let state = State {
+            last_tick: Some(at("2026-11-22T06:00:00Z")),
+            escalation_history: vec![
+                record(0, "failed: down; gave up", Some(Delivery::Undelivered), 4),
+                record(1, "held: needs confirmation (a phone number): x", None, 0),
+                record(
+                    2,
+                    "held: needs confirmation (a phone number): y",
+                    Some(Delivery::Undelivered),
+                    4,
+                ),
+                record(3, "failed: down (try 1 of 4)", Some(Delivery::Owed), 1),
+                record(4, "notified: fine", None, 0),
+            ],
+            ..State::default()
+        };
+        let allowances = Allowances {
+            stale_after: Some(chrono::TimeDelta::hours(3)),
+            ..Allowances::default()
+        };
+        let health = |now: &str| {
+            let clock = Clock::utc(at(now));
+            Health::of(&[], &Ledger::default(), &allowances, &Keys::Unknown, &clock).with_state(
+                &state,
+                &allowances,
+                &clock,
+            )
+        };
+        let h = health("2026-11-22T10:00:00Z");
+        let m = &h.messages;
+        assert_eq!(
+            (m.undelivered.len(), m.held.len(), m.nudges_lost, m.retrying),
+            (1, 2, 1, 1)
+        );
+        assert_eq!(m.undelivered[0].text, "text 0");
+        assert_eq!(m.undelivered[0].error, "error 0");
+        assert_eq!(m.last_error.as_deref(), Some("error 3"));
+        assert!(h.stale, "4 h old, stale after 3 h");
+        assert!(!health("2026-11-22T08:00:00Z").stale);
     }
 
     /// What cannot be read is said in the value, never an error.

@@ -73,7 +73,7 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
 pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, Error> {
     let mut ctx = Context::new(&cli.global, zone, output)?;
     match &cli.command {
-        Command::Init => cmd::init::run(&mut ctx),
+        Command::Init(args) => cmd::init::run(&mut ctx, args),
         Command::Show(args) => cmd::show::run(&mut ctx, args),
         Command::Tick(args) => cmd::tick::run(&mut ctx, args),
         Command::Prompt(args) => cmd::prompt::run(&mut ctx, args),
@@ -83,7 +83,7 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Stats(args) => cmd::stats::run(&mut ctx, args),
         Command::Cron(args) => cmd::cron::run(&mut ctx, args),
         Command::Completions(args) => cmd::completions::run(&mut ctx, args.shell),
-        Command::Man => cmd::completions::man(&mut ctx),
+        Command::Man(args) => cmd::completions::man(&mut ctx, args),
         Command::Hook(args) => cmd::hook::run(&mut ctx, args),
         Command::Feedback(args) => cmd::feedback::run(&mut ctx, args),
         Command::Screen(args) => cmd::screen::run(&mut ctx, args),
@@ -91,6 +91,10 @@ pub fn run_with<'a>(cli: &'a Cli, output: Output<'a>, zone: Zone) -> Result<u8, 
         Command::Mcp => cmd::mcp::run(&mut ctx),
         // --- living with it ---
         Command::Doctor(args) => cmd::doctor::run(&mut ctx, args),
+        Command::Notify(_) => cmd::notify::run(&mut ctx),
+        Command::Held(args) => cmd::held::list(&mut ctx, args),
+        Command::Release(args) => cmd::held::release(&mut ctx, &args.id),
+        Command::Discard(args) => cmd::held::discard(&mut ctx, &args.id),
         // --- replay, explain, report ---
         Command::Replay(args) => cmd::replay::run(&mut ctx, args),
         Command::Explain(args) => cmd::explain::run(&mut ctx, args),

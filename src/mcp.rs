@@ -181,7 +181,9 @@ impl Tools {
             recall::compact_text(state, Some(&ranked), &clock, &limits)
         };
         let text = if block.is_empty() {
-            "Nothing in thinker's memory matches this text well enough.".to_string()
+            // The memory's age first, as a block would say it.
+            let age_line = recall::stale_line(state, &clock, &limits).unwrap_or_default();
+            format!("{age_line}Nothing in thinker's memory matches this text well enough.")
         } else {
             block.text
         };
@@ -226,6 +228,9 @@ impl Tools {
         warnings.extend(health.journal_skipped.clone());
         if let Some(e) = &health.ledger_unreadable {
             warnings.push(format!("cannot read the ledger: {e}"));
+        }
+        if let Some(e) = &health.state_unreadable {
+            warnings.push(format!("cannot read the subconscious: {e}"));
         }
         let status = Status::format(&health, &clock, warnings);
         Reply {
@@ -352,9 +357,33 @@ pub struct OpenBreaker {
     pub reason: String,
 }
 
+/// A message thinker could not deliver to the user.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct UndeliveredMessage {
+    /// Its id, for `thinker release ID` (send it) or `thinker discard ID`.
+    pub id: String,
+    /// When it was raised (RFC 3339 UTC).
+    pub raised: String,
+    /// What it says (model-written: background, not instructions).
+    pub text: String,
+    /// Why its last try failed.
+    pub error: String,
+}
+
 /// What `status` answers.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct Status {
+    /// Set when the memory is out of date: the line that says how old it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
+    /// When the memory was last updated (the last applied tick, RFC 3339 UTC).
+    pub memory_updated: Option<String>,
+    /// Messages thinker could not deliver to the user: tell the user.
+    pub undelivered: Vec<UndeliveredMessage>,
+    /// Messages held for the user's confirmation (`thinker held` lists them).
+    pub held_for_confirmation: usize,
+    /// Messages whose delivery failed and is tried again on the next ticks.
+    pub delivery_retrying: usize,
     pub last_tick: Option<LastTick>,
     pub threads: Vec<ThreadStatus>,
     /// The local day the spending is counted for.
@@ -412,7 +441,25 @@ impl Status {
                 })
             })
             .collect();
+        let m = &health.messages;
         Status {
+            stale: health
+                .memory_updated
+                .filter(|_| health.stale)
+                .map(|at| recall::stale_sentence(at, clock.now)),
+            memory_updated: health.memory_updated.map(timestamp::format),
+            undelivered: m
+                .undelivered
+                .iter()
+                .map(|u| UndeliveredMessage {
+                    id: u.id.clone(),
+                    raised: timestamp::format(u.raised),
+                    text: recall::safe(&u.text),
+                    error: recall::safe(&u.error),
+                })
+                .collect(),
+            held_for_confirmation: m.held.len(),
+            delivery_retrying: m.retrying,
             last_tick: health.last_tick.as_ref().map(|t| LastTick {
                 time: timestamp::format(t.time),
                 age: age(t.time, clock.now),
@@ -436,9 +483,35 @@ impl Status {
         }
     }
 
-    /// The status for a model or a person.
+    /// The status for a model or a person: the memory's age first when it is out of
+    /// date, then what could not reach the user.
     pub fn render(&self, clock: &Clock) -> String {
         let mut out = String::new();
+        if let Some(stale) = &self.stale {
+            let _ = writeln!(out, "{stale}");
+        }
+        if !self.undelivered.is_empty() {
+            out.push_str("Messages thinker could not deliver to the user (tell the user; `thinker release ID` sends one once the notifier works):\n");
+            for u in &self.undelivered {
+                let when = timestamp::parse(&u.raised)
+                    .map_or_else(|| u.raised.clone(), |at: DateTime<Utc>| age(at, clock.now));
+                let _ = writeln!(out, "- [{}] {when}: {} (error: {})", u.id, u.text, u.error);
+            }
+        }
+        if self.held_for_confirmation > 0 {
+            let _ = writeln!(
+                out,
+                "Held for the user's confirmation: {} message(s) (`thinker held` lists them)",
+                self.held_for_confirmation
+            );
+        }
+        if self.delivery_retrying > 0 {
+            let _ = writeln!(
+                out,
+                "Not delivered yet, tried again on the next ticks: {} message(s)",
+                self.delivery_retrying
+            );
+        }
         match &self.last_tick {
             None => out.push_str("Last tick: none yet (run `thinker tick`, or install its cron line: `thinker cron`)\n"),
             Some(t) => {

@@ -1,6 +1,6 @@
 //! Colour for people's terminals: the ANSI codes thinker uses and a [`Painter`] that
 //! applies them only when colour is on (a terminal, unless `NO_COLOR`; the command
-//! context decides). Shared by `show`, `log` and `stats`.
+//! context decides). Shared by `show`, `log`, `stats` and `doctor`.
 //!
 //! Must not: decide whether colour is on, or colour text it has not been given (callers
 //! clean untrusted text first).

@@ -37,6 +37,9 @@ pub struct RecallSettings {
     /// Groups added to the built-in synonym table.
     pub synonyms: Vec<Vec<String>>,
     pub embeddings: Option<EmbeddingsSettings>,
+    /// A memory whose last applied tick is older than this is said to be out of date
+    /// ([`recall::stale_after`] of the tick's cadence).
+    pub stale_after: chrono::TimeDelta,
 }
 
 impl Default for RecallSettings {
@@ -46,6 +49,10 @@ impl Default for RecallSettings {
             max_entries: recall::DEFAULT_MAX_ENTRIES,
             synonyms: Vec::new(),
             embeddings: None,
+            stale_after: recall::stale_after(
+                recall::DEFAULT_INTERVAL_MINUTES,
+                crate::quiet::DEFAULT_MAX_SKIPPED.saturating_add(1),
+            ),
         }
     }
 }
@@ -56,6 +63,7 @@ impl RecallSettings {
         Limits {
             max_bytes,
             max_entries: self.max_entries,
+            stale_after: Some(self.stale_after),
         }
     }
 }

@@ -315,9 +315,21 @@ pub struct EscalationRecord {
     /// delivered later and the threads see why something was dismissed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionRecord>,
-    /// Where the effect of the decision (a notification, a proposal, a note) stands.
+    /// Where the send this record owes stands: the effect of its decision (a
+    /// notification, a proposal, a note), or — for a record held for the user's
+    /// confirmation — the content-free nudge that says one is waiting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery: Option<Delivery>,
+    /// Sends of what it owes that failed (the notifier reported it did not deliver),
+    /// counted up to `escalation.delivery_attempts`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sends: u32,
+    /// The ledger's run (`runs`) from which an `owed` send is tried again; none: at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_run: Option<u64>,
+    /// Why its last send failed (cleaned, short); cleared when one succeeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery_error: Option<String>,
     /// Raised by a thread whose sources carried a screen detection that tick:
     /// decided last when calls are short, never remembered.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -346,6 +358,9 @@ impl EscalationRecord {
             attempts: 0,
             decision: None,
             delivery: None,
+            sends: 0,
+            retry_run: None,
+            delivery_error: None,
             tainted: false,
             entry: None,
             extra: Map::new(),
@@ -373,16 +388,23 @@ pub struct DecisionRecord {
     pub why: String,
 }
 
-/// The effect of a decision, recorded around the run of the notifier (or the note's
+/// Where a record's send stands (the effect of its decision, or the nudge of a record
+/// held for confirmation), recorded around each run of the notifier (or the note's
 /// append), so that a kill between the two never runs it twice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Delivery {
-    /// Written just before the effect runs; replaced once it has run.
+    /// Written just before the send runs; replaced once it has run.
     Started,
-    /// A tick found `started`: it was interrupted while the effect ran. It may or may
-    /// not have reached the user; it is never run again.
+    /// A tick found `started`: it was interrupted while the send ran. It may or may
+    /// not have reached the user; it is never run again by a tick.
     Unconfirmed,
+    /// A send is owed: not tried yet (a nudge), or tried and reported undelivered, so
+    /// tried again from `retry_run`.
+    Owed,
+    /// Every try failed, or one may have half-delivered (a notifier killed at its
+    /// timeout): no tick sends it again; it waits for `thinker release` or `discard`.
+    Undelivered,
 }
 
 /// The text of [`EscalationOutcome::Pending`].

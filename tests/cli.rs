@@ -78,8 +78,73 @@ fn show_without_state_is_empty_not_an_error() {
         .bare()
         .expect_exit(0)
         .expect_stdout_contains("tick 0, no tick yet");
+    let (none, config) = (tick.path("none"), tick.path("empty.toml"));
+    fs::write(&config, "").unwrap();
+    tick.thinker(&["show", "--config", &config, "--state", &none]);
+}
+
+/// With neither a config nor a state, `show` says what `tick` says (run `init`) instead
+/// of printing an empty memory; the forms for programs still answer.
+#[test]
+fn show_without_config_or_state_says_what_tick_says() {
+    let mut tick = Tick::new().bare();
     let none = tick.path("none");
-    tick.thinker(&["show", "--state", &none]);
+    let ticked = tick.thinker(&["tick", "--state", &none]);
+    let shown = tick.thinker(&["show", "--state", &none]);
+    assert_eq!(shown.code, Some(2));
+    assert_eq!(shown.code, ticked.code);
+    assert_eq!(shown.stderr, ticked.stderr);
+    assert!(shown.stderr.contains("thinker init"), "{}", shown.stderr);
+    assert!(shown.stdout.is_empty());
+    for programs in [&["--json"][..], &["--format", "prompt"]] {
+        let mut args = vec!["show", "--state", &none];
+        args.extend_from_slice(programs);
+        tick.thinker(&args).expect_exit(0);
+    }
+}
+
+/// `--for` that nothing matches: nothing on stdout, one line on stderr, exit 0 (quiet
+/// with -q).
+#[test]
+fn show_for_with_no_match_says_so_on_stderr() {
+    let mut tick = Tick::new().state(SEED).bare().expect_exit(0);
+    let state = tick.path("state");
+    for format in ["prompt", "json"] {
+        let out = tick.thinker(&[
+            "show",
+            "--state",
+            &state,
+            "--format",
+            format,
+            "--for",
+            "refactor the parser module",
+        ]);
+        assert_eq!(
+            out.stderr, "nothing in the memory matches `refactor the parser module` well enough\n",
+            "{format}"
+        );
+        if format == "prompt" {
+            assert_eq!(out.stdout, "");
+        }
+        let quiet = tick.thinker(&[
+            "show",
+            "-q",
+            "--state",
+            &state,
+            "--format",
+            format,
+            "--for",
+            "refactor the parser module",
+        ]);
+        assert_eq!(quiet.stderr, "");
+    }
+    let found = tick.thinker(&["show", "--state", &state, "--for", "ACME invoice"]);
+    assert!(
+        found.stdout.contains("t-invoice-acme-overdue"),
+        "{}",
+        found.stdout
+    );
+    assert_eq!(found.stderr, "");
 }
 
 #[test]
@@ -140,6 +205,25 @@ fn init_writes_config_and_empty_state_and_refuses_to_overwrite() {
     tick.thinker(&["init", "--config", &config, "--state", &elsewhere]);
     assert_eq!(fs::read_to_string(&config).unwrap(), "# mine\n");
     assert!(!tick.home().join("elsewhere").exists());
+}
+
+/// `init` prints its result on stdout (stderr is for notes and errors).
+#[test]
+fn init_prints_its_result_on_stdout() {
+    let mut tick = Tick::new().bare().expect_exit(0);
+    let (config, state) = (tick.path("c/config.toml"), tick.path("s"));
+    let out = tick.thinker(&["init", "--config", &config, "--state", &state]);
+    assert!(
+        out.stdout.contains(&format!("wrote {config}\n")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.starts_with("GROQ_API_KEY: not set\n"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(out.stderr, "");
 }
 
 #[test]
@@ -246,4 +330,139 @@ fn commands_write_to_the_contexts_streams_in_its_zone() {
     );
     assert!(!text.contains('\x1b'), "not a terminal: no colour");
     assert!(stderr.is_empty());
+}
+
+/// Every command's `--help` carries examples, and lists the global options under their
+/// own heading, apart from the command's own.
+#[test]
+fn every_help_has_examples_and_global_options_apart() {
+    use clap::CommandFactory;
+    let cli = thinker::cli::Cli::command();
+    let mut commands: Vec<Vec<&str>> = vec![vec![]];
+    commands.extend(
+        cli.get_subcommands()
+            .map(|c| vec![c.get_name()])
+            .filter(|c| c != &["help"]),
+    );
+    let mut tick = Tick::new().bare().expect_exit(0);
+    for command in commands {
+        let mut args = command.clone();
+        args.push("--help");
+        let help = tick.thinker(&args).stdout;
+        let (own, global) = help
+            .split_once("\nGlobal options:\n")
+            .unwrap_or_else(|| panic!("{command:?}: no Global options heading\n{help}"));
+        assert!(!own.contains("--config <PATH>"), "{command:?}\n{help}");
+        assert!(
+            global.starts_with("      --config <PATH>"),
+            "{command:?}\n{help}"
+        );
+        let (_, examples) = global
+            .split_once("\nExamples:\n")
+            .unwrap_or_else(|| panic!("{command:?}: no examples\n{help}"));
+        let runs = examples
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#') && !l.trim().is_empty())
+            .count();
+        assert!(
+            (2..=3).contains(&runs),
+            "{command:?}: {runs} examples\n{help}"
+        );
+        assert!(!help.contains('\x1b'), "no styling off a terminal");
+    }
+    insta::assert_snapshot!("help_tick", tick.thinker(&["tick", "--help"]).stdout);
+}
+
+/// `thinker man --dir` writes thinker.1 and a page for every command its page lists,
+/// each with EXIT STATUS, ENVIRONMENT, FILES and EXAMPLES; `thinker man tick` prints one.
+#[test]
+fn man_writes_a_page_per_command_with_the_four_sections() {
+    use clap::CommandFactory;
+    let mut tick = Tick::new().bare().expect_exit(0);
+    let dir = tick.path("man/man1");
+    let out = tick.thinker(&["man", "--dir", &dir]);
+    let main = fs::read_to_string(tick.home().join("man/man1/thinker.1")).unwrap();
+    let cli = thinker::cli::Cli::command();
+    let mut names = vec!["thinker.1".to_string()];
+    for sub in cli.get_subcommands().filter(|c| c.get_name() != "help") {
+        let name = format!("thinker-{}", sub.get_name());
+        // Each page thinker's page lists is there.
+        assert!(
+            main.contains(&format!("{}(1)", name.replace('-', "\\-"))),
+            "{name}"
+        );
+        names.push(format!("{name}.1"));
+    }
+    let mut written: Vec<String> = fs::read_dir(tick.home().join("man/man1"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    names.sort();
+    assert_eq!(written, names);
+    assert_eq!(out.stdout.lines().count(), names.len());
+    for name in &names {
+        let page = fs::read_to_string(tick.home().join("man/man1").join(name)).unwrap();
+        for section in [
+            ".SH \"EXIT STATUS\"",
+            ".SH ENVIRONMENT",
+            ".SH FILES",
+            ".SH EXAMPLES",
+        ] {
+            assert!(page.contains(section), "{name}: no {section}");
+        }
+        assert!(page.contains(".TH thinker"), "{name}");
+    }
+    let page = tick.thinker(&["man", "tick"]).stdout;
+    assert_eq!(
+        page,
+        fs::read_to_string(tick.home().join("man/man1/thinker-tick.1")).unwrap()
+    );
+    assert!(page.contains("thinker tick \\-\\-dry\\-run \\-v"), "{page}");
+    assert!(page.contains("Another tick holds the lock"), "{page}");
+    let mut tick = tick
+        .expect_exit(2)
+        .expect_stderr_contains("is not a thinker command");
+    tick.thinker(&["man", "nope"]);
+}
+
+/// Regression: `log` showed `-0` for a tick whose removals (a retired entry, an entry
+/// the agent marked wrong) `stats` counted from the archive.
+#[test]
+fn log_counts_every_removal_stats_counts() {
+    use serde_json::json;
+    use thinker::thread::ThreadName::Watcher;
+    let mut tick = Tick::new().state(crate::support::SEED).answer(
+        Watcher,
+        &json!({"findings": [], "reinforce": [], "suggest": "",
+                "retire": [{"id": "t-acme-invoice-overdue", "why": "done"}]}),
+    );
+    tick.run().expect_exit(0);
+    tick.thinker(&["feedback", "p-backup-fails-mondays", "wrong"])
+        .expect_exit(0);
+    tick = tick.answer(Watcher, &crate::support::nothing());
+    tick.set_now("2026-11-22T10:10:00Z");
+    tick.run().expect_exit(0);
+    let log = tick.thinker(&["log"]).stdout;
+    let removed: Vec<&str> = log
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find(|w| w.starts_with('-') && w.len() > 1)
+        })
+        .collect();
+    assert_eq!(removed, ["-1", "-1"], "{log}");
+    let json: serde_json::Value =
+        serde_json::from_str(&tick.thinker(&["log", "--json"]).stdout).unwrap();
+    let counts: Vec<u64> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["removed"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, [1, 1]);
+    let stats: serde_json::Value =
+        serde_json::from_str(&tick.thinker(&["stats", "--since", "30d", "--json"]).stdout).unwrap();
+    assert_eq!(stats["memory"]["removed"], 2, "{stats}");
 }

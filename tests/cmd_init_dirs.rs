@@ -22,5 +22,5 @@ fn init_with_an_impossible_state_directory_writes_nothing() {
     let out = tick.thinker(&["init", "--config", &config, "--state", &state]);
     out.expect_exit(0);
     assert!(std::path::Path::new(&config).exists());
-    assert!(out.stderr.contains("thinker doctor"), "{}", out.stderr);
+    assert!(out.stdout.contains("thinker doctor"), "{}", out.stdout);
 }

@@ -130,7 +130,10 @@ async fn a_failing_notifier_shows_its_exit_and_stderr() {
         text.contains("`sh` exited with code 3: ntfy: 403 topic forbidden"),
         "{text}"
     );
-    assert!(text.contains("run it by hand"), "{text}");
+    assert!(
+        text.contains("`thinker notify --test` tries it again"),
+        "{text}"
+    );
 }
 
 #[tokio::test]

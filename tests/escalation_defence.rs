@@ -14,6 +14,9 @@ use thinker::thread::ThreadName::{Librarian, Oracle, Watcher};
 use crate::escalation_tick::{Primary, appending, decision, deliveries, escalating, history};
 use crate::support::{Sequence, Tick, nothing, ok};
 
+/// The content-free nudge a held message gets through the notifier.
+const NUDGE: &str = "thinker is holding 1 message for your confirmation: run `thinker held`\n";
+
 /// A tick whose watcher escalates once, the primary model deciding `decided`; notes go
 /// to `memory/` under the temp home.
 fn obeying(decided: &Value) -> (Tick, Primary, PathBuf, PathBuf) {
@@ -41,27 +44,21 @@ fn a_notification_carrying_a_payment_link_is_held_never_sent_and_shown() {
     let (mut tick, _primary, out, _) = obeying(&decision("notify", text, "the parcel waits"));
     let run = tick.run();
     run.expect_exit(0);
-    assert!(
-        run.stderr.contains("held for your confirmation"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        !run.stderr.contains("dhl-customs"),
-        "the text is not printed: {}",
-        run.stderr
-    );
+    // The nudge tells the user: a healthy tick writes nothing on stderr.
+    assert_eq!(run.stderr, "", "nothing on stderr");
     let state = run.state();
     let outcome = history(&state)[0]["outcome"].as_str().unwrap().to_string();
     assert!(
         outcome.starts_with("held: needs confirmation (a payment or transfer request; a link to dhl-customs.example, which no source you trust showed): Pay the 2.99 EUR"),
         "{outcome}"
     );
-    assert!(deliveries(&out).is_empty(), "never sent");
-    // Later ticks never release it (quiet-hours holds are released; this one is not).
+    // Never sent: only the nudge without its text went out.
+    assert_eq!(deliveries(&out), [NUDGE], "never sent");
+    // Later ticks never release it (quiet-hours holds are released; this one is not),
+    // nor nudge again.
     tick.set_now("2026-11-22T12:00:00Z");
     tick.run().expect_exit(0);
-    assert!(deliveries(&out).is_empty(), "still never sent");
+    assert_eq!(deliveries(&out), [NUDGE], "still never sent");
     // `show` and `log` say so.
     let show = tick.thinker(&["show"]).stdout;
     assert!(show.contains("held: needs confirmation"), "{show}");
@@ -105,7 +102,11 @@ fn a_shell_pipe_a_login_link_and_an_account_number_are_held() {
             "{action}: {outcome}"
         );
         assert!(outcome.contains(why), "{action}: {outcome}");
-        assert!(deliveries(&out).is_empty(), "{action}: nothing sent");
+        assert_eq!(
+            deliveries(&out),
+            [NUDGE],
+            "{action}: nothing sent but the nudge"
+        );
         assert!(!memory.exists(), "{action}: no note written");
     }
 }

@@ -650,6 +650,7 @@ fn allowances() -> Allowances {
         .collect(),
         escalations_per_day: Some(5),
         timezone: None,
+        stale_after: None,
     }
 }
 

@@ -705,7 +705,7 @@ fn with_no_journal_yet_nothing_is_made_up() {
     assert!(!dir.exists(), "nothing was created in the state directory");
 }
 
-/// README's tuning example is what the demo prints: its quoted lines are checked here.
+/// docs/tuning.md's example is what the demo prints: its quoted lines are checked here.
 #[test]
 fn the_readmes_tuning_example_is_what_the_demo_prints() {
     let home = tempfile::tempdir().unwrap();
@@ -733,7 +733,7 @@ fn the_readmes_tuning_example_is_what_the_demo_prints() {
     for t in ["10:05", "10:10", "10:15", "10:20", "10:25", "10:30"] {
         run(&["tick", "--now", &format!("2026-11-22T{t}:00Z")]);
     }
-    let readme = fs::read_to_string(repo.join("README.md")).unwrap();
+    let readme = fs::read_to_string(repo.join("docs/tuning.md")).unwrap();
     let explain = run(&["explain", "t-dentist-appointment-dr"]);
     let replay = run(&["replay", "--set", "memory.caps.active_threads=4"]);
     let last = explain.lines().last().unwrap_or_default();
@@ -743,7 +743,10 @@ fn the_readmes_tuning_example_is_what_the_demo_prints() {
         .chain([last])
         .chain(replay.lines().take(9))
     {
-        assert!(readme.contains(line), "README does not quote: {line}");
+        assert!(
+            readme.contains(line),
+            "docs/tuning.md does not quote: {line}"
+        );
     }
     let nas = "  t-nas-disk-99                  15 min → 0 s      NAS disk is 99% full; tonight's backups will fail";
     assert!(replay.contains(nas), "{replay}");

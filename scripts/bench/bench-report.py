@@ -82,8 +82,8 @@ def memory_section(p, rss):
                  f"({rss['binaries'][b][key]['max_mb']:.2f}) MB" for b in labels]
         p(f"| {name} | " + " | ".join(cells) + f" | {target} |")
     p("")
-    p("What is left of the private dirty pages (ARCHITECTURE.md, \"How the binary is "
-      "built and linked\"): the relocated data of a PIE binary (about 1.4 MB, most of "
+    p("What is left of the private dirty pages ([How the binary is built and linked]"
+      "(docs/decisions/122-how-the-binary-is-built-and-linked.md)): the relocated data of a PIE binary (about 1.4 MB, most of "
       "it `chrono-tz`'s time-zone table of names), the heap (the screen's gates and the "
       "rule groups a text lets through), stacks and thread arenas.")
     p("")

@@ -106,8 +106,10 @@ pub struct UnknownVerdict {
     pub verdict: Judgement,
 }
 
-/// What the agent's verdicts did this tick.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// What the agent's verdicts did this tick (read back from the journal but for
+/// `unknown`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FeedbackReport {
     /// Ids reinforced because the agent used them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -116,7 +118,7 @@ pub struct FeedbackReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rejected: Vec<String>,
     /// Verdicts on ids not in the memory: dropped.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", skip_deserializing)]
     pub unknown: Vec<UnknownVerdict>,
     /// Summaries of findings not added because they match a rejected summary.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -8,7 +8,10 @@
 //! directory readable), each thread's sources gathered one by one (status, size, time),
 //! the state, the tick lock (tried without waiting, released at once), the journal (last
 //! tick, failure streaks, skips by reason, unreadable lines), the ledger (breakers, budget
-//! left today), the escalation settings and the quiet tick.
+//! left today), the escalation settings and the quiet tick. A `files` source whose glob
+//! matches no file is a `warn` (every other kind fails on a missing path). The levels are
+//! coloured as `show` and `log` colour (the `paint` module; `--color`, on a terminal
+//! unless `NO_COLOR`).
 //!
 //! The journal's and the ledger's lines only format [`crate::health::Health`], computed
 //! once with the fingerprints of the keys as this environment holds them (what the tick
@@ -31,12 +34,13 @@ use crate::clock::{self, Clock};
 use crate::cmd::Context;
 use crate::config::{Config, ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
 use crate::error::{EXIT_FAILED, EXIT_OK, Error};
-use crate::escalation::notify::{self, Readiness};
+use crate::escalation::notify::{self, Notifier, Readiness};
 use crate::health::{self, Allowances, BreakerHealth, Health, Keys};
+use crate::paint::{GREEN, Painter, RED, YELLOW};
 use crate::provider::breaker::Phase;
 use crate::provider::{CallError, CallRequest, Providers};
 use crate::runtime;
-use crate::sources::{self, GatherContext};
+use crate::sources::{self, GatherContext, SourceKind};
 use crate::state::State;
 use crate::storage::{StateDir, StorageError};
 use crate::thread::ThreadName;
@@ -57,6 +61,15 @@ impl Level {
             Level::Ok => "ok  ",
             Level::Warn => "warn",
             Level::Fail => "FAIL",
+        }
+    }
+
+    /// Its colour, as `show` and `log` colour their statuses.
+    fn colour(self) -> &'static str {
+        match self {
+            Level::Ok => GREEN,
+            Level::Warn => YELLOW,
+            Level::Fail => RED,
         }
     }
 }
@@ -112,13 +125,19 @@ impl Report {
         format!("{ok} ok, {warn} warn, {fail} FAIL: {verdict}")
     }
 
-    /// The lines for people, summary last.
-    pub fn text(&self) -> String {
+    /// The lines for people, summary last; the levels in colour when `p` says so.
+    pub fn text(&self, p: Painter) -> String {
         let mut out = String::new();
         for c in &self.checks {
-            let _ = writeln!(out, "{} {}: {}", c.level.word(), c.check, c.message);
+            let _ = writeln!(
+                out,
+                "{} {}: {}",
+                p.paint(c.level.colour(), c.level.word()),
+                c.check,
+                c.message
+            );
         }
-        out + &self.summary() + "\n"
+        out + &p.bold(&self.summary()) + "\n"
     }
 }
 
@@ -142,7 +161,10 @@ pub fn run(ctx: &mut Context<'_>, args: &DoctorArgs) -> Result<u8, Error> {
         let text = crate::error::to_json_pretty(&json, "the doctor's report")?;
         ctx.stdout(text.as_bytes())?;
     } else {
-        ctx.stdout(report.text().as_bytes())?;
+        let painter = Painter {
+            color: ctx.use_color(args.color),
+        };
+        ctx.stdout(report.text(painter).as_bytes())?;
     }
     Ok(if report.failed() {
         EXIT_FAILED
@@ -190,13 +212,14 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
     }
     check_lock(&dir, &mut report);
     check_journal(&health, ctx.clock, &mut report);
+    check_memory(&health, ctx.clock, &mut report);
     match crate::cmd::shared::egress_today(dir.path(), &ctx.clock) {
         Ok(line) => report.push("egress", Level::Ok, line),
         Err(e) => report.push("egress", Level::Warn, e.to_string()),
     }
     if let Some(config) = &config {
         check_ledger(&dir, &health, config, ctx.clock, &mut report);
-        check_escalation(config, &mut report);
+        check_escalation(config, &health, &mut report);
         check_quiet(config, &mut report);
         check_guard(config, &mut report);
     }
@@ -503,14 +526,38 @@ async fn check_sources(
                 } else {
                     format!("{}: ", t.kind)
                 };
-                report.push(
-                    what,
-                    Level::Ok,
-                    format!("{kind}{} bytes in {took} ms{cut}", t.text.len()),
-                );
+                let found = format!("{kind}{} bytes in {took} ms{cut}", t.text.len());
+                match unmatched_globs(&source.kind).as_slice() {
+                    [] => report.push(what, Level::Ok, found),
+                    globs => report.push(
+                        what,
+                        Level::Warn,
+                        format!(
+                            "{found}; `{}` match{} no file: a typo in the path? fix its paths in [threads.{thread}] (the thread sees nothing from {})",
+                            globs.join("`, `"),
+                            if globs.len() == 1 { "es" } else { "" },
+                            if globs.len() == 1 { "it" } else { "them" },
+                        ),
+                    ),
+                }
             }
         }
     }
+}
+
+/// The globs of a `files` source that match no file (every other kind fails on a
+/// missing path; a `files` glob matching nothing gives an empty text, which the tick
+/// takes as normal: an empty memory directory).
+fn unmatched_globs(kind: &SourceKind) -> Vec<String> {
+    let SourceKind::Files(files) = kind else {
+        return Vec::new();
+    };
+    files
+        .patterns()
+        .iter()
+        .filter(|p| sources::expand_globs(std::slice::from_ref(p)).0.is_empty())
+        .cloned()
+        .collect()
 }
 
 /// The tick lock: free, taken without waiting and released at once.
@@ -730,8 +777,9 @@ fn breaker_line(
     }
 }
 
-/// The escalation: a model, the notifier found, the memory directory writable.
-fn check_escalation(config: &Config, report: &mut Report) {
+/// The escalation: a model, the notifier found (and nothing it failed to deliver), the
+/// memory directory writable.
+fn check_escalation(config: &Config, health: &Health, report: &mut Report) {
     let e = &config.escalation;
     match e.models.first() {
         Some(model) => report.push(
@@ -752,27 +800,7 @@ fn check_escalation(config: &Config, report: &mut Report) {
             "none: an escalation is recorded failed; set [escalation] model (e.g. \"anthropic/claude-opus-5\")",
         ),
     }
-    let path = std::env::var_os("PATH");
-    match notify::check(&e.notify_command, path.as_deref()) {
-        Readiness::NotConfigured => report.push(
-            "notifier",
-            Level::Warn,
-            "no notify_command: a notify is recorded failed; set [escalation] notify_command",
-        ),
-        Readiness::Found(programs) => report.push(
-            "notifier",
-            Level::Ok,
-            format!("{} found", programs.join(", ")),
-        ),
-        Readiness::Missing(missing) => report.push(
-            "notifier",
-            Level::Fail,
-            format!(
-                "`{}` not found on PATH: install it, or change [escalation] notify_command",
-                missing.join("`, `")
-            ),
-        ),
-    }
+    check_notifier(e, health, report);
     match &e.memory_dir {
         None => report.push(
             "memory_dir",
@@ -783,6 +811,131 @@ fn check_escalation(config: &Config, report: &mut Report) {
             let (level, message) = writable(dir);
             report.push("memory_dir", level, message);
         }
+    }
+}
+
+/// The notifier: whether it can run (a command's programs found; a webhook's variables
+/// set), and whether a message could not be delivered — then `FAIL`, with the last error
+/// and the way out — or waits for a retry or the user's confirmation (`warn`).
+fn check_notifier(e: &crate::config::EscalationConfig, health: &Health, report: &mut Report) {
+    let notifier = e.notifier();
+    let (mut level, mut message) = match notifier {
+        Notifier::None => (
+            Level::Warn,
+            "none configured: a notification is recorded failed and never reaches you; set [escalation] notify_command (notify-send on a desktop; Apprise on a headless machine) or [escalation.webhook], then `thinker notify --test`".to_string(),
+        ),
+        Notifier::Command(argv) => {
+            let path = std::env::var_os("PATH");
+            match notify::check(argv, path.as_deref()) {
+                Readiness::NotConfigured => (Level::Warn, "no notify_command".to_string()),
+                Readiness::Found(programs) => (Level::Ok, format!("{} found", programs.join(", "))),
+                Readiness::Missing(missing) => (
+                    Level::Fail,
+                    format!(
+                        "`{}` not found on PATH: install it, or change [escalation] notify_command",
+                        missing.join("`, `")
+                    ),
+                ),
+            }
+        }
+        Notifier::Webhook(w) => webhook_readiness(w),
+    };
+    let m = &health.messages;
+    if !m.undelivered.is_empty() {
+        let n = m.undelivered.len();
+        let ids: Vec<&str> = m.undelivered.iter().map(|u| u.id.as_str()).collect();
+        let error = m
+            .undelivered
+            .last()
+            .map(|u| u.error.clone())
+            .unwrap_or_default();
+        level = Level::Fail;
+        message = format!(
+            "{message}; but {n} message{} could not be delivered (last error: {error}): fix the notifier (`thinker notify --test` tries it), then `thinker release {}` sends it, or `thinker discard` drops it (`thinker held` lists what waits)",
+            plural(n),
+            ids.join("` / `thinker release ")
+        );
+    } else if m.nudges_lost > 0 {
+        level = Level::Fail;
+        message = format!(
+            "{message}; but the nudge about {} message{} held for your confirmation could not be delivered (last error: {}): fix the notifier (`thinker notify --test` tries it); `thinker held` lists what waits",
+            m.nudges_lost,
+            plural(m.nudges_lost),
+            m.last_error.as_deref().unwrap_or("unknown")
+        );
+    } else if m.retrying > 0 {
+        level = level.max(Level::Warn);
+        message = format!(
+            "{message}; but {} message{} not delivered yet, tried again on the next ticks (last error: {})",
+            m.retrying,
+            plural(m.retrying),
+            m.last_error.as_deref().unwrap_or("unknown")
+        );
+    }
+    report.push("notifier", level, message);
+    if !m.held.is_empty() {
+        let n = m.held.len();
+        report.push(
+            "held",
+            Level::Warn,
+            format!(
+                "{n} message{} held for your confirmation: `thinker held` lists {}, `thinker release ID` sends one, `thinker discard ID` drops one",
+                plural(n),
+                if n == 1 { "it" } else { "them" }
+            ),
+        );
+    }
+}
+
+/// A webhook's readiness: its URL and token variables set (it is not called: `thinker
+/// notify --test` sends a test message).
+fn webhook_readiness(w: &crate::escalation::webhook::WebhookSettings) -> (Level, String) {
+    use crate::escalation::webhook::{resolve_url, site_of};
+    let env = |var: &str| std::env::var(var).ok();
+    let url = match resolve_url(&w.url, &env) {
+        Ok(url) => url,
+        Err(e) => return (Level::Fail, e.to_string()),
+    };
+    if let Some(var) = &w.token_env
+        && env(var).is_none_or(|t| t.trim().is_empty())
+    {
+        return (
+            Level::Fail,
+            format!(
+                "the {} webhook's token variable {var} is not set: set it, or remove token_env",
+                w.format.as_str()
+            ),
+        );
+    }
+    (
+        Level::Ok,
+        format!(
+            "the {} webhook at {} (not called: `thinker notify --test` sends a test message)",
+            w.format.as_str(),
+            site_of(&url)
+        ),
+    )
+}
+
+/// How old the memory is: `warn` once it is older than the tick's cadence allows
+/// ([`crate::recall::stale_after`]), as the agent's block then says.
+fn check_memory(health: &Health, clock: Clock, report: &mut Report) {
+    // An unreadable state: `check_state` says so already.
+    let Some(at) = health.memory_updated else {
+        return;
+    };
+    let age = clock::age(at, clock.now);
+    if health.stale {
+        report.push(
+            "memory",
+            Level::Warn,
+            format!(
+                "last updated {age} ({}): older than the tick's cadence allows, so the agent is told it may be out of date; is the tick running (`thinker log`, `thinker cron`), or are all threads skipped or failing?",
+                clock.wall(at)
+            ),
+        );
+    } else {
+        report.push("memory", Level::Ok, format!("last updated {age}"));
     }
 }
 
@@ -1030,6 +1183,18 @@ mod tests {
         );
         r.push("c", Level::Fail, "broken");
         assert!(r.failed());
-        assert_eq!(r.text().lines().nth(2), Some("FAIL c: broken"));
+        assert_eq!(
+            r.text(Painter { color: false }).lines().nth(2),
+            Some("FAIL c: broken")
+        );
+        let coloured = r.text(Painter { color: true });
+        assert!(
+            coloured.contains("\x1b[31mFAIL\x1b[0m c: broken"),
+            "{coloured}"
+        );
+        assert!(
+            coloured.contains("\x1b[33mwarn\x1b[0m b: meh"),
+            "{coloured}"
+        );
     }
 }

@@ -27,6 +27,8 @@ pub mod stats;
 pub mod mcp;
 // --- living with it ---
 pub mod doctor;
+pub mod held;
+pub mod notify;
 // --- replay, explain, report ---
 pub mod explain;
 pub mod replay;

@@ -3,17 +3,25 @@
 //! (`--json`), the entries that match a text as JSON (`--format json --for TEXT`), or
 //! the compact text for an agent (`--format prompt`, implied by `--for` and
 //! `--max-bytes`: [`crate::recall`], with its inputs from [`crate::recollect`]). Reads
-//! only, takes no lock (the state is replaced atomically, so a read is always whole);
-//! works without a config.
+//! only, takes no lock (the state is replaced atomically, so a read is always whole).
+//!
+//! Works without a config on a state that is there. With neither a config nor a state
+//! file, the text for a person is refused as `tick` refuses (no config: run `thinker
+//! init`), instead of showing an empty memory; the forms for programs (`--json`,
+//! `--format prompt|json`) still answer with the empty state, so an agent's hook does not
+//! fail before `init`. A `--for` that nothing matches says so in one line on stderr
+//! (unless `-q`), exit 0.
 
 use serde::Serialize;
 
 use crate::cli::{ShowArgs, ShowFormat};
 use crate::cmd::Context;
+use crate::config::ConfigError;
 use crate::error::{EXIT_OK, Error, to_json_pretty};
 use crate::recall::{self, Recalled};
 use crate::recollect::{self, RecallSettings};
 use crate::storage::{self, STATE_FILE, StateDir};
+use crate::untrusted;
 
 /// `show --format json --for TEXT`.
 #[derive(Serialize)]
@@ -26,6 +34,16 @@ struct Matches<'a> {
 pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
     let resolved = ctx.optional_config()?;
     let dir = StateDir::at(&resolved.state_dir);
+    let for_a_person = !args.json
+        && args.format == ShowFormat::Text
+        && args.for_text.is_none()
+        && args.max_bytes.is_none();
+    if for_a_person && resolved.config.is_none() && !dir.file(STATE_FILE).exists() {
+        return Err(ConfigError::Missing {
+            path: ctx.config_path()?,
+        }
+        .into());
+    }
     let settings = resolved
         .config
         .as_ref()
@@ -46,6 +64,11 @@ pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
         let inputs = recollect::blocking(&dir, &state, &settings, question);
         let block = recall::block(&state, question, &ctx.clock, &limits, &inputs.inputs());
         ctx.stdout(block.text.as_bytes())?;
+        if let Some(text) = question
+            && block.text.is_empty()
+        {
+            nothing_matched(ctx, text)?;
+        }
         return Ok(EXIT_OK);
     }
     let state = dir.load()?;
@@ -75,7 +98,21 @@ fn matches(
         json.push('\n');
     }
     ctx.stdout(json.as_bytes())?;
+    if out.entries.is_empty() {
+        nothing_matched(ctx, text)?;
+    }
     Ok(EXIT_OK)
+}
+
+/// The one line on stderr when nothing matches `--for TEXT` (not with `-q`).
+fn nothing_matched(ctx: &mut Context<'_>, text: &str) -> Result<(), Error> {
+    if ctx.global.quiet {
+        return Ok(());
+    }
+    ctx.stderr(&format!(
+        "nothing in the memory matches `{}` well enough\n",
+        untrusted::excerpt(text, 80)
+    ))
 }
 
 /// `show --json`: the file exactly as it is on disk (after checking that it validates).

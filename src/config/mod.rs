@@ -140,6 +140,10 @@ pub struct EscalationConfig {
     /// Domains a notification or note may link to though no source showed them
     /// (lowercased; subdomains included).
     pub trusted_domains: Vec<String>,
+    /// Sends of one message (or nudge) tried before it is given up (the first included).
+    pub delivery_attempts: u32,
+    /// `[escalation.webhook]`: the built-in webhook notifier, instead of `notify_command`.
+    pub webhook: Option<crate::escalation::webhook::WebhookSettings>,
 }
 
 impl Default for EscalationConfig {
@@ -157,6 +161,8 @@ impl Default for EscalationConfig {
             reserve: DEFAULT_ESCALATION_RESERVE,
             urgent_importance: DEFAULT_URGENT_IMPORTANCE,
             trusted_domains: Vec::new(),
+            delivery_attempts: DEFAULT_DELIVERY_ATTEMPTS,
+            webhook: None,
         }
     }
 }
@@ -165,6 +171,11 @@ impl EscalationConfig {
     /// Whether `t` (local time) is in the escalation quiet hours.
     pub fn is_quiet(&self, t: NaiveTime) -> bool {
         self.quiet_hours.iter().any(|q| q.contains(t))
+    }
+
+    /// The configured path a message takes: the webhook, else the command, else none.
+    pub fn notifier(&self) -> crate::escalation::notify::Notifier<'_> {
+        crate::escalation::notify::Notifier::of(&self.notify_command, self.webhook.as_ref())
     }
 }
 
@@ -221,6 +232,10 @@ pub const DEFAULT_NOTIFY_TIMEOUT: f64 = 30.0;
 pub const DEFAULT_ESCALATION_TIMEOUT: f64 = 120.0;
 /// `escalation.max_attempts`.
 pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
+/// `escalation.delivery_attempts`: a failed send is tried again 1, 2 and 4 ticks later.
+pub const DEFAULT_DELIVERY_ATTEMPTS: u32 = 4;
+/// `tick.interval_minutes`: how often cron runs the tick (`thinker cron`'s line).
+pub const DEFAULT_TICK_INTERVAL_MINUTES: u32 = crate::recall::DEFAULT_INTERVAL_MINUTES;
 /// `escalation.dismiss_memory_hours`.
 pub const DEFAULT_DISMISS_MEMORY_HOURS: u32 = 24;
 /// `escalation.reserve`: of the default cap of 5, the last 2 are for urgent escalations.

@@ -122,6 +122,7 @@ pub(super) struct RawTick {
     pub(super) skip_unchanged: Option<bool>,
     pub(super) max_skipped: Option<u32>,
     pub(super) max_input_bytes: Option<u64>,
+    pub(super) interval_minutes: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -215,4 +216,19 @@ pub(super) struct RawEscalation {
     pub(super) urgent_importance: Option<u8>,
     #[serde(default)]
     pub(super) trusted_domains: Vec<String>,
+    pub(super) delivery_attempts: Option<u32>,
+    pub(super) webhook: Option<RawWebhook>,
+}
+
+/// `[escalation.webhook]`: the built-in webhook notifier (`crate::escalation::webhook`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawWebhook {
+    pub(super) url: Option<String>,
+    pub(super) url_env: Option<String>,
+    pub(super) format: Option<crate::escalation::webhook::WebhookFormat>,
+    pub(super) token_env: Option<String>,
+    pub(super) title: Option<String>,
+    pub(super) tls_roots: Option<TlsRoots>,
+    pub(super) ca_file: Option<String>,
 }

@@ -215,7 +215,35 @@ impl Validator<'_> {
             dismiss_memory,
             ..memory
         };
-        let recall = self.recall(raw.recall, &providers)?;
+        let mut recall = self.recall(raw.recall, &providers)?;
+        let interval = self.int(
+            "tick.interval_minutes",
+            raw.tick.interval_minutes,
+            super::DEFAULT_TICK_INTERVAL_MINUTES,
+            1..=1440,
+        )?;
+        let max_skipped = self.int(
+            "tick.max_skipped",
+            raw.tick.max_skipped,
+            DEFAULT_MAX_SKIPPED,
+            1..=100_000,
+        )?;
+        // The most ticks a healthy thinker goes without applying one: its most frequent
+        // thread's cadence, times the quiet tick's skips.
+        let every = threads
+            .iter()
+            .flatten()
+            .filter(|t| t.enabled)
+            .map(|t| t.every)
+            .min()
+            .unwrap_or(1);
+        let skips = if raw.tick.skip_unchanged.unwrap_or(true) {
+            max_skipped.saturating_add(1)
+        } else {
+            1
+        };
+        recall.stale_after =
+            crate::recall::stale_after(interval, every.max(1).saturating_mul(skips));
         Ok(Config {
             path: path.map(Path::to_path_buf),
             state_dir: raw
@@ -227,12 +255,7 @@ impl Validator<'_> {
             memory,
             quiet: QuietSettings {
                 skip_unchanged: raw.tick.skip_unchanged.unwrap_or(true),
-                max_skipped: self.int(
-                    "tick.max_skipped",
-                    raw.tick.max_skipped,
-                    DEFAULT_MAX_SKIPPED,
-                    1..=100_000,
-                )?,
+                max_skipped,
             },
             tick_deadline: self.seconds(
                 "tick.deadline_seconds",
@@ -343,6 +366,8 @@ impl Validator<'_> {
             )?,
             synonyms: r.synonyms.unwrap_or_default(),
             embeddings,
+            // Set from `[tick]` once the threads are known.
+            stale_after: defaults.stale_after,
         })
     }
 
@@ -669,6 +694,19 @@ impl Validator<'_> {
                 "the program is empty: give its name or path, e.g. [\"notify-send\", \"thinker\"]",
             ));
         }
+        let delivery_attempts = self.int(
+            "escalation.delivery_attempts",
+            e.delivery_attempts,
+            super::DEFAULT_DELIVERY_ATTEMPTS,
+            1..=10,
+        )?;
+        let webhook = e.webhook.map(|w| self.webhook(w)).transpose()?;
+        if webhook.is_some() && !e.notify_command.is_empty() {
+            return Err(self.err(
+                "escalation.webhook",
+                "both notify_command and [escalation.webhook] are set: a message takes one path; remove one",
+            ));
+        }
         if !e.fallback.is_empty() && e.model.is_none() {
             return Err(self.err(
                 "escalation.fallback",
@@ -695,8 +733,92 @@ impl Validator<'_> {
             reserve,
             urgent_importance,
             trusted_domains,
+            delivery_attempts,
+            webhook,
         };
         Ok((config, chrono::TimeDelta::hours(i64::from(hours))))
+    }
+
+    /// `[escalation.webhook]`: exactly one of `url` and `url_env`, an http(s) URL, the
+    /// names (never the values) of its variables, its TLS trust (`ca_file` read now).
+    fn webhook(
+        &self,
+        w: super::raw::RawWebhook,
+    ) -> Result<crate::escalation::webhook::WebhookSettings, ConfigError> {
+        use crate::escalation::webhook::{DEFAULT_TITLE, UrlSource, WebhookSettings};
+        let var_name = |key: &str, v: &str| {
+            if v.is_empty()
+                || v.contains('=')
+                || v.chars().any(char::is_whitespace)
+                || v.contains("://")
+            {
+                Err(self.err(
+                    key,
+                    "must be the NAME of an environment variable, not its value",
+                ))
+            } else {
+                Ok(v.to_string())
+            }
+        };
+        let url = match (w.url, w.url_env) {
+            (Some(_), Some(_)) => {
+                return Err(self.err(
+                    "escalation.webhook.url_env",
+                    "give the URL in `url` or the name of its variable in `url_env`, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(self.err(
+                    "escalation.webhook",
+                    "needs `url` (e.g. \"https://ntfy.sh/your-topic\"), or `url_env` naming the variable that holds it",
+                ));
+            }
+            (Some(url), None) => {
+                let ok = reqwest::Url::parse(url.trim()).is_ok_and(|u| {
+                    matches!(u.scheme(), "http" | "https") && u.host_str().is_some()
+                });
+                if !ok {
+                    return Err(self.err(
+                        "escalation.webhook.url",
+                        "is not an http:// or https:// URL",
+                    ));
+                }
+                UrlSource::Given(url.trim().to_string())
+            }
+            (None, Some(var)) => UrlSource::Env(var_name("escalation.webhook.url_env", &var)?),
+        };
+        let token_env = w
+            .token_env
+            .map(|v| var_name("escalation.webhook.token_env", &v))
+            .transpose()?;
+        let ca_file = match w.ca_file.as_deref() {
+            Some(file) => {
+                let key = "escalation.webhook.ca_file";
+                let path = self.resolve(key, file)?;
+                Some(
+                    crate::provider::config::CaFile::read(&path)
+                        .map_err(|e| self.err(key, e.to_string()))?,
+                )
+            }
+            None => None,
+        };
+        let title = crate::untrusted::clean_line(w.title.as_deref().unwrap_or(DEFAULT_TITLE))
+            .trim()
+            .to_string();
+        Ok(WebhookSettings {
+            url,
+            format: w.format.unwrap_or_default(),
+            token_env,
+            title: if title.is_empty() {
+                DEFAULT_TITLE.to_string()
+            } else {
+                title
+            },
+            tls: crate::provider::config::TlsSettings {
+                roots: w.tls_roots.unwrap_or_default(),
+                ca_file,
+            },
+        })
     }
 }
 
@@ -870,6 +992,16 @@ mod tests {
             "[tick]\nthread_timeout_seconds = {v}\n",
         ),
         ("tick.max_skipped", "u32", "[tick]\nmax_skipped = {v}\n"),
+        (
+            "tick.interval_minutes",
+            "u32",
+            "[tick]\ninterval_minutes = {v}\n",
+        ),
+        (
+            "escalation.delivery_attempts",
+            "u32",
+            "[escalation]\ndelivery_attempts = {v}\n",
+        ),
         (
             "budget.daily_tokens",
             "u64",
@@ -1109,6 +1241,8 @@ mod tests {
             "reserve",
             "urgent_importance",
             "max_input_bytes",
+            "interval_minutes",
+            "delivery_attempts",
         ] {
             assert!(
                 NUMERIC_KEYS.iter().any(|(k, _, _)| k.ends_with(key)),

@@ -11,7 +11,10 @@
 //! - [`notify::run_notifier`]: the `notify` action (and a `propose`, shown to the user
 //!   through the notifier), its process group killed at the timeout;
 //! - [`note::append_note`]: the `remember` action, a dated note appended to the memory
-//!   directory.
+//!   directory;
+//! - [`webhook`]: the built-in webhook notifier (`[escalation.webhook]`);
+//! - [`held`]: the messages that wait for the user (held for confirmation, or
+//!   undelivered), for `thinker held`, `release`, `discard` and the agent's block.
 //!
 //! Here: the outcome's excerpt of a model's text ([`excerpt`]), shared by `plan` and
 //! `outbound`, so that neither imports the other's words back.
@@ -21,10 +24,12 @@
 //! [`crate::clock::Clock`] is passed in).
 
 pub mod decision;
+pub mod held;
 pub mod note;
 pub mod notify;
 pub mod outbound;
 pub mod plan;
+pub mod webhook;
 
 use crate::untrusted;
 

@@ -28,6 +28,13 @@
 //! and when that is a wrapper (`xargs`, `env`, `timeout`…) the program it runs
 //! ([`programs`]) — as a path, or on the `PATH` the caller hands in.
 //!
+//! **The configured path** ([`Notifier`]): the command, or the built-in webhook
+//! ([`super::webhook`]); [`deliver`] sends through either, and [`NotifyError::may_have_delivered`]
+//! says whether a failed send may still have reached the user (a notifier killed at its
+//! timeout, a webhook that did not answer): a tick never sends such a message again, while
+//! one that certainly did not go out (a non-zero exit, a program not found, a refused
+//! connection, an HTTP error) may be tried again.
+//!
 //! Must not: run a shell, decide what the message says (the caller passes the final text,
 //! proposals already marked), read the clock, or touch the state directory.
 
@@ -70,7 +77,7 @@ pub struct Delivered {
 #[derive(Debug, thiserror::Error)]
 pub enum NotifyError {
     #[error(
-        "no notifier command is configured (notify_command = []); set `notify_command` in [escalation] to a program and its arguments, e.g. [\"notify-send\", \"thinker\"]"
+        "no notifier is configured; set `notify_command` in [escalation] to a program and its arguments (e.g. [\"notify-send\", \"thinker\"], or [\"apprise\", \"-t\", \"thinker\", \"ntfy://ntfy.sh/your-topic\"] on a headless machine), or an [escalation.webhook]"
     )]
     EmptyCommand,
     #[error(
@@ -82,7 +89,7 @@ pub enum NotifyError {
     )]
     Spawn { program: String, source: io::Error },
     #[error(
-        "notifier `{program}` {exit}{}; run it by hand with a test message on stdin to see why",
+        "notifier `{program}` {exit}{}; `thinker notify --test` tries it again (a notifier that needs a desktop, such as notify-send, fails under cron: use a webhook or Apprise there)",
         if stderr.is_empty() { String::new() } else { format!(": {stderr}") }
     )]
     Failed {
@@ -102,8 +109,108 @@ pub enum NotifyError {
         group: Result<(), KillError>,
         stderr: String,
     },
-    #[error("cannot wait for notifier `{program}`: {source}; try again on the next tick")]
+    #[error("cannot wait for notifier `{program}`: {source}; it may or may not have delivered")]
     Wait { program: String, source: io::Error },
+    #[error(transparent)]
+    Webhook(#[from] super::webhook::WebhookError),
+}
+
+impl NotifyError {
+    /// Whether the message may have reached the user though the send failed: the
+    /// notifier was killed at its timeout or could not be waited for, or the webhook's
+    /// exchange was lost once sent. Never sent again by a tick (no message twice).
+    pub fn may_have_delivered(&self) -> bool {
+        match self {
+            NotifyError::TimedOut { .. } | NotifyError::Wait { .. } => true,
+            NotifyError::Webhook(e) => e.may_have_delivered(),
+            NotifyError::EmptyCommand
+            | NotifyError::NotFound { .. }
+            | NotifyError::Spawn { .. }
+            | NotifyError::Failed { .. } => false,
+        }
+    }
+}
+
+/// The configured path a message takes to the user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notifier<'a> {
+    /// Neither `notify_command` nor `[escalation.webhook]` is set.
+    None,
+    /// `notify_command`: a program, the message on its stdin.
+    Command(&'a [String]),
+    /// `[escalation.webhook]`: the message posted as JSON.
+    Webhook(&'a super::webhook::WebhookSettings),
+}
+
+impl<'a> Notifier<'a> {
+    /// The path `[escalation]` configures: the webhook when set, else the command.
+    pub fn of(command: &'a [String], webhook: Option<&'a super::webhook::WebhookSettings>) -> Self {
+        match (webhook, command.is_empty()) {
+            (Some(w), _) => Notifier::Webhook(w),
+            (None, false) => Notifier::Command(command),
+            (None, true) => Notifier::None,
+        }
+    }
+
+    pub fn is_configured(&self) -> bool {
+        !matches!(self, Notifier::None)
+    }
+
+    /// The notifier in a few words for people: the program (`argv[0]`), or the webhook's
+    /// format (never its URL or arguments: they may hold a token).
+    pub fn describe(&self) -> String {
+        match self {
+            Notifier::None => "no notifier".into(),
+            Notifier::Command(argv) => format!(
+                "notifier `{}`",
+                untrusted::clean_line(argv.first().map_or("", String::as_str))
+            ),
+            Notifier::Webhook(w) => format!("the {} webhook", w.format.as_str()),
+        }
+    }
+}
+
+/// What a successful send said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    /// [`Notifier::describe`], with the webhook's site.
+    pub via: String,
+    /// What it answered: the command's output excerpt, the webhook's HTTP status.
+    pub said: String,
+}
+
+/// Sends `message` through `notifier`, at most `timeout` long.
+pub async fn deliver(
+    notifier: &Notifier<'_>,
+    message: &str,
+    timeout: Duration,
+) -> Result<Sent, NotifyError> {
+    match notifier {
+        Notifier::None => Err(NotifyError::EmptyCommand),
+        Notifier::Command(argv) => {
+            let d = run_notifier(argv, message, timeout).await?;
+            let said = [d.stdout.as_str(), d.stderr.as_str()]
+                .into_iter()
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+                .join(" / ");
+            Ok(Sent {
+                via: notifier.describe(),
+                said: if said.is_empty() {
+                    "exited 0".into()
+                } else {
+                    format!("exited 0: {said}")
+                },
+            })
+        }
+        Notifier::Webhook(settings) => {
+            let posted = super::webhook::post(settings, message, timeout).await?;
+            Ok(Sent {
+                via: format!("{} at {}", notifier.describe(), posted.site),
+                said: format!("HTTP {}", posted.status),
+            })
+        }
+    }
 }
 
 /// Whether a notifier command can run, as [`check`] finds it.

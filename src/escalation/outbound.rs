@@ -1,13 +1,19 @@
 //! The check of what leaves: before a notification or a proposal is sent or a
-//! note written, its text is read ([`crate::untrusted::outbound::read`]) and the decision
-//! is **held** — `held: needs confirmation (…): <text>`, shown by `show` and `log`, never
-//! sent, never released — when the text
-//! - asks to pay or transfer, or to change or give credentials;
-//! - carries an account, card or phone number;
+//! note written, its text is read ([`crate::untrusted::outbound::read`], as a browser or a
+//! phone shows it, in the screen's languages) and the decision is **held** — `held: needs
+//! confirmation (…): <text>`, shown by `show` and `log`, never sent, never released — when
+//! the text
+//! - asks to pay or transfer, or to give or confirm credentials;
+//! - carries an account number beside such a request (or an IBAN, a wallet, a card
+//!   number), or a phone number beside a request or a callback scam's words;
 //! - pipes a download into a shell, or links to a login page;
-//! - links to a site that the tick's sources showed only in text that carried a screen
-//!   detection, or in no source the user trusts ([`Seen`]), unless the site is one of
-//!   `[escalation] trusted_domains`.
+//! - links — a clickable address: a scheme, `www.` or a path, or a bare name the text
+//!   sends the reader to — to a site that the tick's sources showed only in text that
+//!   carried a screen detection, or in no source the user trusts ([`Seen`]), unless its
+//!   host is under one of `[escalation] trusted_domains` (compared in IDNA form).
+//!
+//! A bare domain name (`Certificate for example.org expires`), a courier's phone number, a
+//! tracking number and a receipt are no reason to hold (issue 31).
 //!
 //! **Which sources the user trusts**: those whose text the user or their own machine
 //! wrote — `command`, `files`, `system`, `transcript` ([`trusted_kind`]) — and only
@@ -115,13 +121,18 @@ impl Reason {
 pub fn reasons(text: &str, seen: &Seen, trusted_domains: &[String]) -> Vec<Reason> {
     let reading = outbound::read(text);
     let mut reasons: Vec<Reason> = reading.concerns.into_iter().map(Reason::Concern).collect();
-    let allowed = |site: &str| {
-        trusted_domains
+    // A configured domain is compared as a link's host is written (IDNA, lowercase).
+    let trusted: Vec<String> = trusted_domains
+        .iter()
+        .filter_map(|d| outbound::host_name(d))
+        .collect();
+    let allowed = |link: &outbound::Link| {
+        trusted
             .iter()
-            .any(|d| site == d || site.ends_with(&format!(".{d}")))
+            .any(|d| link.host == *d || link.host.ends_with(&format!(".{d}")) || link.site == *d)
     };
     for link in reading.links {
-        if allowed(&link.site) || seen.trusted.contains(&link.site) {
+        if allowed(&link) || seen.trusted.contains(&link.site) {
             continue;
         }
         let reason = if seen.screened.contains(&link.site) {

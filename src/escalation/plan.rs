@@ -15,6 +15,17 @@
 //! run again — no notification is ever delivered twice, at the price of one that a kill
 //! may have lost.
 //!
+//! **A failed send is owed work** ([`send_failed`]): a notifier that reported it did not
+//! deliver (a non-zero exit, a program not found, a refused connection, an HTTP error)
+//! leaves the record `delivery: "owed"`, tried again [`backoff`] ticks later — 1, 2, 4…
+//! — up to `escalation.delivery_attempts` sends in all; then, or at once when a send may
+//! have half-delivered (a notifier killed at its timeout), it is `undelivered`: no tick
+//! sends it again, the tick exits non-zero ([`gave_up`]), and it waits for `thinker
+//! release` or `discard` ([`super::held`]). A record held for the user's confirmation
+//! owes a content-free **nudge** ([`super::held::nudge`]) through the same machinery:
+//! `owed` when held, sent once outside the quiet hours, retried and given up alike, its
+//! outcome left as it is.
+//!
 //! Must not: do I/O, read the clock, or run anything.
 
 use crate::config::EscalationConfig;
@@ -22,8 +33,8 @@ use crate::state::{DecisionRecord, Delivery, EscalationOutcome, EscalationRecord
 use crate::untrusted;
 
 use super::decision::{Action, Decision};
-use super::outbound;
 pub use super::{OUTCOME_EXCERPT_CHARS, excerpt};
+use super::{held, outbound};
 
 /// The work a tick owes, as indices into the escalation history.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -39,6 +50,10 @@ pub struct Plan {
     pub release: Vec<usize>,
     /// Effects recorded as started but never settled (a kill): never run again.
     pub interrupted: Vec<usize>,
+    /// Failed sends whose next try is due (outside the quiet hours): sent again now.
+    pub retry: Vec<usize>,
+    /// Records held for confirmation whose nudge is due (outside the quiet hours).
+    pub nudge: Vec<usize>,
 }
 
 impl Plan {
@@ -48,7 +63,107 @@ impl Plan {
             && self.reserved.is_empty()
             && self.release.is_empty()
             && self.interrupted.is_empty()
+            && self.retry.is_empty()
+            && self.nudge.is_empty()
     }
+}
+
+/// How many ticks after its `sends`-th failed send a message is tried again: 1, 2, 4, 8…
+pub fn backoff(sends: u32) -> u64 {
+    1 << sends.saturating_sub(1).min(16)
+}
+
+/// Whether `record` owes a send due at `run` (the ledger's run of this tick): `owed` with
+/// no `retry_run`, or one reached. A `retry_run` further ahead than any backoff can reach
+/// is due too (the ledger was reset, and its runs counted from 1 again).
+pub fn send_due(record: &EscalationRecord, run: u64, config: &EscalationConfig) -> bool {
+    record.delivery == Some(Delivery::Owed)
+        && record.retry_run.is_none_or(|at| {
+            run >= at || at - run > backoff(config.delivery_attempts.saturating_add(1))
+        })
+}
+
+/// Records held for confirmation whose nudge is due at `run`, outside the quiet hours.
+pub fn nudges(
+    history: &[EscalationRecord],
+    run: u64,
+    quiet: bool,
+    config: &EscalationConfig,
+) -> Vec<usize> {
+    if quiet {
+        return Vec::new();
+    }
+    history
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| held::needs_confirmation(&r.outcome) && send_due(r, run, config))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Records a failed send of `record` (its effect, or its nudge) at `run`: owed again
+/// after [`backoff`] ticks while tries are left and nothing may have half-delivered, else
+/// `undelivered`. A record that is not held for confirmation gets the outcome `failed:`
+/// saying which. Returns whether it was given up.
+pub fn send_failed(
+    record: &mut EscalationRecord,
+    error: &str,
+    may_have_delivered: bool,
+    run: u64,
+    config: &EscalationConfig,
+) -> bool {
+    let error = untrusted::excerpt(error, OUTCOME_EXCERPT_CHARS);
+    record.sends = record.sends.saturating_add(1);
+    record.delivery_error = Some(error.clone());
+    let max = config.delivery_attempts;
+    let gave_up = may_have_delivered || record.sends >= max;
+    let nudge = held::needs_confirmation(&record.outcome);
+    let what = if nudge { "nudge" } else { "message" };
+    if gave_up {
+        record.delivery = Some(Delivery::Undelivered);
+        record.retry_run = None;
+    } else {
+        record.delivery = Some(Delivery::Owed);
+        record.retry_run = Some(run.saturating_add(backoff(record.sends)));
+    }
+    if !nudge {
+        let next = if may_have_delivered {
+            format!(
+                "; it may have reached you, so no tick sends it again: `thinker held` lists it ({what} not delivered)"
+            )
+        } else if gave_up {
+            format!(
+                "; gave up after {} tries: `thinker held` lists it ({what} not delivered)",
+                record.sends
+            )
+        } else {
+            let ticks = backoff(record.sends);
+            format!(
+                " (try {} of {max}; tried again in {ticks} tick{})",
+                record.sends,
+                if ticks == 1 { "" } else { "s" }
+            )
+        };
+        record.outcome = EscalationOutcome::Failed(format!("{error}{next}"));
+    }
+    gave_up
+}
+
+/// A send of `record` went out: nothing is owed any more.
+pub fn send_succeeded(record: &mut EscalationRecord) {
+    record.delivery = None;
+    record.sends = 0;
+    record.retry_run = None;
+    record.delivery_error = None;
+}
+
+/// Whether any of `records` (those a tick touched) was given up: the tick then exits
+/// non-zero, so a cron line that logs failures logs it. A tick never touches a record
+/// given up before, so this is this tick's doing.
+pub fn gave_up(records: &[EscalationRecord]) -> bool {
+    records
+        .iter()
+        .any(|r| r.delivery == Some(Delivery::Undelivered))
 }
 
 /// A record the primary model still has to decide: new, or failed by a call and not yet
@@ -64,8 +179,9 @@ pub fn is_due(record: &EscalationRecord, max_attempts: u32) -> bool {
     }
 }
 
-/// The work owed by `history`, given the calls made today, whether now is in the
-/// escalation quiet hours, and which records are urgent (`urgent(i)` for record `i`).
+/// The work owed by `history` at `run` (the ledger's run of this tick), given the calls
+/// made today, whether now is in the escalation quiet hours, and which records are urgent
+/// (`urgent(i)` for record `i`).
 ///
 /// **The cap is spent by importance**: once the calls made today reach
 /// `daily_cap - reserve` ([`reserve`]), only urgent records are decided; the others are
@@ -74,14 +190,25 @@ pub fn is_due(record: &EscalationRecord, max_attempts: u32) -> bool {
 pub fn plan(
     history: &[EscalationRecord],
     config: &EscalationConfig,
-    calls_today: u32,
+    (calls_today, run): (u32, u64),
     quiet: bool,
     urgent: &dyn Fn(usize) -> bool,
 ) -> Plan {
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        nudge: nudges(history, run, quiet, config),
+        ..Plan::default()
+    };
     for (i, r) in history.iter().enumerate() {
         if r.delivery == Some(Delivery::Started) {
             plan.interrupted.push(i);
+        } else if r.delivery == Some(Delivery::Owed) {
+            if !quiet
+                && r.decision.is_some()
+                && !held::needs_confirmation(&r.outcome)
+                && send_due(r, run, config)
+            {
+                plan.retry.push(i);
+            }
         } else if is_due(r, config.max_attempts) {
             plan.decide.push(i);
         } else if !quiet
@@ -119,6 +246,9 @@ pub enum Effect {
         text: String,
         done: EscalationOutcome,
     },
+    /// Run the notifier with a content-free `message` for records held for confirmation
+    /// ([`held::nudge`]); their outcome stays as it is.
+    Nudge { message: String },
 }
 
 /// The text of a decision, else the reasons it covers (a `notify` with no text still
@@ -186,9 +316,9 @@ pub fn effect(
             } else {
                 EscalationOutcome::Proposed(excerpt(&text))
             };
-            if config.notify_command.is_empty() {
+            if !config.notifier().is_configured() {
                 Effect::Settled(EscalationOutcome::Failed(format!(
-                    "{}: no notifier is configured (set [escalation] notify_command)",
+                    "{}: no notifier is configured (set [escalation] notify_command or [escalation.webhook])",
                     action.as_str()
                 )))
             } else if quiet {
@@ -336,7 +466,7 @@ mod tests {
             record("suppressed: duplicate"),
             decided("notified: x", "notify"),
         ];
-        let p = plan(&history, &config(), 0, false, &|_| false);
+        let p = plan(&history, &config(), (0, 1), false, &|_| false);
         assert_eq!(
             p,
             Plan {
@@ -345,16 +475,18 @@ mod tests {
                 reserved: vec![],
                 release: vec![1],
                 interrupted: vec![2],
+                retry: vec![],
+                nudge: vec![],
             }
         );
         // In quiet hours the held record stays held.
         assert!(
-            plan(&history, &config(), 0, true, &|_| false)
+            plan(&history, &config(), (0, 1), true, &|_| false)
                 .release
                 .is_empty()
         );
         // Over the daily cap, what was due is capped instead of called.
-        let capped = plan(&history, &config(), 5, false, &|_| true);
+        let capped = plan(&history, &config(), (5, 1), false, &|_| true);
         assert_eq!((capped.decide.len(), capped.capped), (0, vec![0]));
         // An interrupted effect is never released or decided again.
         assert!(!capped.release.contains(&2) && !capped.decide.contains(&2));
@@ -440,16 +572,19 @@ mod tests {
         let history = vec![record("pending"), record("pending")];
         let urgent = |i: usize| i == 1;
         // Before the reserve: everything due is called.
-        assert_eq!(plan(&history, &cfg, 2, false, &urgent).decide, vec![0, 1]);
+        assert_eq!(
+            plan(&history, &cfg, (2, 1), false, &urgent).decide,
+            vec![0, 1]
+        );
         // In it: only the urgent one; the other is capped without a call.
-        let p = plan(&history, &cfg, 3, false, &urgent);
+        let p = plan(&history, &cfg, (3, 1), false, &urgent);
         assert_eq!((p.decide, p.reserved), (vec![1], vec![0]));
         assert_eq!(
             reserved(3, &cfg).to_string(),
             "capped: 3 escalation calls today; the last 2 of the daily cap (5) are kept for urgent escalations (escalation.reserve)"
         );
         // At the cap: nothing is called, urgent or not.
-        let p = plan(&history, &cfg, 5, false, &urgent);
+        let p = plan(&history, &cfg, (5, 1), false, &urgent);
         assert_eq!((p.decide.len(), p.capped), (0, vec![0, 1]));
     }
 
@@ -459,7 +594,7 @@ mod tests {
             "held: needs confirmation (a phone number): call +44 20 7946 0958",
             "notify",
         )];
-        assert!(plan(&history, &config(), 0, false, &|_| false).is_empty());
+        assert!(plan(&history, &config(), (0, 1), false, &|_| false).is_empty());
     }
 
     #[test]
@@ -474,12 +609,117 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_held_module_reads_the_same_words_the_check_writes() {
+        assert_eq!(held::NEEDS_CONFIRMATION, outbound::NEEDS_CONFIRMATION);
+    }
+
+    /// A failed send: owed again 1, 2, 4 ticks later, given up at `delivery_attempts`;
+    /// one that may have half-delivered is given up at once. The outcome says which.
+    #[test]
+    fn a_failed_send_is_retried_with_backoff_then_given_up() {
+        let cfg = EscalationConfig {
+            delivery_attempts: 4,
+            ..config()
+        };
+        let mut r = decided("notified: x", "notify");
+        let mut runs = Vec::new();
+        let mut run = 10;
+        loop {
+            let gave_up = send_failed(&mut r, "notifier `x` exited with code 1", false, run, &cfg);
+            if gave_up {
+                break;
+            }
+            assert_eq!(r.delivery, Some(Delivery::Owed));
+            let at = r.retry_run.unwrap();
+            // Not due before its run, due at it.
+            assert!(!send_due(&r, at - 1, &cfg) && send_due(&r, at, &cfg));
+            runs.push(at - run);
+            run = at;
+        }
+        assert_eq!(runs, [1, 2, 4]);
+        assert_eq!((r.sends, r.delivery), (4, Some(Delivery::Undelivered)));
+        assert_eq!(
+            r.outcome.to_string(),
+            "failed: notifier `x` exited with code 1; gave up after 4 tries: `thinker held` lists it (message not delivered)"
+        );
+        assert!(gave_up(std::slice::from_ref(&r)));
+        let mut first = decided("notified: x", "notify");
+        send_failed(&mut first, "down", false, 3, &cfg);
+        assert_eq!(
+            first.outcome.to_string(),
+            "failed: down (try 1 of 4; tried again in 1 tick)"
+        );
+        // A ledger reset (runs from 1 again) does not strand a retry far ahead.
+        assert!(
+            !send_due(&first, 1, &cfg)
+                && send_due(
+                    &EscalationRecord {
+                        retry_run: Some(500),
+                        ..first.clone()
+                    },
+                    1,
+                    &cfg
+                )
+        );
+        // A notifier killed at its timeout may have delivered: never tried again.
+        let mut hung = decided("notified: x", "notify");
+        assert!(send_failed(&mut hung, "timed out", true, 3, &cfg));
+        assert!(
+            hung.outcome.to_string().contains("it may have reached you"),
+            "{}",
+            hung.outcome
+        );
+        // A nudge keeps its record's held outcome.
+        let mut nudge = decided("held: needs confirmation (a phone number): call", "notify");
+        send_failed(&mut nudge, "down", false, 3, &cfg);
+        assert!(held::needs_confirmation(&nudge.outcome));
+        assert_eq!(nudge.delivery_error.as_deref(), Some("down"));
+        send_succeeded(&mut nudge);
+        assert_eq!(
+            (
+                nudge.delivery,
+                nudge.sends,
+                nudge.retry_run,
+                nudge.delivery_error
+            ),
+            (None, 0, None, None)
+        );
+    }
+
+    #[test]
+    fn owed_sends_are_planned_when_due_and_not_in_quiet_hours() {
+        let owed = |outcome: &str, retry: Option<u64>| EscalationRecord {
+            delivery: Some(Delivery::Owed),
+            retry_run: retry,
+            ..decided(outcome, "notify")
+        };
+        let history = vec![
+            owed("failed: down (try 1 of 4; tried again in 1 tick)", Some(5)),
+            owed("failed: down (try 2 of 4; tried again in 2 ticks)", Some(7)),
+            owed("held: needs confirmation (a phone number): call", None),
+            EscalationRecord {
+                delivery: Some(Delivery::Undelivered),
+                ..decided("failed: down; gave up", "notify")
+            },
+        ];
+        let p = plan(&history, &config(), (0, 5), false, &|_| false);
+        assert_eq!((p.retry, p.nudge), (vec![0], vec![2]));
+        let quiet = plan(&history, &config(), (0, 9), true, &|_| false);
+        assert!(quiet.retry.is_empty() && quiet.nudge.is_empty());
+        assert_eq!(
+            plan(&history, &config(), (0, 9), false, &|_| false).retry,
+            vec![0, 1]
+        );
+    }
+
     mod props {
         use super::*;
         use proptest::prelude::*;
 
-        const OUTCOMES: [&str; 9] = [
+        const OUTCOMES: [&str; 10] = [
             "pending",
+            "held: needs confirmation (a phone number): call",
             "failed: down",
             "held: until the quiet hours end: x",
             "notified: x",
@@ -491,8 +731,14 @@ mod tests {
         ];
 
         fn arb_record() -> impl Strategy<Value = EscalationRecord> {
-            (0..OUTCOMES.len(), 0u32..5, any::<bool>(), 0u8..3).prop_map(
-                |(o, attempts, decided, delivery)| EscalationRecord {
+            (
+                0..OUTCOMES.len(),
+                0u32..5,
+                any::<bool>(),
+                0u8..5,
+                proptest::option::of(0u8..20),
+            )
+                .prop_map(|(o, attempts, decided, delivery, retry)| EscalationRecord {
                     attempts,
                     decision: decided.then(|| DecisionRecord {
                         action: "notify".into(),
@@ -502,11 +748,13 @@ mod tests {
                     delivery: match delivery {
                         0 => None,
                         1 => Some(Delivery::Started),
-                        _ => Some(Delivery::Unconfirmed),
+                        2 => Some(Delivery::Unconfirmed),
+                        3 => Some(Delivery::Owed),
+                        _ => Some(Delivery::Undelivered),
                     },
+                    retry_run: retry.map(u64::from),
                     ..record(OUTCOMES[o])
-                },
-            )
+                })
         }
 
         proptest! {
@@ -519,14 +767,27 @@ mod tests {
             fn the_plan_never_does_a_record_twice(
                 history in proptest::collection::vec(arb_record(), 0..12),
                 calls in 0u32..8,
+                run in 0u64..12,
                 quiet in any::<bool>(),
                 urgent in proptest::collection::vec(any::<bool>(), 12),
             ) {
                 let cfg = config();
-                let p = plan(&history, &cfg, calls, quiet, &|i| urgent[i]);
+                let p = plan(&history, &cfg, (calls, run), quiet, &|i| urgent[i]);
                 let mut seen = std::collections::HashSet::new();
-                for i in p.decide.iter().chain(&p.capped).chain(&p.reserved).chain(&p.release).chain(&p.interrupted) {
+                for i in p.decide.iter().chain(&p.capped).chain(&p.reserved).chain(&p.release).chain(&p.interrupted).chain(&p.retry).chain(&p.nudge) {
                     prop_assert!(seen.insert(*i), "record {} planned twice", i);
+                }
+                // A send is retried or a nudge sent only when owed and due, never in quiet
+                // hours; nothing given up or unconfirmed is ever sent again.
+                for &i in p.retry.iter().chain(&p.nudge) {
+                    prop_assert!(!quiet);
+                    prop_assert_eq!(history[i].delivery, Some(Delivery::Owed));
+                    prop_assert!(send_due(&history[i], run, &cfg));
+                }
+                for (i, r) in history.iter().enumerate() {
+                    if matches!(r.delivery, Some(Delivery::Undelivered | Delivery::Unconfirmed)) {
+                        prop_assert!(!p.release.contains(&i) && !p.retry.contains(&i) && !p.nudge.contains(&i) && !p.decide.contains(&i));
+                    }
                 }
                 for &i in p.decide.iter().chain(&p.capped) {
                     prop_assert!(history[i].decision.is_none() && history[i].delivery.is_none());

@@ -6,9 +6,9 @@
 //! a field they lack takes its default (`rules` 1, no `state`, no `answer`, no `egress`…),
 //! a number written as `null` (a non-finite cost) reads as 0, a status or a skip reason
 //! this version does not know is kept as read ([`Status::Unknown`], [`SkipRecord::Other`]).
-//! The aggregator's report-only fields (links, moves, refusals, feedback, screen
-//! detections) are written and not read back: no reader needs them, and their types
-//! borrow static words.
+//! The aggregator's report-only fields (links, moves, refusals, screen detections) are
+//! written and not read back: no reader needs them, and their types borrow static words.
+//! Its feedback report is read back (rejected ids are removals).
 //!
 //! Plain data: must not do I/O, nor decide anything.
 
@@ -315,15 +315,21 @@ pub struct AggregateRecord {
     #[serde(skip_serializing_if = "Vec::is_empty", skip_deserializing)]
     pub folded: Vec<aggregate::escalation::Folded>,
     /// What the agent's verdicts did (`feedback.jsonl`): used, rejected, unknown ids
-    /// (dropped), findings kept out.
-    #[serde(skip_serializing_if = "FeedbackReport::is_empty", skip_deserializing)]
+    /// (dropped), findings kept out. Read back (but for the unknown ids): a rejected
+    /// entry is a removal `log` counts.
+    #[serde(skip_serializing_if = "FeedbackReport::is_empty")]
     pub feedback: FeedbackReport,
 }
 
 impl AggregateRecord {
-    /// Entries removed by the memory's rules (decayed, pruned, over the budget).
+    /// Entries removed this tick, whatever the reason: decayed, pruned, over the budget,
+    /// retired by a thread, rejected by the agent (one line each in the archive).
     pub fn removed(&self) -> usize {
-        self.decayed.len() + self.pruned.len() + self.budget.len()
+        self.decayed.len()
+            + self.pruned.len()
+            + self.budget.len()
+            + self.retired.len()
+            + self.feedback.rejected.len()
     }
 }
 

@@ -20,7 +20,8 @@
 //! or an unreadable directory is skipped; only when nothing at all could be read is it a
 //! failure. **A glob that matches nothing is neither text nor failure**: the text is
 //! empty (an empty memory directory is normal, and telling the model about the runner's
-//! configuration is what SPEC §4.3 forbids); `doctor` can call [`expand_globs`].
+//! configuration is what SPEC §4.3 forbids); `doctor` warns about it, through
+//! [`expand_globs`].
 //!
 //! Owns [`FilesSettings`] (paths resolved against the config file once, `max_bytes`
 //! checked); must not read more than its cap of any file.

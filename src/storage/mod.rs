@@ -62,6 +62,9 @@ pub const FEEDBACK_FILE: &str = "feedback.jsonl";
 /// `feedback.jsonl` as a tick took it, under the lock, until its state is committed:
 /// `feedback.jsonl.consumed-<run>` (`-<run>.<n>` when that name is taken).
 const CONSUMED_PREFIX: &str = "feedback.jsonl.consumed-";
+/// What `thinker release`, `discard` and `notify --test` did, one line a step
+/// (`crate::escalation::held::Step`), appended under the lock (a test without it).
+pub const DELIVERIES_FILE: &str = "deliveries.jsonl";
 /// The hook's per-session records (`thinker hook`), written without the lock.
 pub const HOOKS_DIR: &str = "hooks";
 

@@ -9,6 +9,13 @@
 //! [`crate::escalation::plan`]); the state with the outcomes; the ledger with the call's
 //! spending; the escalation's journal line. A phase with nothing owed writes nothing.
 //!
+//! The sends it owes besides a new decision's: failed ones whose retry is due, held
+//! notifications whose quiet hours are over, and the content-free nudge of records held
+//! for confirmation (one nudge for all that owe one). A send that reported it did not
+//! deliver is logged at `info` while tries are left (a healthy tick writes nothing to
+//! stderr); one given up is a warning naming the message's id and the way out, and makes
+//! the tick exit non-zero ([`crate::escalation::plan::gave_up`]).
+//!
 //! Must not: decide what the memory becomes, or change anything of the state but
 //! `escalation_history`.
 
@@ -26,7 +33,7 @@ use crate::error::Error;
 use crate::escalation::decision::{self, Decision, parse_decision};
 use crate::escalation::outbound::{self, Seen};
 use crate::escalation::plan::{self, Effect, Plan};
-use crate::escalation::{note, notify};
+use crate::escalation::{held, note, notify};
 use crate::journal::{AttemptRecord, EscalationLine, EscalationWork};
 use crate::ledger::{self, Ledger};
 use crate::privacy::Withheld;
@@ -87,7 +94,7 @@ impl Escalation<'_> {
         plan::plan(
             history,
             self.config,
-            self.calls_today.load(Ordering::SeqCst),
+            (self.calls_today.load(Ordering::SeqCst), self.run),
             self.quiet(),
             &|i| self.urgent(&history[i], outcomes),
         )
@@ -215,6 +222,21 @@ impl Escalation<'_> {
         }
         effects.extend(released(&state, &plan.release, self.config));
         touched.extend(&plan.release);
+        effects.extend(released(&state, &plan.retry, self.config));
+        touched.extend(&plan.retry);
+        // The nudge: for every record held for confirmation that owes one, those held
+        // by this tick's decision included; it counts every message held.
+        let nudged = plan::nudges(&state.escalation_history, self.run, quiet, self.config);
+        if !nudged.is_empty() && self.config.notifier().is_configured() {
+            let count = held::confirmations(&state.escalation_history);
+            touched.extend(&nudged);
+            effects.push((
+                nudged,
+                Effect::Nudge {
+                    message: held::nudge(count),
+                },
+            ));
+        }
         self.run_effects(&mut state, &effects, &mut work).await?;
         touched.sort_unstable();
         touched.dedup();
@@ -335,13 +357,23 @@ impl Escalation<'_> {
         );
         // A text both screened and held is held: the reasons tell the user what it asks
         // of them (a payment, a login), and it is never sent either way.
+        let notifier = self.config.notifier();
         let effect = if let Some((outcome, why)) = &held {
             let why: Vec<&str> = why.iter().map(outbound::Reason::kind).collect();
-            tracing::warn!(
-                "the primary model's {} is held for your confirmation ({}): see `thinker show`; it is never sent",
-                record.action,
-                why.join("; ")
-            );
+            // With a notifier, the nudge tells the user; without, only this line can.
+            if notifier.is_configured() {
+                tracing::info!(
+                    "the primary model's {} is held for your confirmation ({}): `thinker held` lists it",
+                    record.action,
+                    why.join("; ")
+                );
+            } else {
+                tracing::warn!(
+                    "the primary model's {} is held for your confirmation ({}): `thinker held` lists it; it is never sent unless you release it",
+                    record.action,
+                    why.join("; ")
+                );
+            }
             Effect::Settled(outcome.clone())
         } else if screened.is_empty() {
             plan::effect(&record, &threads, &reasons, quiet, self.config)
@@ -368,6 +400,10 @@ impl Escalation<'_> {
             r.decision = Some(record.clone());
             if let Effect::Settled(outcome) = &effect {
                 r.outcome = outcome.clone();
+                // Held for confirmation: a nudge is owed (sent in this phase).
+                if held.is_some() && notifier.is_configured() {
+                    r.delivery = Some(Delivery::Owed);
+                }
             }
         }
         tracing::info!(action = %record.action, "escalation decided: {}", plan::excerpt(&record.why));
@@ -448,7 +484,8 @@ impl Escalation<'_> {
         work.errors.push(why.to_string());
     }
 
-    /// Records the effects as started (one write), runs them, settles their records.
+    /// Records the effects as started (one write), runs them, settles their records: a
+    /// send that failed is owed again or given up ([`plan::send_failed`]).
     async fn run_effects(
         &self,
         state: &mut State,
@@ -459,13 +496,16 @@ impl Escalation<'_> {
             return Ok(());
         }
         for (records, effect) in effects {
-            let done = match effect {
-                Effect::Notify { done, .. } | Effect::Remember { done, .. } => done,
-                Effect::Settled(outcome) => outcome,
-            };
             for &i in records {
                 let r = &mut state.escalation_history[i];
-                r.outcome = done.clone();
+                match effect {
+                    Effect::Notify { done, .. } | Effect::Remember { done, .. } => {
+                        r.outcome = done.clone();
+                    }
+                    Effect::Settled(outcome) => r.outcome = outcome.clone(),
+                    // A nudge leaves the outcome as it is: the record stays held.
+                    Effect::Nudge { .. } => {}
+                }
                 r.delivery = Some(Delivery::Started);
             }
         }
@@ -474,16 +514,15 @@ impl Escalation<'_> {
             .stage(state)
             .and_then(|s| self.dir.commit_staged(s))
             .map_err(after_tick)?;
+        let notifier = self.config.notifier();
         for (records, effect) in effects {
             let result = match effect {
-                Effect::Notify { message, .. } => notify::run_notifier(
-                    &self.config.notify_command,
-                    message,
-                    self.config.notify_timeout,
-                )
-                .await
-                .map(|_| ())
-                .map_err(EffectError::Notifier),
+                Effect::Notify { message, .. } | Effect::Nudge { message } => {
+                    notify::deliver(&notifier, message, self.config.notify_timeout)
+                        .await
+                        .map(|_| ())
+                        .map_err(EffectError::Notifier)
+                }
                 Effect::Remember { text, .. } => {
                     let (threads, _) = who_and_why(state, records);
                     let attribution = format!("thinker ({} escalation)", threads.join(", "));
@@ -493,19 +532,33 @@ impl Escalation<'_> {
                 }
                 Effect::Settled(_) => Ok(()),
             };
-            if let Err(e) = result {
-                // The records and the journal keep what it said.
-                let why = e.to_string();
-                for &i in records {
-                    let r = &mut state.escalation_history[i];
-                    r.delivery = None;
-                    r.outcome = EscalationOutcome::Failed(plan::excerpt(&why));
+            match result {
+                Ok(()) => {
+                    for &i in records {
+                        plan::send_succeeded(&mut state.escalation_history[i]);
+                    }
                 }
-                tracing::warn!("escalation effect failed: {why}");
-                work.errors.push(why);
-            } else {
-                for &i in records {
-                    state.escalation_history[i].delivery = None;
+                Err(EffectError::Notifier(e)) => {
+                    let maybe = e.may_have_delivered();
+                    let why = EffectError::Notifier(e).to_string();
+                    let mut gave_up = false;
+                    for &i in records {
+                        let r = &mut state.escalation_history[i];
+                        gave_up |= plan::send_failed(r, &why, maybe, self.run, self.config);
+                    }
+                    log_failed_send(state, records, effect, &why, gave_up);
+                    work.errors.push(why);
+                }
+                Err(e) => {
+                    // The records and the journal keep what it said.
+                    let why = e.to_string();
+                    for &i in records {
+                        let r = &mut state.escalation_history[i];
+                        r.delivery = None;
+                        r.outcome = EscalationOutcome::Failed(plan::excerpt(&why));
+                    }
+                    tracing::warn!("escalation effect failed: {why}");
+                    work.errors.push(why);
                 }
             }
         }
@@ -522,6 +575,27 @@ impl Escalation<'_> {
             .map_err(RememberError::TaskFailed)??;
         Ok(())
     }
+}
+
+/// One log line for a failed send: `info` while it is tried again (the journal has
+/// it), a warning once it is given up — with the message's id and the way out.
+fn log_failed_send(state: &State, records: &[usize], effect: &Effect, why: &str, gave_up: bool) {
+    let what = if matches!(effect, Effect::Nudge { .. }) {
+        "the nudge about a message held for your confirmation"
+    } else {
+        "a message"
+    };
+    if !gave_up {
+        tracing::info!("{what} was not delivered, tried again on a later tick: {why}");
+        return;
+    }
+    let id = records
+        .first()
+        .map(|&i| held::id_of(&state.escalation_history[i]))
+        .unwrap_or_default();
+    tracing::warn!(
+        "thinker could not deliver {what} ({why}); it is not sent again: fix the notifier (`thinker notify --test` tries it), then `thinker release {id}` sends it, or `thinker discard {id}` drops it (`thinker held` lists what waits)"
+    );
 }
 
 /// Why an effect of an escalation did not happen; its message is the records' `failed`

@@ -74,8 +74,19 @@ pub struct TickReport {
 }
 
 impl TickReport {
+    /// The threads' exit code (SPEC §1), or 3 when this tick gave up a message to the
+    /// user (its tries used up, or one may have half-delivered): a lost message must
+    /// reach the log of a cron line that records only failures.
     pub fn exit_code(&self) -> u8 {
-        self.journal.exit_code
+        let lost = self
+            .escalation
+            .as_ref()
+            .is_some_and(|e| crate::escalation::plan::gave_up(&e.escalation.records));
+        if lost && self.journal.exit_code == EXIT_OK {
+            EXIT_PARTIAL
+        } else {
+            self.journal.exit_code
+        }
     }
 }
 

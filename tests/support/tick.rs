@@ -566,13 +566,21 @@ pub fn ids(state: &Value, category: &str) -> Vec<String> {
         .collect()
 }
 
-/// The `thinker` binary with a clean environment: a temp HOME, UTC, PATH (what every
-/// [`Tick`] run starts from).
+/// The `thinker` binary with a clean environment: a temp HOME, UTC, PATH, and `init`'s
+/// local servers looked for at a closed port (a test sets the one it serves), so no run
+/// depends on what listens on this machine (what every [`Tick`] run starts from).
 fn thinker_cmd(home: &Path) -> std::process::Command {
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("thinker"));
     cmd.env_clear()
         .env("HOME", home)
         .env("TZ", "UTC")
         .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    for var in [
+        "THINKER_LLAMA_SERVER_URL",
+        "THINKER_LM_STUDIO_URL",
+        "THINKER_OLLAMA_URL",
+    ] {
+        cmd.env(var, "127.0.0.1:1");
+    }
     cmd
 }
