@@ -501,3 +501,49 @@ fn prune_value_orders_noise_first() {
         std::cmp::Ordering::Less
     );
 }
+
+#[test]
+fn a_message_still_owed_is_never_pushed_out_of_the_history() {
+    // Guards against the keep-the-newest-ten trim dropping a held or undelivered message
+    // (its retry, its nudge and its place in `thinker held` would go with it).
+    let mut state = fresh();
+    let mut held = thinker::state::EscalationRecord::raised(
+        minutes_ago(600),
+        "watcher",
+        "Parcel customs fee",
+        EscalationOutcome::Held("needs confirmation (a payment or transfer request)".into()),
+    );
+    held.decision = Some(DecisionRecord {
+        action: "notify".into(),
+        text: "Pay the customs fee".into(),
+        why: "parcel".into(),
+    });
+    let mut owed = thinker::state::EscalationRecord::raised(
+        minutes_ago(590),
+        "oracle",
+        "Flight moved",
+        EscalationOutcome::Notified("Your flight moved".into()),
+    );
+    owed.delivery = Some(thinker::state::Delivery::Owed);
+    state.escalation_history = vec![held, owed];
+    for i in 0..12 {
+        state.escalation_history.push(thinker::state::EscalationRecord::raised(
+            minutes_ago(500 - i),
+            "dreamer",
+            format!("an unrelated matter {i}"),
+            EscalationOutcome::Dismissed("no".into()),
+        ));
+    }
+    let (next, _) = aggregate(
+        &state,
+        &only(ThreadName::Oracle, Answer::default()),
+        &[],
+        now(),
+        &settings(),
+    );
+    let h = &next.escalation_history;
+    assert_eq!(h.len(), 10);
+    assert_eq!(h[0].reason, "Parcel customs fee");
+    assert_eq!(h[1].reason, "Flight moved");
+    assert_eq!(h[2].reason, "an unrelated matter 4", "the oldest settled ones went");
+}

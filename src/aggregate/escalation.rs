@@ -22,7 +22,7 @@ use super::{Report, Settings, ThreadOutcome, told};
 use crate::answer::Answer;
 use super::identity::{Key, compare};
 use crate::recall::synonyms::Synonyms;
-use crate::state::{Entry, EscalationOutcome, EscalationRecord, State, Suppression};
+use crate::state::{Delivery, Entry, EscalationOutcome, EscalationRecord, State, Suppression};
 use crate::thread::{Kind, ThreadName};
 
 /// The reason of an escalation: the thread's, else its most important finding.
@@ -245,10 +245,41 @@ pub fn record(
         state.escalation_history.push(record.clone());
         report.escalations.push(record);
     }
-    let history = &mut state.escalation_history;
-    let excess = history.len().saturating_sub(settings.escalation_history);
+    trim(&mut state.escalation_history, settings.escalation_history);
+}
+
+/// A record that still owes the user something: undecided, held (for quiet hours or for
+/// the user's confirmation), or a send owed, under way or given up and waiting for
+/// `thinker release`.
+fn owes(record: &EscalationRecord) -> bool {
+    matches!(
+        record.outcome,
+        EscalationOutcome::Pending | EscalationOutcome::Held(_)
+    ) || matches!(
+        record.delivery,
+        Some(Delivery::Owed | Delivery::Undelivered | Delivery::Started)
+    )
+}
+
+/// Keeps the newest `keep` records, but never lets one go that still owes the user
+/// something ([`owes`]) while a settled one is older; past [`OWED_AT_MOST`] times
+/// `keep`, the oldest go whatever they owe (a bound on the bookkeeping).
+fn trim(history: &mut Vec<EscalationRecord>, keep: usize) {
+    while history.len() > keep {
+        match history.iter().position(|r| !owes(r)) {
+            Some(i) => {
+                history.remove(i);
+            }
+            None => break,
+        }
+    }
+    let most = keep.saturating_mul(OWED_AT_MOST);
+    let excess = history.len().saturating_sub(most);
     history.drain(..excess);
 }
+
+/// See [`trim`].
+pub const OWED_AT_MOST: usize = 4;
 
 /// The envelope of the original design, `{"ESCALATE": true, "reason", "context",
 /// "subconscious"}`, handed to the primary model and printed by `tick --json`.
