@@ -5,7 +5,8 @@
 //! version 2 at its 0.6. With `--misses`, prints the tune split's errors (never the blind
 //! split's: reading them would be tuning on it).
 //!
-//! Run: `cargo bench --bench identity -- [--misses]`.
+//! Run: `cargo bench --bench identity -- [--misses] [--json FILE]` (the JSON is what
+//! `scripts/bench/bench-report.py` renders).
 
 use chrono::NaiveDate;
 use thinker::aggregate::identity::{Key, Thresholds, compare};
@@ -53,6 +54,18 @@ impl Counts {
             (false, false) => self.tn += 1,
         }
     }
+    fn json(&self, split: &str, matcher: &str) -> String {
+        let p = self.tp as f64 / (self.tp + self.fp).max(1) as f64;
+        let r = self.tp as f64 / (self.tp + self.fn_).max(1) as f64;
+        format!(
+            "{{\"split\": \"{split}\", \"matcher\": \"{matcher}\", \"precision\": {p:.4}, \"recall\": {r:.4}, \"tp\": {}, \"same\": {}, \"fp\": {}, \"different\": {}}}",
+            self.tp,
+            self.tp + self.fn_,
+            self.fp,
+            self.fp + self.tn
+        )
+    }
+
     fn row(&self, name: &str) -> String {
         let p = self.tp as f64 / (self.tp + self.fp).max(1) as f64;
         let r = self.tp as f64 / (self.tp + self.fn_).max(1) as f64;
@@ -69,7 +82,14 @@ impl Counts {
 }
 
 fn main() {
-    let misses = std::env::args().any(|a| a == "--misses");
+    let args: Vec<String> = std::env::args().collect();
+    let misses = args.iter().any(|a| a == "--misses");
+    let json = args
+        .iter()
+        .position(|a| a == "--json")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let mut rows: Vec<String> = Vec::new();
     let anchor = NaiveDate::from_ymd_opt(2026, 11, 23).unwrap_or_default();
     let synonyms = Synonyms::builtin();
     let thresholds = Thresholds::default();
@@ -102,6 +122,15 @@ fn main() {
             sweep(text, anchor, synonyms);
         }
         println!("{}", old.row(&format!("{split}: token Jaccard 0.6 (rules 2)")));
+        rows.push(new.json(split, "identity (rules 3)"));
+        rows.push(old.json(split, "token Jaccard 0.6 (rules 2)"));
+    }
+    if let Some(path) = json {
+        let text = format!("{{\"rows\": [{}]}}\n", rows.join(", "));
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("identity: cannot write {path}: {e}");
+            std::process::exit(1);
+        }
     }
 }
 

@@ -131,14 +131,26 @@ step "scripts/bench/bench-scale.py"
 python3 scripts/bench/bench-scale.py --binary "$binary" --json "$results/scale-ticks.json" \
     "${scale_args[@]}" >&2
 
-step "scripts/bench/bench-week.py"
-python3 scripts/bench/bench-week.py --binary "$binary" --json "$results/week.json" --progress \
-    "${week_args[@]}" >&2
+# The week with each stand-in: perfect (week.json), realistic and harsh (a cheap real
+# model: scripts/bench/cheap_model.py); an earlier binary beside it with the perfect and
+# the realistic one.
+for stand_in in perfect realistic harsh; do
+    name=week; [ "$stand_in" = perfect ] || name="week-$stand_in"
+    step "scripts/bench/bench-week.py --stand-in $stand_in"
+    python3 scripts/bench/bench-week.py --binary "$binary" --stand-in "$stand_in" \
+        --json "$results/$name.json" --progress "${week_args[@]}" >&2
+done
 if [ -n "$week_before" ]; then
-    step "scripts/bench/bench-week.py --binary $week_before"
-    python3 scripts/bench/bench-week.py --binary "$week_before" --json "$results/week-before.json" --progress \
-        "${week_args[@]}" >&2
+    for stand_in in perfect realistic; do
+        name=week-before; [ "$stand_in" = perfect ] || name="week-before-$stand_in"
+        step "scripts/bench/bench-week.py --binary $week_before --stand-in $stand_in"
+        python3 scripts/bench/bench-week.py --binary "$week_before" --stand-in "$stand_in" \
+            --json "$results/$name.json" --progress "${week_args[@]}" >&2
+    done
 fi
+
+step "cargo bench --bench identity"
+cargo bench --locked --quiet --bench identity -- --json "$results/identity.json" >&2
 
 step "writing $out"
 report=(--results "$results" --criterion "$target/criterion" --binary "$binary"
