@@ -35,9 +35,11 @@ use regex::bytes::Regex as BytesRegex;
 use serde::Serialize;
 
 use super::features::{self, feature_hits, hidden_regions, rot13_reading};
-use super::fold::{Folded, fold};
+use super::fold::{Folded, fold, widened};
 use super::gates;
 pub use super::kind::Kind;
+/// The languages whose vocabulary the screen has (ISO 639-1 codes).
+pub use super::lexicon::LANGUAGES;
 use super::redact::mask_secrets;
 use super::rules::{ADDRESSEE, DESTINATION, Hit, NEGATABLE, RAW_RULES, Rule, WORD_RULES};
 use super::{clean_line, is_invisible};
@@ -373,8 +375,22 @@ fn word_hits(text: &str, folded: &Folded, hits: &mut Vec<Hit>) {
     }
 }
 
-/// The raw rules, on the original text.
+/// The raw rules, on the original text, or on its widened copy when it has full-width,
+/// mathematical or circled forms (`ＳＹＳＴＥＭ：`), with the spans mapped back.
 fn raw_hits(text: &str, hits: &mut Vec<Hit>) {
+    let Some(wide) = widened(text) else {
+        raw_hits_in(text, hits);
+        return;
+    };
+    let mut found = Vec::new();
+    raw_hits_in(&wide.text, &mut found);
+    hits.extend(found.into_iter().filter_map(|mut h| {
+        h.span = wide.original(h.span.clone())?;
+        Some(h)
+    }));
+}
+
+fn raw_hits_in(text: &str, hits: &mut Vec<Hit>) {
     for group in &COMPILED.raw {
         for (rule, m) in group.matches(text.as_bytes()) {
             let span = trim_span(text, snap(text, m.range()));
@@ -630,7 +646,7 @@ fn rot13_hits(text: &str, hits: &mut Vec<Hit>) {
 }
 
 /// Whether decoded bytes read as text: at least 8 characters, nearly all printable, a
-/// third of them letters, and a space.
+/// third of them letters, and a space (or mostly Chinese or Japanese).
 fn looks_like_text(s: &str) -> bool {
     let total = s.chars().count();
     if total < 8 {
@@ -641,7 +657,9 @@ fn looks_like_text(s: &str) -> bool {
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t' | '\r'))
         .count();
     let letters = s.chars().filter(|c| c.is_alphabetic()).count();
-    printable * 100 >= total * 97 && letters * 3 >= total && s.contains(' ')
+    // Scripts without spaces between words (Chinese, Japanese) are text without one.
+    let spaced = s.contains(' ') || s.chars().filter(|c| *c >= '\u{3000}').count() * 2 >= total;
+    printable * 100 >= total * 97 && letters * 3 >= total && spaced
 }
 
 fn decode_hex(blob: &str) -> Option<String> {
