@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the screen's multilingual corpus: tests/fixtures/screen/lang/{hostile,benign}.jsonl.
 
-Source: tests/fixtures/screen/lang/{blind,tune}-written.jsonl, written for thinker (same
+Source: tests/fixtures/screen/lang/{blind,tune,tune2}-written.jsonl, written for thinker (same
 licence as thinker) in the 18 languages the screen covers (en de fr es pt it nl ru zh ja ko
 tr pl sv ar hi id vi). Each hostile row has a language and a kind: `override` (set aside
 the reader's instructions), `role` (a new role or persona for the reader), `dismissal`
@@ -13,10 +13,12 @@ address and e-mail), `mail`, `calendar`, `changelog` (Debian changelogs with the
 `urgency=`, release notes), `code`, `web` and `security_doc` (documentation about prompt
 injection, jailbreak datasets, phishing, quoting the phrases it warns about).
 
-The `blind` file was written first, before any change to the screen, and is never tuned
-on: its items are measured once per change of the screen and their misses are never
-printed. `tune` was written after it, with other phrasings, and is what the screen was
-tuned against.
+Splits. `blind` (blind-written.jsonl) is never tuned on: its items are measured, their
+misses never printed. `tune` is what the screen was tuned against: tune-written.jsonl, and
+tune2-written.jsonl, the first blind split. That one was written before any change to the
+screen, measured once after tuning (96.2 % of 133 hostile detected, 4.9 % of 102 benign
+flagged: over the 2 % asked for), and so spent: it joined the tuning data, and a new blind
+split, blind-written.jsonl, was written before the screen was changed again.
 
 Composition (deterministic, by a hash of the item's id): about half of the hostile texts
 are set inside a benign text of the same language and split (after its first paragraph);
@@ -27,6 +29,7 @@ for scripts other than Latin: base64, hex, zero-width).
 Usage: scripts/bench/screen-lang-corpus.py
 """
 
+import argparse
 import base64
 import codecs
 import hashlib
@@ -90,16 +93,17 @@ def embed(payload, host):
 
 
 def main():
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     hostile, benign = [], []
-    for split in ["blind", "tune"]:
-        with open(os.path.join(DIR, f"{split}-written.jsonl")) as f:
+    for source, split in [("blind", "blind"), ("tune", "tune"), ("tune2", "tune")]:
+        with open(os.path.join(DIR, f"{source}-written.jsonl")) as f:
             rows = [json.loads(line) for line in f if line.strip()]
         count = {}
         hosts = {}
         for r in rows:
             if "shape" in r:
                 n = count[(r["lang"], r["shape"])] = count.get((r["lang"], r["shape"]), 0) + 1
-                item = {"id": f"{split}/{r['lang']}/{r['shape']}/{n}", "split": split,
+                item = {"id": f"{source}/{r['lang']}/{r['shape']}/{n}", "split": split,
                         "lang": r["lang"], "shape": r["shape"], "text": r["text"]}
                 benign.append(item)
                 if r["shape"] in HOSTS:
@@ -108,7 +112,7 @@ def main():
             if "kind" not in r:
                 continue
             n = count[(r["lang"], r["kind"])] = count.get((r["lang"], r["kind"]), 0) + 1
-            key = f"{split}/{r['lang']}/{r['kind']}/{n}"
+            key = f"{source}/{r['lang']}/{r['kind']}/{n}"
             text, how = r["text"], []
             if r["kind"] == "encoded":
                 text, name = encode(text, r["lang"], key)
