@@ -557,6 +557,7 @@ fn issue_30_false_positives_stay_clean() {
         "Sunrise Car & Van Rental\nFamily-run since 1994. Vans, minibuses and cars for every trip.\nVisit us at 42 Station Road, Reading RG1 1LX, call 0118 496 0000 or e-mail bookings@sunrise-rental.example.\nOpen today 8am–6pm. Book now and save 10 %!",
         "Contact us\nPhone: +1 (415) 555-0134\nAddress: 500 Market Street, Suite 200, San Francisco, CA 94105\nEmail: hello@bayarea-movers.example\nCall us for a free quote today!",
         "gnupg2 (2.2.40-1.1) unstable; urgency=medium\n\n  * Non-maintainer upload.\n  * Fix the build with the new libgcrypt (Closes: #1029384).\n\n -- Jane Doe <jane@debian.org>  Sat, 14 Jan 2023 10:00:00 +0100",
+        "hello (2.12-2) unstable; urgency=medium\n\n  * debian/rules: override dh_auto_test to ignore all previous test failures on armel.\n  * Drop the old udev rules; ignore them if they are still installed.\n  * Urgency medium because of the security fix in 2.12-1.\n\n -- Santiago Vila <sanvila@debian.org>  Sun, 12 Nov 2023 20:00:00 +0100",
         "# In-the-wild jailbreak prompts\n\nThis dataset collects 6,387 prompts from Reddit and Discord, of which 666 are jailbreaks. Jailbreak prompts typically tell the model to ignore its previous instructions, to act as DAN, or to enter developer mode. We release the prompts for research on defences only.",
     ] {
         assert_eq!(detected_kinds(text), [], "{text}");

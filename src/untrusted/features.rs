@@ -45,7 +45,7 @@ use super::lexicon::{
     ABOUT_ATTACKS, ABOVE, ACCOUNT, ADDRESSEE, AMOUNT, AUTHORITY, BEC, CONTROL, CRED_NOUN,
     CRED_VERB, DATA_OBJ, DESTRUCTIVE, DISCUSSION, DISMISS, EMAIL, GIFT, HIDDEN, LEXICON, LINK_WORD,
     LURE, META, MONEY_VERB, NEGATION, NEW_ROLE, PERMIT, PHONE, PRIOR, REVEAL, RULES, SECRECY,
-    SEND_VERB, SPELLED, SYS_PROMPT, THREAT, TODO, UNBOUND, URGENT, URL, VOIDED, YOU,
+    SEND_VERB, SPELLED, SYS_PROMPT, TECHNICAL, THREAT, TODO, UNBOUND, URGENT, URL, VOIDED, YOU,
 };
 
 /// Features that negate a core when a negation stands just before them.
@@ -643,6 +643,30 @@ const PHRASES: &[(u64, &[&str])] = &[
     ),
     (TODO, &["todo"]),
     (
+        TECHNICAL,
+        &[
+            "debian rules",
+            "rules file",
+            "udev rules",
+            "firewall rules",
+            "iptables rules",
+            "nftables rules",
+            "css rules",
+            "lint rules",
+            "linter rules",
+            "eslint rules",
+            "clippy rules",
+            "style rules",
+            "validation rules",
+            "routing rules",
+            "rewrite rules",
+            "build rules",
+            "make rules",
+            "makefile rules",
+            "override dh",
+        ],
+    ),
+    (
         DISCUSSION,
         &[
             "scam",
@@ -1194,7 +1218,7 @@ pub(super) fn feature_hits(
             s.roles = s.roles.saturating_add(u8::from(feature == NEW_ROLE));
             s.controls = s.controls.saturating_add(u8::from(feature == CONTROL));
             s.voids = s.voids.saturating_add(u8::from(feature == VOIDED));
-            about_attacks += usize::from(feature & (ABOUT_ATTACKS | DISCUSSION) != 0);
+            about_attacks += usize::from(feature == ABOUT_ATTACKS);
             if feature == NEGATION {
                 s.negations.push(m.start());
             } else if feature & NEGATABLE == 0
@@ -1311,6 +1335,8 @@ fn describes_attacks(s: &Sentence, about: bool) -> bool {
 /// attention commanded.
 fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
     let f = s.features;
+    // A technical rule set (`debian/rules`, udev or firewall rules) is not the reader's.
+    let f = if f & TECHNICAL != 0 { f & !RULES } else { f };
     let has = |x: u64| f & x != 0;
     // Words to an assistant or a model elsewhere in the text.
     let addressed = if (f | context) & ADDRESSEE != 0 {

@@ -75,6 +75,8 @@ pub(super) const REVEAL: u64 = 1 << 38;
 /// Writing about attacks: injection, jailbreak, attacker, dataset (counts for the whole
 /// text).
 pub(super) const ABOUT_ATTACKS: u64 = 1 << 39;
+/// A technical rule set (`debian/rules`, udev or firewall rules): not the reader's.
+pub(super) const TECHNICAL: u64 = 1 << 40;
 
 /// Per feature and language, the entries (see the module doc).
 pub(super) const LEXICON: &[(u64, &str, &str)] = &[
