@@ -764,6 +764,12 @@ const ACT_VERBS: &[&str] = &[
     "treat",
     "escalate",
     "notify",
+    "collect",
+    "gather",
+    "compile",
+    "copy",
+    "export",
+    "dump",
     "fill",
     "settle",
     "deposit",
@@ -1164,8 +1170,8 @@ fn push(out: &mut Vec<Range<usize>>, text: &str, start: usize, end: usize) {
 }
 
 /// The feature hits of `text` (folded as `folded`), into `hits`; returns the sentences
-/// that discuss attacks (scams, phishing, injection, "for example"), where the caller
-/// damps its rules' hits too.
+/// that discuss attacks (scams, phishing, injection, "for example") or a technical rule
+/// set (`debian/rules`), where the caller damps its rules' hits too.
 pub(super) fn feature_hits(
     text: &str,
     folded: &Folded,
@@ -1255,15 +1261,23 @@ pub(super) fn feature_hits(
     // A text about attacks (documentation of prompt injection, a jailbreak dataset's
     // card, a phishing warning) names them in several places; in such a text, what is
     // not a command to the reader is a description.
-    let about = about_attacks >= 2
-        && sentences
-            .iter()
-            .any(|s| s.features & (ABOUT_ATTACKS | DISCUSSION) != 0);
+    let about = match about_attacks {
+        0 => About::No,
+        1 => About::Once,
+        _ => About::Yes,
+    };
+    // In a text about attacks, "the model" and "the assistant" are what it is about.
+    let context = if about == About::No {
+        context
+    } else {
+        context & !ADDRESSEE
+    };
     for s in &sentences {
         // A description of attacks quotes their words: what it finds counts less (judge
         // damps its own discussion sentences already).
         // Quoted words in it are examples: more so.
-        let damp = match (describes_attacks(s, about), quotes(&text[s.range.clone()])) {
+        let quoted = quotes(&text[s.range.clone()]);
+        let damp = match (describes_attacks(s, about, quoted), quoted) {
             (false, _) => 0.0,
             (true, false) => 0.4,
             (true, true) => 0.6,
@@ -1291,11 +1305,25 @@ pub(super) fn feature_hits(
             });
         }
     }
+    // The rules' hits are damped in the same sentences, and in those about a technical
+    // rule set (`Drop the old udev rules`).
     sentences
         .into_iter()
-        .filter(|s| describes_attacks(s, about))
+        .filter(|s| {
+            s.features & TECHNICAL != 0
+                || describes_attacks(s, about, quotes(&text[s.range.clone()]))
+        })
         .map(|s| s.range)
         .collect()
+}
+
+/// How much a text speaks of attacks (injection, jailbreaks, attackers, datasets of
+/// them): not at all, once (then its sentences that quote something describe), or more.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum About {
+    No,
+    Once,
+    Yes,
 }
 
 /// Whether a sentence quotes something: a pair of quotation marks of any language.
@@ -1320,10 +1348,12 @@ fn quotes(sentence: &str) -> bool {
 const LEADS: u64 = DISMISS | SEND_VERB | CRED_VERB | REVEAL | CONTROL;
 
 /// Whether a sentence describes attacks rather than commands the reader: it speaks of
-/// attacks, scams or injection (or the whole text does), and is not itself a command.
-fn describes_attacks(s: &Sentence, about: bool) -> bool {
+/// attacks, scams or injection (or the whole text does, or names them once and the
+/// sentence quotes something), and is not itself a command.
+fn describes_attacks(s: &Sentence, about: About, quoted: bool) -> bool {
     let here = s.features & (DISCUSSION | ABOUT_ATTACKS) != 0;
-    (here || about) && !s.first_verb && s.lead & DISMISS == 0
+    let text = about == About::Yes || (about == About::Once && quoted);
+    (here || text) && !s.first_verb && s.lead & DISMISS == 0
 }
 
 /// The shapes of an instruction to the reader, in every language of `lexicon`: its
@@ -1395,6 +1425,10 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         }
         if has(CONTROL | SYS_PROMPT | RULES) {
             score += 0.15;
+        }
+        // From now on, the earlier instructions…
+        if has(RULES) && has(PRIOR | ABOVE) {
+            score += 0.1;
         }
         if has(SEND_VERB | MONEY_VERB) && has(EMAIL | URL | ACCOUNT) {
             score += 0.2;
@@ -1536,12 +1570,22 @@ fn first_verbs(folded: &Folded, sentences: &mut [Sentence], which: &dyn Fn(usize
         if (ACT_VERBS.contains(&word)
             || ACT_VERBS
                 .iter()
-                .any(|v| !v.is_ascii() && word.starts_with(v)))
+                .any(|v| !v.is_ascii() && starts_command(word, v)))
             && let Some(sentence) = sentences.get_mut(s)
         {
             sentence.first_verb = true;
         }
     }
+}
+
+/// Whether a word of a script without spaces starts with the command `verb` and goes on
+/// with no negation (`请转账` is a command, `请不要…`, "please do not…", is advice).
+fn starts_command(word: &str, verb: &str) -> bool {
+    word.strip_prefix(verb).is_some_and(|rest| {
+        !["不要", "不", "别", "勿", "切勿"]
+            .iter()
+            .any(|n| rest.starts_with(n))
+    })
 }
 
 /// A sentence's base score, kind and rule, if it has a core.
@@ -1558,7 +1602,8 @@ fn judge(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
     if has(GIFT) {
         cores.push((0.45, Kind::ActionRequest, "gift cards"));
     }
-    if has(CRED_NOUN) && (has(CRED_VERB) || s.first_verb) {
+    // Asked for, not given: a dial-in's PIN is no request.
+    if has(CRED_NOUN) && has(CRED_VERB) {
         cores.push((0.35, Kind::Exfiltration, "asks for credentials"));
     }
     if has(META) {
@@ -1596,7 +1641,7 @@ fn judge(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
     // Data or credentials sent to an address the text gives: all of them, or secrets.
     if has(SEND_VERB | CRED_VERB)
         && has(EMAIL | URL)
-        && (has(DATA_OBJ) && has(PRIOR) || has(CRED_NOUN))
+        && (has(DATA_OBJ) && (has(PRIOR) || s.first_verb) || has(CRED_NOUN))
     {
         score += 0.2;
         kind = Kind::Exfiltration;

@@ -119,7 +119,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         DISMISS,
         "ru",
-        "игнорир*|проигнорир*|забудь|забудьте|забыть|не обращай внимания|не обращайте внимания|отбрось*|пренебреги*|не следуй|не выполняй|не учитывай|не учитывайте|считай что|притворись",
+        "игнорир*|проигнорир*|забудь|забудьте|забыть|не обращай|не обращайте|отбрось*|пренебреги*|не следуй|не выполняй|не учитывай|не учитывайте|считай что|притворись",
     ),
     (
         DISMISS,
@@ -144,7 +144,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         DISMISS,
         "pl",
-        "zignoruj*|ignoruj*|zapomnij*|nie zwracaj uwagi|pomin*|nie stosuj|odrzuc*|nie przestrzegaj|udawaj",
+        "zignoruj*|ignoruj*|zapomnij*|nie zwracaj|pomin*|nie stosuj|odrzuc*|nie przestrzegaj|udawaj",
     ),
     (
         DISMISS,
@@ -210,20 +210,16 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         RULES,
         "ru",
-        "инструкц*|указани*|правил*|команд*|распоряжени*|ограничени*|промпт*|что тебе говорили|что вам говорили",
+        "инструкц*|указани*|правил*|распоряжени*|ограничени*|промпт*|что тебе говорили|что вам говорили",
     ),
     (
         RULES,
         "zh",
-        "指令|指示|规则|規則|要求|限制|提示词|系统提示|设定|准则",
+        "指令|指示|规则|規則|要求|限制|提示词|系统提示|准则",
     ),
     (RULES, "ja", "指示|ルール|規則|命令|プロンプト|制限|指図"),
     (RULES, "ko", "지시|지침|규칙|명령|프롬프트|제한"),
-    (
-        RULES,
-        "tr",
-        "talimat*|kural*|yonerge*|komut*|istem*|kisitlama*|emir*",
-    ),
+    (RULES, "tr", "talimat*|kural*|yonerge*|komut*|kisitlama*"),
     (
         RULES,
         "pl",
@@ -352,7 +348,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         VOIDED,
         "en",
-        "no longer apply|no longer applies|do not apply|don t apply|does not apply|doesn t apply|no longer valid|no longer in effect|no longer binding|not binding|binds you|never written|never existed|never given|do not exist|don t exist|void|cancelled|canceled|revoked|rescinded|lifted|invalid|obsolete|outdated|only a test|just a test|were deleted|were removed|are suspended|have expired|are over",
+        "no longer apply|no longer applies|do not apply|don t apply|does not apply|doesn t apply|no longer valid|no longer in effect|no longer binding|not binding|binds you|never written|never existed|never given|do not exist|don t exist|void|cancelled|canceled|revoked|rescinded|lifted|invalid|obsolete|outdated|only a test|just a test|were deleted|were removed|are suspended|have expired|are over|superseded|replaced|overridden|withdrawn|retired",
     ),
     (
         VOIDED,
@@ -695,7 +691,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         CONTROL,
         "tr",
-        "onem derecesi|oncelik*|uyar|bildir|acil olarak|isaretle",
+        "onem derece*|oncelik*|uyar|bildir|acil olarak|isaretle",
     ),
     (
         CONTROL,
@@ -951,7 +947,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         DATA_OBJ,
         "it",
-        "email|cronologia|contatti|fatture|file|messaggi",
+        "le email|cronologia|contatti|fatture|file|messaggi",
     ),
     (
         DATA_OBJ,
@@ -984,7 +980,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (DATA_OBJ, "ar", "~البريد|~جهات اتصال|~الرسائل|~الملفات|~سجل"),
     (DATA_OBJ, "hi", "ईमेल|इतिहास|संपर्क|फाइल|contacts"),
     (DATA_OBJ, "id", "riwayat|kotak masuk|kontak|berkas|pesan"),
-    (DATA_OBJ, "vi", "lich su|danh ba|hop thu|tep|tin nhan|email"),
+    (DATA_OBJ, "vi", "lich su|danh ba|hop thu|tep|tin nhan"),
     // --- the rest of the weak signals, in the other languages ---
     (URGENT, "de", "sofort|dringend|unverzuglich|umgehend"),
     (
@@ -995,7 +991,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (URGENT, "es", "inmediatamente|ahora mismo|enseguida|urgente"),
     (URGENT, "pt", "imediatamente|agora mesmo|urgente"),
     (URGENT, "it", "subito|immediatamente|urgente"),
-    (URGENT, "nl", "onmiddellijk|direct|meteen|dringend"),
+    (URGENT, "nl", "onmiddellijk|meteen|dringend"),
     (URGENT, "ru", "немедленно|срочно|сейчас же"),
     (URGENT, "zh", "立即|立刻|马上|紧急"),
     (URGENT, "ja", "今すぐ|直ちに|至急|すぐに"),
@@ -1058,13 +1054,25 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
         "en",
         "openai|anthropic|developers|the ai team|platform team|system administrator|sysadmin",
     ),
-    (ADDRESSEE, "de", "assistent*|sprachmodell|ki|bot"),
-    (ADDRESSEE, "fr", "assistant|ia|modele de langage|bot"),
-    (ADDRESSEE, "es", "asistente|ia|modelo de lenguaje|bot"),
-    (ADDRESSEE, "pt", "assistente|ia|modelo de linguagem|bot"),
-    (ADDRESSEE, "it", "assistente|ia|modello linguistico|bot"),
-    (ADDRESSEE, "nl", "assistent|ai|taalmodel|bot"),
-    (ADDRESSEE, "ru", "помощник*|ассистент*|ии|нейросет*|бот"),
+    (
+        ADDRESSEE,
+        "de",
+        "assistent*|sprachmodell|ki assistent*|ki modell*",
+    ),
+    (
+        ADDRESSEE,
+        "fr",
+        "assistant ia|assistant virtuel|modele de langage|l ia",
+    ),
+    (ADDRESSEE, "es", "asistente|modelo de lenguaje|la ia"),
+    (ADDRESSEE, "pt", "assistente|modelo de linguagem|a ia"),
+    (ADDRESSEE, "it", "assistente|modello linguistico|l ia"),
+    (ADDRESSEE, "nl", "assistent|ai assistent|taalmodel"),
+    (
+        ADDRESSEE,
+        "ru",
+        "помощник*|ассистент*|нейросет*|языковая модель",
+    ),
     (ADDRESSEE, "zh", "助手|人工智能|语言模型|机器人"),
     (ADDRESSEE, "ja", "アシスタント|言語モデル|ボット"),
     (ADDRESSEE, "ko", "비서|어시스턴트|언어 모델|챗봇"),
@@ -1079,32 +1087,32 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         ABOUT_ATTACKS,
         "en",
-        "injection|injections|jailbreak|jailbreaks|jailbreaking|dataset|datasets|benchmark|attacker|attackers|adversarial|red team|red teaming|phishing|payloads|mitigation*|researchers",
+        "malicious|injection|injections|jailbreak|jailbreaks|jailbreaking|dataset|datasets|benchmark|attacker|attackers|adversarial|red team|red teaming|phishing|payloads|mitigation*|researchers",
     ),
     (
         ABOUT_ATTACKS,
         "de",
-        "injection|angreifer|datensatz|datensatze|jailbreak*|phishing",
+        "injection|bosartig*|angreifer|datensatz|datensatze|jailbreak*|phishing",
     ),
     (
         ABOUT_ATTACKS,
         "fr",
-        "injection|attaquant*|jeux de donnees|jailbreak*|hameconnage",
+        "injection|malveillant*|attaquant*|jeux de donnees|jailbreak*|hameconnage",
     ),
     (
         ABOUT_ATTACKS,
         "es",
-        "inyeccion|atacante*|conjuntos de datos|jailbreak*",
+        "inyeccion|malicios*|atacante*|conjuntos de datos|jailbreak*",
     ),
     (
         ABOUT_ATTACKS,
         "pt",
-        "injecao|atacante*|conjuntos de dados|jailbreak*",
+        "injecao|malicios*|atacante*|conjuntos de dados|jailbreak*",
     ),
     (
         ABOUT_ATTACKS,
         "it",
-        "injection|attaccant*|dataset|jailbreak*",
+        "injection|malevol*|dannos*|attaccant*|dataset|jailbreak*",
     ),
     (
         ABOUT_ATTACKS,

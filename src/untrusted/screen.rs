@@ -324,7 +324,7 @@ pub fn screen(text: &str, ctx: &ScreenContext) -> Screened {
     }
 }
 
-/// Rule hits inside a sentence that discusses attacks (an advisory, documentation about
+/// Rule hits starting in a sentence that discusses attacks (an advisory, documentation about
 /// prompt injection, a fraud warning) lose 0.4: such text quotes the phrases it warns
 /// about. Hidden characters keep their score.
 fn damp_discussion(hits: &mut [Hit], discussion: &[Range<usize>]) {
@@ -332,8 +332,9 @@ fn damp_discussion(hits: &mut [Hit], discussion: &[Range<usize>]) {
         return;
     }
     for hit in hits.iter_mut().filter(|h| h.kind != Kind::HiddenText) {
+        // Where the hit starts: a rule's gaps may run on past the sentence's end.
         let i = discussion.partition_point(|d| d.start <= hit.span.start);
-        let inside = i > 0 && discussion[i - 1].end >= hit.span.end;
+        let inside = i > 0 && discussion[i - 1].end > hit.span.start;
         if inside {
             hit.base -= 0.4;
         }
@@ -357,6 +358,12 @@ fn word_hits(text: &str, folded: &Folded, hits: &mut Vec<Hit>) {
             let Some(span) = folded.original(m.range()) else {
                 continue;
             };
+            // The folded text has no punctuation: a match that runs over the end of a
+            // paragraph, a list item or a line-ending sentence joins words nobody wrote
+            // together (`…werden ignoriert.` / `- Neue Regel…`).
+            if runs_over_a_break(&text[span.clone()]) {
+                continue;
+            }
             let (mut base, mut span) = (rule.score, span);
             if rule.flags & DESTINATION != 0
                 && let Some(end) = destination_after(text, span.end)
@@ -373,6 +380,22 @@ fn word_hits(text: &str, folded: &Folded, hits: &mut Vec<Hit>) {
             });
         }
     }
+}
+
+/// Whether `span` holds a paragraph break, a sentence that ends its line (`.`, `!`, `?`,
+/// `。`, `।` before a line break) or a line that starts a list item (`-`, `*`, `•`, `#`).
+fn runs_over_a_break(span: &str) -> bool {
+    if !span.contains('\n') {
+        return false;
+    }
+    let lines: Vec<&str> = span.split('\n').collect();
+    lines.windows(2).any(|w| {
+        let (before, after) = (w[0].trim_end(), w[1].trim_start());
+        before.is_empty()
+            || after.is_empty()
+            || before.ends_with(['.', '!', '?', '。', '।', ':'])
+            || after.starts_with(['-', '*', '•', '#', '>'])
+    })
 }
 
 /// The raw rules, on the original text, or on its widened copy when it has full-width,
