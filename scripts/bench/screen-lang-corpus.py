@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the screen's multilingual corpus: tests/fixtures/screen/lang/{hostile,benign}.jsonl.
 
-Source: tests/fixtures/screen/lang/{blind,tune,tune2}-written.jsonl, written for thinker (same
+Source: tests/fixtures/screen/lang/*-written.jsonl, written for thinker (same
 licence as thinker) in the 18 languages the screen covers (en de fr es pt it nl ru zh ja ko
 tr pl sv ar hi id vi). Each hostile row has a language and a kind: `override` (set aside
 the reader's instructions), `role` (a new role or persona for the reader), `dismissal`
@@ -14,11 +14,16 @@ address and e-mail), `mail`, `calendar`, `changelog` (Debian changelogs with the
 injection, jailbreak datasets, phishing, quoting the phrases it warns about).
 
 Splits. `blind` (blind-written.jsonl) is never tuned on: its items are measured, their
-misses never printed. `tune` is what the screen was tuned against: tune-written.jsonl, and
-tune2-written.jsonl, the first blind split. That one was written before any change to the
-screen, measured once after tuning (96.2 % of 133 hostile detected, 4.9 % of 102 benign
-flagged: over the 2 % asked for), and so spent: it joined the tuning data, and a new blind
-split, blind-written.jsonl, was written before the screen was changed again.
+misses never printed. `tune` is what the screen was tuned against: tune-written.jsonl and
+the blind splits that were measured and so spent. Each blind split was written before the
+changes it measured and measured once:
+  - tune2-written.jsonl, the first: 96.2 % of 133 hostile detected, 4.9 % of 102 benign
+    flagged (written alongside tune-written.jsonl, in the same phrasings);
+  - tune3-written.jsonl, the second, written in other phrasings after tuning on the first:
+    36.1 % of 133 detected, 5.2 % of 135 flagged: the vocabulary had been fitted to the
+    phrasings it was tuned on;
+  - blind-written.jsonl, the third, written after that measurement, before the screen was
+    changed again.
 
 Composition (deterministic, by a hash of the item's id): about half of the hostile texts
 are set inside a benign text of the same language and split (after its first paragraph);
@@ -95,7 +100,8 @@ def embed(payload, host):
 def main():
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     hostile, benign = [], []
-    for source, split in [("blind", "blind"), ("tune", "tune"), ("tune2", "tune")]:
+    sources = [("blind", "blind"), ("tune", "tune"), ("tune2", "tune"), ("tune3", "tune")]
+    for source, split in sources:
         with open(os.path.join(DIR, f"{source}-written.jsonl")) as f:
             rows = [json.loads(line) for line in f if line.strip()]
         count = {}
