@@ -44,8 +44,9 @@ pub(super) const MAX_SENTENCE: usize = 600;
 use super::lexicon::{
     ABOUT_ATTACKS, ABOVE, ACCOUNT, ADDRESSEE, AMOUNT, AUTHORITY, BEC, CONTROL, CRED_NOUN,
     CRED_VERB, DATA_OBJ, DESTRUCTIVE, DISCUSSION, DISMISS, EMAIL, GIFT, HIDDEN, LEXICON, LINK_WORD,
-    LURE, META, MONEY_VERB, NEGATION, NEW_ROLE, PERMIT, PHONE, PRIOR, REVEAL, RULES, SECRECY,
-    SEND_VERB, SPELLED, SYS_PROMPT, TECHNICAL, THREAT, TODO, UNBOUND, URGENT, URL, VOIDED, YOU,
+    LURE, META, MONEY_VERB, NEGATION, NEW_ROLE, PERMIT, PHONE, PRIOR, REPLY, REVEAL, RULES,
+    SECRECY, SEND_VERB, SPELLED, SYS_PROMPT, TECHNICAL, THREAT, TODO, UNBOUND, URGENT, URL, VOIDED,
+    YOU,
 };
 
 /// Features that negate a core when a negation stands just before them.
@@ -766,6 +767,8 @@ const ACT_VERBS: &[&str] = &[
     "notify",
     "collect",
     "gather",
+    "obey",
+    "comply",
     "compile",
     "copy",
     "export",
@@ -1331,21 +1334,32 @@ fn quotes(sentence: &str) -> bool {
     let pairs = [
         ('"', '"'),
         ('“', '”'),
+        ('”', '”'),
         ('„', '“'),
         ('«', '»'),
         ('「', '」'),
         ('‘', '’'),
     ];
-    pairs.iter().any(|&(open, close)| {
-        sentence
-            .find(open)
-            .is_some_and(|i| sentence[i + open.len_utf8()..].contains(close))
-    })
+    // `'…'` only between spaces: an apostrophe (`it's`, `l'IA`) is no quotation mark.
+    let single = sentence.match_indices(" '").any(|(i, _)| {
+        sentence[i + 2..].find('\'').is_some_and(|j| {
+            sentence[i + 2 + j + 1..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric())
+        })
+    });
+    single
+        || pairs.iter().any(|&(open, close)| {
+            sentence
+                .find(open)
+                .is_some_and(|i| sentence[i + open.len_utf8()..].contains(close))
+        })
 }
 
 /// Features whose word opening a sentence makes it a command (`Ignoriere…`,
 /// `Envoie…`).
-const LEADS: u64 = DISMISS | SEND_VERB | CRED_VERB | REVEAL | CONTROL;
+const LEADS: u64 = DISMISS | SEND_VERB | CRED_VERB | REVEAL | CONTROL | REPLY;
 
 /// Whether a sentence describes attacks rather than commands the reader: it speaks of
 /// attacks, scams or injection (or the whole text does, or names them once and the
@@ -1437,6 +1451,15 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
             score,
             Kind::InstructionOverride,
             "a new role for the reader",
+        ));
+    }
+    // The reader's system message or prompt said to be void or removed.
+    if has(SYS_PROMPT) && has(VOIDED | DISMISS) {
+        let score = if has(YOU) { 0.6 } else { 0.45 };
+        found.push((
+            score + addressed,
+            Kind::InstructionOverride,
+            "its configuration declared void",
         ));
     }
     if has(SYS_PROMPT) && has(REVEAL | SEND_VERB | CRED_VERB) {
@@ -1603,8 +1626,12 @@ fn judge(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
         cores.push((0.45, Kind::ActionRequest, "gift cards"));
     }
     // Asked for, not given: a dial-in's PIN is no request.
-    if has(CRED_NOUN) && has(CRED_VERB) {
-        cores.push((0.35, Kind::Exfiltration, "asks for credentials"));
+    if has(CRED_NOUN) && has(CRED_VERB | SEND_VERB) {
+        // Replied with (not entered on a page), by a command: "reply with your password".
+        let command = s.first_verb || s.lead & LEADS != 0;
+        let replied = has(REPLY) && (command || has(YOU)) && s.negations.is_empty();
+        let sent = if replied { 0.15 } else { 0.0 };
+        cores.push((0.35 + sent, Kind::Exfiltration, "asks for credentials"));
     }
     if has(META) {
         cores.push((0.3, Kind::InstructionOverride, "instructions to the model"));

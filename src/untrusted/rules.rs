@@ -584,7 +584,7 @@ pub const RAW_RULES: &[Rule] = &[
         "sets the answer's fields",
         0.55,
         0,
-        r"(?i)\b(?:importance|escalate|escalation|notify_user|notify)[ \t]*[=:][ \t]*[\x22']?(?:10|9|true|yes)\b",
+        r"(?i)(?:^|[\s\[{\x22'*>-])(?:importance|escalate|escalation|notify_user|notify)[ \t]*[=:][ \t]*[\x22']?(?:10|9|true|yes)\b(?:[\s,.;!\x22'}\]]|$)",
     ),
     rule(
         ActionRequest,
