@@ -22,7 +22,10 @@ changes it measured and measured once:
   - tune3-written.jsonl, the second, written in other phrasings after tuning on the first:
     36.1 % of 133 detected, 5.2 % of 135 flagged: the vocabulary had been fitted to the
     phrasings it was tuned on;
-  - blind-written.jsonl, the third, written after that measurement, before the screen was
+  - tune4-written.jsonl, the third, written in new phrasings after tuning on the second,
+    with harder benign texts (release notes saying "the previous instructions no longer
+    apply"): 51.1 % of 133 detected, 17.5 % of 97 flagged;
+  - blind-written.jsonl, the fourth, written after that measurement, before the screen was
     changed again.
 
 Composition (deterministic, by a hash of the item's id): about half of the hostile texts
@@ -100,7 +103,7 @@ def embed(payload, host):
 def main():
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     hostile, benign = [], []
-    sources = [("blind", "blind"), ("tune", "tune"), ("tune2", "tune"), ("tune3", "tune")]
+    sources = [("blind", "blind")] + [(t, "tune") for t in ["tune", "tune2", "tune3", "tune4"]]
     for source, split in sources:
         with open(os.path.join(DIR, f"{source}-written.jsonl")) as f:
             rows = [json.loads(line) for line in f if line.strip()]
