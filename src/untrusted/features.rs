@@ -766,6 +766,7 @@ const ACT_VERBS: &[&str] = &[
     "escalate",
     "notify",
     "collect",
+    "paste",
     "gather",
     "obey",
     "comply",
@@ -1247,7 +1248,7 @@ pub(super) fn feature_hits(
     // answers, most mail) builds no detail regex.
     let core = sentences
         .iter()
-        .any(|s| s.first_verb || s.features & CORES != 0);
+        .any(|s| s.first_verb || s.lead != 0 || s.features & (CORES | SEND_VERB | REPLY) != 0);
     mark_shapes(text, folded, hidden, core, &mut sentences, &which, hits);
 
     // A sentence that ends in a colon introduces the details on the next line
@@ -1336,6 +1337,7 @@ fn quotes(sentence: &str) -> bool {
         ('“', '”'),
         ('”', '”'),
         ('„', '“'),
+        ('„', '”'),
         ('«', '»'),
         ('「', '」'),
         ('‘', '’'),
@@ -1404,18 +1406,24 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
             "instructions set aside",
         ));
     }
+    // Release notes say "the previous instructions no longer apply" too: said of the
+    // reader's own (your, above) it is a dismissal.
     if has(VOIDED) && has(RULES) {
-        let mut score = 0.35;
+        let mut score: f64 = 0.3;
         if has(ABOVE) {
             score += 0.2;
         } else if has(PRIOR) {
             score += 0.1;
         }
         if has(YOU) {
-            score += 0.15;
+            score += 0.2;
         }
         if has(DISMISS) || s.voids >= 2 {
             score += 0.1;
+        }
+        // Not said of the reader's own: release notes.
+        if !(has(YOU | ABOVE | DISMISS) || addressed > 0.0) {
+            score = score.min(0.45);
         }
         found.push((
             score + addressed,
@@ -1445,6 +1453,10 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
             score += 0.1;
         }
         if has(SEND_VERB | MONEY_VERB) && has(EMAIL | URL | ACCOUNT) {
+            score += 0.2;
+        }
+        // A role that hands out credentials.
+        if has(CRED_NOUN) {
             score += 0.2;
         }
         found.push((
@@ -1479,9 +1491,15 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         if has(SEND_VERB | MONEY_VERB | REVEAL) {
             score += 0.1;
         }
+        if has(DATA_OBJ | CRED_NOUN) {
+            score += 0.1;
+        }
         found.push((score, Kind::AuthorityClaim, "permission in another's name"));
     }
-    if has(CONTROL) && (has(YOU) || command || s.controls >= 2) {
+    // Said to the reader, or several of them with urgency: release notes that mention
+    // importance and escalation describe a feature.
+    let told = has(YOU) || command || addressed > 0.0;
+    if has(CONTROL) && (told || (s.controls >= 2 && has(URGENT | THREAT))) {
         let mut score = 0.3;
         if has(URGENT) {
             score += 0.15;
@@ -1492,6 +1510,7 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         if s.controls >= 2 {
             score += 0.1;
         }
+        score += addressed;
         found.push((
             score,
             Kind::ActionRequest,
@@ -1616,7 +1635,9 @@ fn judge(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
     let f = s.features;
     let has = |x: u64| f & x != 0;
     let mut cores: Vec<(f64, Kind, &'static str)> = Vec::new();
-    if s.first_verb {
+    // A command: its verb first, or (in any word order) data sent somewhere.
+    let sends_data = has(SEND_VERB | REPLY) && has(DATA_OBJ) && has(EMAIL | URL);
+    if s.first_verb || s.lead & (SEND_VERB | REPLY | CRED_VERB) != 0 || sends_data {
         cores.push((0.2, Kind::ActionRequest, "second-person command"));
     }
     if has(BEC) {

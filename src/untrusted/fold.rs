@@ -132,6 +132,16 @@ pub fn fold(text: &str) -> Folded {
     while let Some((i, c)) = chars.next() {
         let end = i + c.len_utf8();
         let c = widen(c);
+        // A command-line option (`--ignore-rules`) is a name, not words.
+        if c == '-' && !prev_alnum && chars.peek().is_some_and(|&(_, n)| n == '-') {
+            while chars.next_if(|&(_, n)| !n.is_whitespace()).is_some() {}
+            if !word.is_empty() {
+                out.camel_words(&mut word, &mut singles);
+                word.clear();
+            }
+            prev_alnum = false;
+            continue;
+        }
         if is_invisible(c) || is_combining(c) {
             // Inside a word it vanishes; between words it is nothing either.
             continue;
