@@ -563,3 +563,76 @@ fn issue_30_false_positives_stay_clean() {
         assert_eq!(detected_kinds(text), [], "{text}");
     }
 }
+
+/// The multilingual corpus (`tests/fixtures/screen/lang/`, built by
+/// `scripts/bench/screen-lang-corpus.py`; issue 30): both splits hold every language of the
+/// screen's vocabulary and every kind, and the rates stay at or above floors a little under
+/// what was measured (BENCHMARKS.md has the figures, per language and kind). The blind
+/// split is never tuned on: only its totals are checked, nothing of it is printed.
+#[test]
+fn multilingual_corpus_covers_every_language_and_holds_its_rates() {
+    use thinker::untrusted::screen::LANGUAGES;
+    fn load(file: &str) -> Vec<Value> {
+        let path = Path::new(FIXTURES).join("lang").join(file);
+        fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+    let (hostile, benign) = (load("hostile.jsonl"), load("benign.jsonl"));
+    let kinds = [
+        "override",
+        "role",
+        "dismissal",
+        "exfiltration",
+        "encoded",
+        "action",
+        "spoofed",
+    ];
+    for split in ["tune", "blind"] {
+        for lang in LANGUAGES {
+            for kind in kinds {
+                assert!(
+                    hostile
+                        .iter()
+                        .any(|v| v["split"] == split && v["lang"] == lang && v["kind"] == kind),
+                    "{split}: no {kind} in {lang}"
+                );
+            }
+            assert!(
+                benign
+                    .iter()
+                    .any(|v| v["split"] == split && v["lang"] == lang && v["shape"] == "listing"),
+                "{split}: no listing in {lang}"
+            );
+        }
+    }
+    let rate = |items: &[Value], split: &str| {
+        let of: Vec<&str> = items
+            .iter()
+            .filter(|v| v["split"] == split)
+            .map(|v| v["text"].as_str().unwrap())
+            .collect();
+        let hit = of
+            .iter()
+            .filter(|t| screen(t, &ScreenContext::default()).detected())
+            .count();
+        percent(hit, of.len())
+    };
+    let mut failures = Vec::new();
+    for (split, detect_floor, flag_ceiling) in [("tune", 96.0, 1.0), ("blind", 60.0, 15.0)] {
+        let (detected, flagged) = (rate(&hostile, split), rate(&benign, split));
+        if detected < detect_floor {
+            failures.push(format!(
+                "{split}: detected {detected:.1} % < {detect_floor} %"
+            ));
+        }
+        if flagged > flag_ceiling {
+            failures.push(format!(
+                "{split}: flagged {flagged:.1} % > {flag_ceiling} %"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:?}");
+}
