@@ -1176,6 +1176,10 @@ fn push(out: &mut Vec<Range<usize>>, text: &str, start: usize, end: usize) {
 /// The feature hits of `text` (folded as `folded`), into `hits`; returns the sentences
 /// that discuss attacks (scams, phishing, injection, "for example") or a technical rule
 /// set (`debian/rules`), where the caller damps its rules' hits too.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one pass: phrases, first words, details, then each sentence judged"
+)]
 pub(super) fn feature_hits(
     text: &str,
     folded: &Folded,
@@ -1379,6 +1383,10 @@ fn describes_attacks(s: &Sentence, about: About, quoted: bool) -> bool {
 /// fields or a destination), the system prompt asked for, permission claimed in the
 /// name of an administrator or the developers, and the answer's fields or the user's
 /// attention commanded.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one table of shapes, each a few weighted features, read top to bottom"
+)]
 fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
     let f = s.features;
     // A technical rule set (`debian/rules`, udev or firewall rules) is not the reader's.
