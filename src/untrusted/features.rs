@@ -1284,7 +1284,9 @@ pub(super) fn feature_hits(
         // A description of attacks quotes their words: what it finds counts less (judge
         // damps its own discussion sentences already).
         // Quoted words in it are examples: more so.
-        let quoted = quotes(&text[s.range.clone()]);
+        // (Quotation marks are looked for only where they matter: most texts never speak
+        // of attacks.)
+        let quoted = could_describe(s, about) && quotes(&text[s.range.clone()]);
         let damp = match (describes_attacks(s, about, quoted), quoted) {
             (false, _) => 0.0,
             (true, false) => 0.4,
@@ -1319,7 +1321,8 @@ pub(super) fn feature_hits(
         .into_iter()
         .filter(|s| {
             s.features & TECHNICAL != 0
-                || describes_attacks(s, about, quotes(&text[s.range.clone()]))
+                || (could_describe(s, about)
+                    && describes_attacks(s, about, quotes(&text[s.range.clone()])))
         })
         .map(|s| s.range)
         .collect()
@@ -1370,6 +1373,11 @@ const LEADS: u64 = DISMISS | SEND_VERB | CRED_VERB | REVEAL | CONTROL | REPLY;
 /// Whether a sentence describes attacks rather than commands the reader: it speaks of
 /// attacks, scams or injection (or the whole text does, or names them once and the
 /// sentence quotes something), and is not itself a command.
+/// Whether a sentence may describe attacks, before its quotation marks are looked at.
+fn could_describe(s: &Sentence, about: About) -> bool {
+    s.features & (DISCUSSION | ABOUT_ATTACKS) != 0 || about != About::No
+}
+
 fn describes_attacks(s: &Sentence, about: About, quoted: bool) -> bool {
     let here = s.features & (DISCUSSION | ABOUT_ATTACKS) != 0;
     let text = about == About::Yes || (about == About::Once && quoted);
