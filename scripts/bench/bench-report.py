@@ -712,11 +712,16 @@ def main():
       "in the name of an administrator or the developers); about half set inside a benign text "
       "of the same language. Benign shapes include listings with phone, address and e-mail, "
       "Debian changelogs (`urgency=`), release notes, and security documentation about prompt "
-      "injection and jailbreak datasets that quotes the phrases it warns about. The `blind` "
-      "split was written first, before the screen was changed, and is never tuned on; `tune` "
-      "was written after it, with other phrasings. Both were written by the same hand as the "
-      "screen's vocabulary: the blind figures are an upper bound for text written by others. "
-      "Hostile: detected (any detection); benign: flagged.")
+      "injection and jailbreak datasets that quotes the phrases it warns about. Hostile: "
+      "detected (any detection); benign: flagged. The `blind` split is never tuned on; `tune` "
+      "is what the screen was tuned against. Each blind split was written before the changes "
+      "it measures, measured once, and then joined `tune`, a new one written in new "
+      "phrasings before the screen changed again (`scripts/bench/screen-lang-corpus.py`): "
+      "the first, written alongside `tune`, 96.2 % detected and 4.9 % flagged; the second "
+      "36.1 % and 5.2 %; the third 51.1 % and 17.5 %; the fourth is the `blind` row below. "
+      "All were written by the same hand as the screen's vocabulary, so even the blind "
+      "figures are an upper bound for text written by others; the drop from `tune` to "
+      "`blind` is the screen meeting phrasings its vocabulary has not seen.")
     p("")
     lang = (corpus or {}).get("lang")
     if lang:
