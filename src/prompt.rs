@@ -519,7 +519,13 @@ mod tests {
         std::fs::write(dir.path().join("oracle.md"), "{{ no_such_variable }}").unwrap();
         let prompts = Prompts::new(Some(dir.path()));
         let err = prompts
-            .thread_prompt(ThreadName::Oracle, &State::default(), &[], &fixed_clock(), 1024)
+            .thread_prompt(
+                ThreadName::Oracle,
+                &State::default(),
+                &[],
+                &fixed_clock(),
+                1024,
+            )
             .unwrap_err()
             .to_string();
         assert!(
@@ -529,7 +535,13 @@ mod tests {
         // The other threads still use the built-in templates.
         assert!(
             prompts
-                .thread_prompt(ThreadName::Watcher, &State::default(), &[], &fixed_clock(), 1024)
+                .thread_prompt(
+                    ThreadName::Watcher,
+                    &State::default(),
+                    &[],
+                    &fixed_clock(),
+                    1024
+                )
                 .is_ok()
         );
     }

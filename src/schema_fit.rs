@@ -466,7 +466,10 @@ mod tests {
         let s = scaled(&sample(), 500);
         assert_eq!(s["properties"]["list"]["maxItems"], 2);
         assert_eq!(s["properties"]["list"]["items"]["maxLength"], 50);
-        assert_eq!(s["properties"]["due"]["maxLength"], 25, "below MIN_STRING: kept");
+        assert_eq!(
+            s["properties"]["due"]["maxLength"], 25,
+            "below MIN_STRING: kept"
+        );
         let s = scaled(&sample(), 100);
         assert_eq!(s["properties"]["list"]["maxItems"], 0);
         assert_eq!(s["properties"]["list"]["items"]["maxLength"], MIN_STRING);
@@ -494,7 +497,11 @@ mod tests {
                     let mut more = f.schema.clone();
                     *more.pointer_mut(&knob.pointer).unwrap() = Value::from(knob.full + 1);
                     let over = worst_tokens(&more).unwrap();
-                    assert!(over > u64::from(budget), "{budget}: {} could grow", knob.pointer);
+                    assert!(
+                        over > u64::from(budget),
+                        "{budget}: {} could grow",
+                        knob.pointer
+                    );
                 }
             }
         }

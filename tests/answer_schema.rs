@@ -84,7 +84,10 @@ fn the_default_schema_keeps_every_part_usable() {
     for thread in ThreadName::ALL {
         let s = schema_for(thread, 1024);
         let p = &s["properties"];
-        assert!(p["findings"]["maxItems"].as_u64().unwrap() >= 3, "{thread}: {s}");
+        assert!(
+            p["findings"]["maxItems"].as_u64().unwrap() >= 3,
+            "{thread}: {s}"
+        );
         let item = &p["findings"]["items"]["properties"];
         assert!(item["summary"]["maxLength"].as_u64().unwrap() >= 120, "{s}");
         assert!(item["due"]["maxLength"].as_u64().unwrap() >= 25, "{s}");

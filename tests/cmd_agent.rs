@@ -301,7 +301,11 @@ fn hook_answers_on_a_state_it_cannot_write() {
         let out = hook(&mut tick, "prompt_matching.json");
         let (_, text) = context_of(&out).expect("answered without its record");
         assert!(text.contains("p-backup-fails-mondays"), "{text}");
-        assert_eq!(String::from_utf8(out.stderr).unwrap(), "", "nothing on screen");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            "",
+            "nothing on screen"
+        );
     }
     // The whole directory read-only (as root, chmod stops nothing: a read-only bind
     // mount, where it can be made).
@@ -339,7 +343,11 @@ fn hook_answers_on_a_state_it_cannot_write() {
         let out = hook(&mut tick, "prompt_matching.json");
         let (_, text) = context_of(&out).expect("answered without its record");
         assert!(text.contains("p-backup-fails-mondays"), "{text}");
-        assert_eq!(String::from_utf8(out.stderr).unwrap(), "", "nothing on screen");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            "",
+            "nothing on screen"
+        );
     }
     drop(mounted);
     assert!(!dir.join("hooks").exists(), "nothing was written");
