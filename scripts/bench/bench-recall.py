@@ -5,7 +5,7 @@ Over the realistic memory of tests/fixtures/recall/ (49 entries of many kinds, w
 provenance and due dates, and an archive of 60), asks every question of
 questions.json (`tune`: the pairs recall was tuned on; `held_out`: never tuned on,
 reported apart) and every unrelated prompt, as `thinker show --format prompt --for Q`
-(at the fixture's instant, in UTC), and counts:
+(at the fixture's instant, or the pair's own third element, in UTC), and counts:
 
 - recall@3: the expected entry among the first three shown;
 - for the unrelated prompts, the entries surfaced (all prompts together) and the prompts
@@ -157,9 +157,9 @@ class Thinker:
             a += ["--config", str(self.config)]
         return a + ["--state", str(self.state_dir)]
 
-    def ask(self, question):
+    def ask(self, question, now=NOW):
         started = time.perf_counter()
-        out = subprocess.run(self.args() + ["show", "--format", "prompt", "--for", question, "--now", NOW],
+        out = subprocess.run(self.args() + ["show", "--format", "prompt", "--for", question, "--now", now],
                              capture_output=True, text=True, env=self.env, check=False)
         took = time.perf_counter() - started
         if out.returncode != 0:
@@ -168,12 +168,13 @@ class Thinker:
 
 
 def measure(ask, data):
-    """recall@3 per split, unrelated surfaced, and per-question misses."""
+    """recall@3 per split, unrelated surfaced, and per-question misses. `ask(question,
+    now)`: a pair's third element is the instant it is asked at (else the fixture's)."""
     out = {}
     for split in ("tune", "held_out"):
         hits, misses = 0, []
-        for question, want in data[split]:
-            ids = ask(question)
+        for question, want, *at in data[split]:
+            ids = ask(question, at[0] if at else NOW)
             if want in ids[:TOP]:
                 hits += 1
             else:
@@ -185,7 +186,7 @@ def measure(ask, data):
     out["all"] = {"pairs": len(pairs), "found": found, "recall_at_3": found / len(pairs)}
     surfaced, prompts, noisy = 0, 0, []
     for prompt in data["unrelated"]:
-        ids = ask(prompt)
+        ids = ask(prompt, NOW)
         surfaced += len(ids)
         if ids:
             prompts += 1
@@ -218,16 +219,16 @@ def main():
 
         if args.baseline:
             old = Thinker(args.baseline, state_dir)
-            results["before"] = measure(lambda q: old.ask(q)[0], data)
+            results["before"] = measure(lambda q, now: old.ask(q, now)[0], data)
             results["before"]["measured_with"] = "the baseline binary"
         else:
-            results["before"] = measure(lambda q: legacy_recall(state, q), data)
+            results["before"] = measure(lambda q, now: legacy_recall(state, q), data)
             results["before"]["measured_with"] = "the Python port of commit e1f393b's recall"
 
         thinker = Thinker(args.binary, state_dir)
-        results["after"] = measure(lambda q: thinker.ask(q)[0], data)
+        results["after"] = measure(lambda q, now: thinker.ask(q, now)[0], data)
         times = []
-        questions = [q for q, _ in data["tune"] + data["held_out"]] + data["unrelated"]
+        questions = [p[0] for p in data["tune"] + data["held_out"]] + data["unrelated"]
         for _ in range(max(1, args.runs)):
             for q in questions:
                 times.append(thinker.ask(q)[1])
@@ -282,8 +283,8 @@ embeddings_timeout_ms = 10000
         sys.exit(f"bench-recall: the tick made no embeddings cache:\n{tick.stderr}")
     # The tick decayed the memory a little: the questions are asked of the fixture.
     shutil.copy(FIXTURE / "subconscious.json", state_dir / "subconscious.json")
-    out = measure(lambda q: thinker.ask(q)[0], data)
-    times = [thinker.ask(q)[1] for q, _ in data["tune"][:20]]
+    out = measure(lambda q, now: thinker.ask(q, now)[0], data)
+    times = [thinker.ask(p[0])[1] for p in data["tune"][:20]]
     out["show_for_ms"] = {"median": statistics.median(times) * 1000, "runs": len(times)}
     out["tick_embedding_s"] = took
     out["model"] = args.embeddings_model
