@@ -37,6 +37,8 @@ pub struct RecallSettings {
     /// Groups added to the built-in synonym table.
     pub synonyms: Vec<Vec<String>>,
     pub embeddings: Option<EmbeddingsSettings>,
+    /// How many local days ahead "what's due?" and "coming up" reach.
+    pub due_horizon_days: u32,
 }
 
 impl Default for RecallSettings {
@@ -46,6 +48,7 @@ impl Default for RecallSettings {
             max_entries: recall::DEFAULT_MAX_ENTRIES,
             synonyms: Vec::new(),
             embeddings: None,
+            due_horizon_days: recall::time::DEFAULT_DUE_HORIZON_DAYS,
         }
     }
 }
@@ -66,6 +69,8 @@ pub struct Recollection {
     pub archive: Vec<String>,
     pub synonyms: Option<Synonyms>,
     pub semantic: Option<Semantic>,
+    /// `[recall] due_horizon_days` (the default when `None`).
+    pub due_horizon_days: Option<u32>,
 }
 
 impl Recollection {
@@ -78,6 +83,9 @@ impl Recollection {
                 .unwrap_or_else(|| Synonyms::builtin()),
             acceptance: Acceptance::default(),
             semantic: self.semantic.as_ref(),
+            due_horizon_days: self
+                .due_horizon_days
+                .unwrap_or(recall::time::DEFAULT_DUE_HORIZON_DAYS),
         }
     }
 }
@@ -120,6 +128,7 @@ pub fn lexical(dir: &StateDir, settings: &RecallSettings) -> Recollection {
         synonyms: (!settings.synonyms.is_empty())
             .then(|| Synonyms::with_groups(&settings.synonyms)),
         semantic: None,
+        due_horizon_days: Some(settings.due_horizon_days),
     }
 }
 

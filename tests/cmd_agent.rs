@@ -203,6 +203,29 @@ fn show_prompt_of_an_empty_state_prints_nothing() {
     assert_eq!(out.stdout, "");
 }
 
+/// `[recall] due_horizon_days` is how far "what's due?" looks (issue 32): the dentist on
+/// Tuesday (2 days ahead of the harness's Sunday) is due by default; with a horizon of 1
+/// day it is not; 0 is refused, naming the key.
+#[test]
+fn whats_due_follows_the_configured_horizon() {
+    let mut tick = quiet_tick();
+    let out = tick.thinker(&["show", "--format", "prompt", "--for", "what's due?"]);
+    out.expect_exit(0);
+    assert!(out.stdout.contains("t-dentist-tuesday"), "{}", out.stdout);
+    let mut tick = quiet_tick().config_extra("[recall]\ndue_horizon_days = 1\n");
+    let out = tick.thinker(&["show", "--format", "prompt", "--for", "what's due?"]);
+    out.expect_exit(0);
+    assert!(!out.stdout.contains("t-dentist-tuesday"), "{}", out.stdout);
+    let mut tick = quiet_tick().config_extra("[recall]\ndue_horizon_days = 0\n");
+    let out = tick.thinker(&["show", "--format", "prompt", "--for", "what's due?"]);
+    out.expect_exit(2);
+    assert!(
+        out.stderr.contains("recall.due_horizon_days"),
+        "{}",
+        out.stderr
+    );
+}
+
 // --- hook claude-code ------------------------------------------------------------------
 
 #[test]

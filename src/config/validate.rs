@@ -343,6 +343,12 @@ impl Validator<'_> {
             )?,
             synonyms: r.synonyms.unwrap_or_default(),
             embeddings,
+            due_horizon_days: self.int(
+                "recall.due_horizon_days",
+                r.due_horizon_days,
+                defaults.due_horizon_days,
+                1..=366,
+            )?,
         })
     }
 
