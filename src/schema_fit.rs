@@ -251,11 +251,11 @@ impl Knob {
 /// given room first).
 fn knobs(schema: &Value) -> Vec<Knob> {
     let mut out = Vec::new();
-    knobs_at(schema, String::new(), &mut out);
+    knobs_at(schema, "", &mut out);
     out
 }
 
-fn knobs_at(schema: &Value, pointer: String, out: &mut Vec<Knob>) {
+fn knobs_at(schema: &Value, pointer: &str, out: &mut Vec<Knob>) {
     let Some(map) = schema.as_object() else {
         return;
     };
@@ -274,11 +274,11 @@ fn knobs_at(schema: &Value, pointer: String, out: &mut Vec<Knob>) {
         });
     }
     if let Some(items) = map.get("items") {
-        knobs_at(items, format!("{pointer}/items"), out);
+        knobs_at(items, &format!("{pointer}/items"), out);
     }
     if let Some(props) = map.get("properties").and_then(Value::as_object) {
         for (name, sub) in props {
-            knobs_at(sub, format!("{pointer}/properties/{}", escape(name)), out);
+            knobs_at(sub, &format!("{pointer}/properties/{}", escape(name)), out);
         }
     }
 }

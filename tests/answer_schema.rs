@@ -141,7 +141,7 @@ fn instance(schema: &Value, rng: &mut impl FnMut(u64) -> u64, alphabet: &[char])
                 schema["minimum"].as_i64().unwrap(),
                 schema["maximum"].as_i64().unwrap(),
             );
-            json!(lo + rng((hi - lo + 1) as u64) as i64)
+            json!(lo + rng(hi.abs_diff(lo) + 1).cast_signed())
         }
         "boolean" => json!(rng(2) == 0),
         other => panic!("a type the schema does not use: {other}"),

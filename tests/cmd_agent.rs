@@ -311,6 +311,15 @@ fn hook_records_are_private_and_pruned_after_a_day() {
     assert_eq!(left.len(), 1, "the new session's record: {left:?}");
 }
 
+/// Unmounts a bind mount, even when the test fails.
+struct Unmount(String);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
 /// The hook only reads the memory: on a state directory it cannot write (a read-only
 /// mount, or `hooks` taken by a file) it still answers, each time, without its
 /// per-session record, and says nothing on the agent's screen (issue 32: it printed
@@ -350,12 +359,6 @@ fn hook_answers_on_a_state_it_cannot_write() {
             "\n=====\nSKIPPED: the hook on a read-only bind mount: mount failed here (not root, or no CAP_SYS_ADMIN); the `hooks` file case ran\n====="
         );
         return;
-    }
-    struct Unmount(String);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(&self.0).status();
-        }
     }
     let mounted = Unmount(d.clone());
     assert!(fs::write(dir.join("probe"), "x").is_err(), "read-only");

@@ -191,9 +191,9 @@ fn a_failed_call_does_not_spend_the_cadence() {
         .thread(Dreamer, "every = 3")
         .respond(
             Dreamer,
-            crate::support::Sequence::new(vec![
-                wiremock::ResponseTemplate::new(401).set_body_string("invalid api key"),
-                crate::support::ok(Dreamer, &found("Backup finished late again", 4)),
+            Sequence::new(vec![
+                ResponseTemplate::new(401).set_body_string("invalid api key"),
+                ok(Dreamer, &found("Backup finished late again", 4)),
             ]),
         )
         .expect(Dreamer, 3);
