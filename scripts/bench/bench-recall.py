@@ -15,6 +15,8 @@ reported apart) and every unrelated prompt, as `thinker show --format prompt --f
 "before" is today's recall as of commit e1f393b (word overlap: two words and 30 %),
 reproduced here in Python (`legacy_recall`; `--baseline BIN` runs an old binary instead,
 which is how the port was checked: it agrees on every question). "after" is the binary.
+With `--previous BIN` (and `--previous-label TEXT`, e.g. the commit it was built from),
+"previous" is an earlier build's, for a change's before and after (issue 32).
 With `--embeddings URL` (an OpenAI-compatible server with `/v1/embeddings`, e.g.
 llama-server started with `--embeddings --pooling mean`), "after + embeddings" too: a
 tick refreshes the cache (one thread on a replay provider that finds nothing), then the
@@ -23,6 +25,7 @@ questions are asked with `[recall] embeddings` set.
 Usage:
   python3 scripts/bench/bench-recall.py --binary target/release/thinker [--json OUT]
       [--embeddings http://127.0.0.1:PORT] [--baseline OLD_BINARY] [--runs N]
+      [--previous EARLIER_BUILD --previous-label TEXT]
 Python 3 standard library only.
 """
 
@@ -204,6 +207,9 @@ def main():
     ap.add_argument("--embeddings-model", default="smollm2")
     ap.add_argument("--baseline", help="an old thinker binary to measure 'before' with")
     ap.add_argument("--runs", type=int, default=3, help="timing passes over the questions")
+    ap.add_argument("--previous", help="an earlier build to measure beside this one")
+    ap.add_argument("--previous-label", default="an earlier build",
+                    help="what the earlier build is (e.g. its commit)")
     args = ap.parse_args()
     data = json.loads((FIXTURE / "questions.json").read_text())
     state = json.loads((FIXTURE / "subconscious.json").read_text())
@@ -224,6 +230,11 @@ def main():
         else:
             results["before"] = measure(lambda q, now: legacy_recall(state, q), data)
             results["before"]["measured_with"] = "the Python port of commit e1f393b's recall"
+
+        if args.previous:
+            previous = Thinker(args.previous, state_dir)
+            results["previous"] = measure(lambda q, now: previous.ask(q, now)[0], data)
+            results["previous"]["measured_with"] = args.previous_label
 
         thinker = Thinker(args.binary, state_dir)
         results["after"] = measure(lambda q, now: thinker.ask(q, now)[0], data)
@@ -304,6 +315,7 @@ def summary(results):
                  if "show_for_ms" in r else ""))
     print(f"memory: {results['entries']} entries, archive {results['archive']}")
     line("before", results.get("before"))
+    line("previous", results.get("previous"))
     line("after", results.get("after"))
     line("after + embeddings", results.get("after_embeddings"))
 
