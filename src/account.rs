@@ -1,4 +1,6 @@
-//! The readable account of a tick: what each thread did and what the aggregator changed
+//! The readable account of a tick: what each thread did (a failed one: every model it
+//! tried, in order, each with its error; an answer from a fallback: why the models before
+//! it did not answer) and what the aggregator changed
 //! (added, reinforced, weakened (shown as "Decayed"), removed, pressure and hints,
 //! escalations raised, and what the escalation phase did or, in a dry run, the prompt it
 //! would send). Printed by
