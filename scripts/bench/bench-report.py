@@ -839,7 +839,12 @@ def recall_section(p, recall):
       "binary; *after* is this build's; *+ embeddings* adds the semantic rerank with "
       "SmolLM2-135M on llama-server `--embeddings --pooling mean` (poor vectors: the "
       "protocol is real, the model is not one to choose). Targets: recall@3 ≥ 90 %, ≤ 2 "
-      "entries over all unrelated prompts, `show --for` median ≤ 10 ms without embeddings.")
+      "entries over all unrelated prompts, `show --for` median ≤ 10 ms without embeddings. "
+      "Issue 32 added natural questions — two matters in one (“is my disk ok? the backup "
+      "script keeps failing”), “what's due?” and “anything coming up?” with nothing due "
+      "within three days (a pair's third element is the instant it is asked at) — to the "
+      "held-out split before recall was changed, and different ones to the tune split; "
+      "*previous* is the build before that change, when measured (`--previous`).")
     p("")
     if not recall:
         p("Not measured in this run.")
@@ -849,7 +854,9 @@ def recall_section(p, recall):
       f"({recall['after']['held_out']['pairs']}) | all | unrelated: entries surfaced "
       f"({recall['after']['unrelated']['prompts']} prompts) | `show --for` median |")
     p("|---|---|---|---|---|---|")
-    for key, name in (("before", "before"), ("after", "after"),
+    previous = recall.get("previous")
+    label = f"previous ({previous['measured_with']})" if previous else "previous"
+    for key, name in (("before", "before"), ("previous", label), ("after", "after"),
                       ("after_embeddings", "after + embeddings")):
         r = recall.get(key)
         if not r:
