@@ -1,4 +1,6 @@
-//! The readable account of a tick: what each thread did and what the aggregator changed
+//! The readable account of a tick: what each thread did (a failed one: every model it
+//! tried, in order, each with its error; an answer from a fallback: why the models before
+//! it did not answer) and what the aggregator changed
 //! (added, reinforced, weakened (shown as "Decayed"), removed, pressure and hints,
 //! escalations raised, and what the escalation phase did or, in a dry run, the prompt it
 //! would send). Printed by
@@ -10,7 +12,7 @@ use crate::aggregate::{RemovalReason, Report};
 use crate::journal::{Status, ThreadRecord};
 use crate::show::clean;
 use crate::state::EscalationOutcome;
-use crate::tick::TickReport;
+use crate::tick::{TickReport, attempt_error};
 use crate::timestamp;
 
 /// Renders `tick` for a person; `dry_run` phrases changes as what would happen.
@@ -114,10 +116,7 @@ fn threads(out: &mut String, threads: &[ThreadRecord]) {
                     .as_ref()
                     .map_or_else(String::new, ToString::to_string)
             ),
-            Status::Failed => format!(
-                "failed     {}",
-                clean(t.error.as_deref().unwrap_or("unknown error"))
-            ),
+            Status::Failed => format!("failed     {}", failure(t)),
             Status::Answered => format!(
                 "answered   {}/{}  {:.1} s  {}+{} tokens  ${:.4}  {} findings, {} reinforced",
                 t.provider.as_deref().unwrap_or("?"),
@@ -132,6 +131,15 @@ fn threads(out: &mut String, threads: &[ThreadRecord]) {
             Status::Unknown(ref word) => clean(word),
         };
         let _ = writeln!(out, "  {:<10} {line}", t.thread.as_str());
+        if t.status == Status::Answered {
+            // A fallback answered: what the models before it said (a missing key on
+            // the primary model must not go unnoticed).
+            for a in &t.attempts {
+                if let Some(e) = &a.error {
+                    let _ = writeln!(out, "{:24}after {}", "", clean(&attempt_error(&a.model, e)));
+                }
+            }
+        }
         for s in t.sources.iter().filter(|s| s.error.is_some()) {
             let _ = writeln!(
                 out,
@@ -141,6 +149,21 @@ fn threads(out: &mut String, threads: &[ThreadRecord]) {
             );
         }
     }
+}
+
+/// Why a thread failed: with more than one model tried, each model's error in the order
+/// they were tried, one a line (`→` before each fallback), so the first cause is not
+/// hidden behind the last fallback's; else its error.
+fn failure(t: &ThreadRecord) -> String {
+    let tried: Vec<String> = t
+        .attempts
+        .iter()
+        .filter_map(|a| Some(clean(&attempt_error(&a.model, a.error.as_deref()?))))
+        .collect();
+    if tried.len() < 2 {
+        return clean(t.error.as_deref().unwrap_or("unknown error"));
+    }
+    tried.join(&format!("\n{:24}→ ", ""))
 }
 
 /// Added, reinforced, decayed, archived entries, and reinforcements of unknown ids.

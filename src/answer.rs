@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::schema_fit::{self, Fitted, Unbounded};
 use crate::state::LinkKind;
 use crate::thread::{Kind, ThreadName};
 use crate::timestamp;
@@ -651,8 +652,132 @@ pub const SCHEMA_MAX_REINFORCE: usize = 10;
 /// `retire` items asked for per answer.
 pub const SCHEMA_MAX_RETIRE: usize = 5;
 
-/// The JSON schema of a thread's answer (SPEC §5) as sent to providers, with the kinds
-/// `thread` may use and bounds on every list and string.
+/// The JSON schema of a thread's answer (SPEC §5) as sent to providers for a call of
+/// `max_tokens`: [`schema`] scaled down until its longest answer fits them
+/// ([`crate::schema_fit`]), so a grammar-constrained model that fills every bound is
+/// not cut off. Below the smallest scale's worst case (see [`fitted`]) it is the
+/// smallest scale.
+pub fn schema_for(thread: ThreadName, max_tokens: u32) -> Value {
+    fitted(thread, max_tokens).map_or_else(|_| schema(thread), |f| f.schema)
+}
+
+/// [`schema_for`] with what the fitting found: the scale kept, the worst case's tokens,
+/// whether it fits (`doctor` says when it does not, or when the schema was cut).
+pub fn fitted(thread: ThreadName, max_tokens: u32) -> Result<Fitted, Unbounded> {
+    schema_fit::fit(&schema(thread), max_tokens)
+}
+
+/// How each thread's answer schema fits its `max_tokens` ([`fitted`]), as `doctor`'s
+/// `answer schema` line says it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Room {
+    /// Per thread: its `max_tokens`, the findings its fitted schema allows, the tokens
+    /// one finding needs, whether anything fits at all.
+    pub threads: Vec<ThreadRoom>,
+    /// The tokens the whole schema needs, smallest and largest over the threads.
+    pub whole: (u64, u64),
+}
+
+/// One thread's [`Room`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadRoom {
+    pub thread: ThreadName,
+    pub max_tokens: u32,
+    pub findings: u64,
+    /// The smallest `max_tokens` whose schema allows one finding.
+    pub one_finding: u32,
+    /// Whether even the smallest schema's longest answer fits (else a model that fills
+    /// it is cut off).
+    pub fits: bool,
+}
+
+impl Room {
+    /// The room of each `(thread, max_tokens)`.
+    pub fn of(threads: impl IntoIterator<Item = (ThreadName, u32)>) -> Room {
+        let findings = |thread, max_tokens| {
+            fitted(thread, max_tokens).map_or((0, false), |f| {
+                let n = f.schema["properties"]["findings"]["maxItems"]
+                    .as_u64()
+                    .unwrap_or(0);
+                (n, f.fits)
+            })
+        };
+        let mut whole = (u64::MAX, 0);
+        let threads = threads
+            .into_iter()
+            .map(|(thread, max_tokens)| {
+                let all = schema_fit::worst_tokens(&schema(thread)).unwrap_or(u64::MAX);
+                whole = (whole.0.min(all), whole.1.max(all));
+                // Findings grow with max_tokens: the least that holds one, by bisection.
+                let (mut lo, mut hi) = (1, u32::try_from(all).unwrap_or(u32::MAX));
+                while lo < hi {
+                    let mid = lo.midpoint(hi);
+                    if findings(thread, mid).0 >= 1 {
+                        hi = mid;
+                    } else {
+                        lo = mid + 1;
+                    }
+                }
+                let (n, fits) = findings(thread, max_tokens);
+                ThreadRoom {
+                    thread,
+                    max_tokens,
+                    findings: n,
+                    one_finding: lo,
+                    fits,
+                }
+            })
+            .collect();
+        Room { threads, whole }
+    }
+
+    /// Whether a thread's `max_tokens` leaves no room for a finding.
+    pub fn short(&self) -> bool {
+        self.threads.iter().any(|t| t.findings == 0)
+    }
+}
+
+impl std::fmt::Display for Room {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let short: Vec<&ThreadRoom> = self.threads.iter().filter(|t| t.findings == 0).collect();
+        if !short.is_empty() {
+            let each: Vec<String> = short
+                .iter()
+                .map(|t| {
+                    let cut = if t.fits {
+                        ""
+                    } else {
+                        ", and a model that fills even an empty answer's fields is cut off"
+                    };
+                    format!(
+                        "[threads.{}] max_tokens = {} leaves its answer no room for a finding{cut} (one finding needs {})",
+                        t.thread, t.max_tokens, t.one_finding
+                    )
+                })
+                .collect();
+            return write!(f, "{}; raise it", each.join("; "));
+        }
+        let each: Vec<String> = self
+            .threads
+            .iter()
+            .map(|t| format!("{} {}", t.thread, t.findings))
+            .collect();
+        write!(
+            f,
+            "fitted to each thread's max_tokens, so a model that fills every bound is not cut off: findings at most {} (all {SCHEMA_MAX_FINDINGS} from max_tokens {}",
+            each.join(", "),
+            self.whole.1
+        )?;
+        if self.whole.0 < self.whole.1 {
+            write!(f, ", {} for threads without links", self.whole.0)?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// The JSON schema of a thread's answer (SPEC §5) as written, with the kinds `thread`
+/// may use and bounds on every list and string (every part bounded: the worst case is
+/// computed from it).
 pub fn schema(thread: ThreadName) -> Value {
     let kinds: Vec<&str> = thread.kinds().iter().map(|k| k.as_str()).collect();
     let mut schema = base_schema(&kinds);

@@ -2,6 +2,12 @@
 //! ([`Budget`], counted against the ledger of what was spent today, `crate::ledger`), and
 //! the cadence and quiet hours that decide whether a thread runs at all ([`schedule`]).
 //!
+//! The cadence (`every = N`) counts runs since the thread last *spent* it: since it last
+//! answered, or found its world unchanged (the quiet tick). A failed call, or a call the
+//! budget or the breaker refused, spends nothing ([`spent_cadence`]): a thread that has
+//! never answered, or whose last call failed, runs on the next tick (issue 32: after a
+//! key was fixed, the threads that had only failed waited out their cadence).
+//!
 //! The ledger lives in `ledger.json` in the state directory, beside the subconscious
 //! (decision recorded in ARCHITECTURE.md: reading today's usage back from a growing
 //! journal would cost more every day); its records and their saturating sums are
@@ -17,7 +23,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::aggregate::Skip;
+use crate::aggregate::{Skip, ThreadOutcome};
 use crate::clock::Clock;
 use crate::config::{Config, ThreadConfig};
 use crate::ledger::{BreakerState, Ledger, Spend, add_cost, sum_cost, sum_tokens};
@@ -27,12 +33,18 @@ use crate::provider::{CallError, Cause, Refusal, Scope};
 use crate::storage::StorageError;
 
 /// Whether `thread` runs on run number `run` (1-based) at the clock's `now`, read in its
-/// zone, by configuration alone.
-pub fn schedule(thread: Option<&ThreadConfig>, run: u64, clock: &Clock) -> Result<(), Skip> {
+/// zone: enabled, out of its quiet hours, and `every` runs or more since `spent`, the run
+/// in which it last spent its cadence (`None`: never, so it runs now).
+pub fn schedule(
+    thread: Option<&ThreadConfig>,
+    run: u64,
+    spent: Option<u64>,
+    clock: &Clock,
+) -> Result<(), Skip> {
     let Some(t) = thread.filter(|t| t.enabled) else {
         return Err(Skip::Disabled);
     };
-    if !run.saturating_sub(1).is_multiple_of(u64::from(t.every)) {
+    if spent.is_some_and(|s| run.saturating_sub(s) < u64::from(t.every)) {
         return Err(Skip::Cadence { every: t.every });
     }
     let local = clock.zone.time(clock.now);
@@ -42,6 +54,17 @@ pub fn schedule(thread: Option<&ThreadConfig>, run: u64, clock: &Clock) -> Resul
         });
     }
     Ok(())
+}
+
+/// The run in which a thread last spent its cadence, after run `run` ended in `outcome`
+/// (`last` before it): an answer, or a world unchanged since the last answer, spends it;
+/// a failure, a skip for the budget or the breaker (a call that was not made), and not
+/// being due leave it as it was.
+pub fn spent_cadence(last: Option<u64>, run: u64, outcome: &ThreadOutcome) -> Option<u64> {
+    match outcome {
+        ThreadOutcome::Answered(_) | ThreadOutcome::Skipped(Skip::Unchanged { .. }) => Some(run),
+        ThreadOutcome::Failed(_) | ThreadOutcome::Skipped(_) => last,
+    }
 }
 
 /// Records what may have been spent before a call is made (see [`Budget::with_write_ahead`]).
@@ -565,16 +588,76 @@ mod tests {
         assert_eq!(same, ledger);
     }
 
-    #[test]
-    fn cadence_counts_runs_from_the_first() {
+    /// Runs a thread of `every = 3` through runs 1..=9, each due run ending as
+    /// `outcome(run)`: the runs it was called in.
+    fn cadence(outcome: impl Fn(u64) -> ThreadOutcome) -> Vec<u64> {
         let c = config(
             "[providers.p]\nkind = \"ollama\"\n[threads.oracle]\nmodel = \"p/m\"\nevery = 3\n",
         );
         let t = c.thread(crate::thread::ThreadName::Oracle);
         let now = Clock::utc(crate::timestamp::parse("2026-11-22T10:05:00Z").unwrap());
-        let ran: Vec<u64> = (1..=7).filter(|r| schedule(t, *r, &now).is_ok()).collect();
-        assert_eq!(ran, vec![1, 4, 7]);
-        assert_eq!(schedule(None, 1, &now), Err(Skip::Disabled));
+        let mut spent = None;
+        let mut ran = Vec::new();
+        for run in 1..=9 {
+            let ended = match schedule(t, run, spent, &now) {
+                Ok(()) => {
+                    ran.push(run);
+                    outcome(run)
+                }
+                Err(skip) => ThreadOutcome::Skipped(skip),
+            };
+            spent = spent_cadence(spent, run, &ended);
+        }
+        ran
+    }
+
+    /// Table: what each outcome of a due run does to the cadence.
+    #[test]
+    fn only_an_answer_or_an_unchanged_world_spends_the_cadence() {
+        use crate::aggregate::ThreadError;
+        let answered = |_| ThreadOutcome::Answered(crate::answer::Answer::default());
+        assert_eq!(cadence(answered), vec![1, 4, 7], "from the first run");
+        let unchanged = |_| {
+            ThreadOutcome::Skipped(Skip::Unchanged {
+                skipped: 1,
+                max_skipped: 12,
+            })
+        };
+        assert_eq!(cadence(unchanged), vec![1, 4, 7]);
+        // Failing until run 3, then answering: called on every run until it answers.
+        let fixed = |run| {
+            if run < 3 {
+                ThreadOutcome::Failed(ThreadError::Call("GROQ_API_KEY is not set".into()))
+            } else {
+                answered(run)
+            }
+        };
+        assert_eq!(cadence(fixed), vec![1, 2, 3, 6, 9]);
+        // One failure after an answer: called again on the next run.
+        let once = |run| {
+            if run == 4 {
+                ThreadOutcome::Failed(ThreadError::TimedOut {
+                    seconds: 1.0,
+                    waiting: None,
+                })
+            } else {
+                answered(run)
+            }
+        };
+        assert_eq!(cadence(once), vec![1, 4, 5, 8]);
+        // A call the budget or the breaker refused was not made: tried again next run.
+        let refused = |run| {
+            if run == 1 {
+                ThreadOutcome::Skipped(Skip::Budget {
+                    detail: "daily_tokens".into(),
+                })
+            } else {
+                answered(run)
+            }
+        };
+        assert_eq!(cadence(refused), vec![1, 2, 5, 8]);
+        let now = Clock::utc(crate::timestamp::parse("2026-11-22T10:05:00Z").unwrap());
+        assert_eq!(schedule(None, 1, None, &now), Err(Skip::Disabled));
     }
 
     /// Regression (a hostile probe): with `daily_cap = 2` used up, two ticks an hour
@@ -633,11 +716,14 @@ mod tests {
         );
         let utc = Clock::utc(instant);
         assert!(matches!(
-            schedule(t, 1, &west),
+            schedule(t, 1, None, &west),
             Err(Skip::QuietHours { .. })
         ));
-        assert_eq!(schedule(t, 1, &east), Ok(()));
-        assert!(matches!(schedule(t, 1, &utc), Err(Skip::QuietHours { .. })));
+        assert_eq!(schedule(t, 1, None, &east), Ok(()));
+        assert!(matches!(
+            schedule(t, 1, None, &utc),
+            Err(Skip::QuietHours { .. })
+        ));
         assert_eq!(
             local_day(&west),
             NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()

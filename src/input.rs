@@ -103,7 +103,7 @@ pub fn thread_request(
     move |prompt| CallRequest {
         system: String::new(),
         prompt,
-        schema: crate::answer::schema(thread),
+        schema: crate::answer::schema_for(thread, max_tokens),
         schema_name: "thread_answer".into(),
         max_tokens,
         temperature,
@@ -166,7 +166,13 @@ impl InputContext<'_> {
     /// Gathers `sources` for `thread`, fits them into its budget, screens them and
     /// renders its prompt; a failed source is logged and left out, never put into the
     /// prompt.
-    pub async fn thread_input(&self, thread: ThreadName, sources: &[SourceConfig]) -> ThreadInput {
+    /// `max_tokens` is the thread's: the prompt shows the answer schema fitted to them.
+    pub async fn thread_input(
+        &self,
+        thread: ThreadName,
+        sources: &[SourceConfig],
+        max_tokens: u32,
+    ) -> ThreadInput {
         let ctx = self.gather_context();
         let mut gathered = sources::gather(sources, &ctx).await;
         // A failing command may print a key (a token in a URL it echoes): its error, bound
@@ -259,11 +265,11 @@ impl InputContext<'_> {
             .collect();
         let prompt = self
             .prompts
-            .thread_prompt(thread, self.seen, &shown, &self.clock);
+            .thread_prompt(thread, self.seen, &shown, &self.clock, max_tokens);
         let public = self
             .privacy
             .withholds(thread)
-            .then(|| self.public_input(thread, &shown))
+            .then(|| self.public_input(thread, &shown, max_tokens))
             .flatten();
         ThreadInput {
             prompt,
@@ -278,7 +284,12 @@ impl InputContext<'_> {
 
     /// `thread`'s prompt without its private sources and the memory written from
     /// private text, saying what it leaves out; `None` when there is nothing to leave out.
-    fn public_input(&self, thread: ThreadName, shown: &[SourceText]) -> Option<PublicInput> {
+    fn public_input(
+        &self,
+        thread: ThreadName,
+        shown: &[SourceText],
+        max_tokens: u32,
+    ) -> Option<PublicInput> {
         let private = self.privacy.private_sources(thread);
         let (public_sources, withheld_sources): (Vec<_>, Vec<_>) = shown
             .iter()
@@ -294,7 +305,7 @@ impl InputContext<'_> {
         }
         let prompt = self
             .prompts
-            .thread_prompt(thread, &state, &public_sources, &self.clock)
+            .thread_prompt(thread, &state, &public_sources, &self.clock, max_tokens)
             .map(|p| withheld.insert_note(&p));
         Some(PublicInput {
             prompt,

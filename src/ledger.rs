@@ -101,6 +101,11 @@ pub struct Ledger {
     /// What each thread saw when last called (the quiet tick; kept across days).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub quiet: BTreeMap<String, QuietMemory>,
+    /// The run in which each thread last spent its cadence: `every = N` counts runs from
+    /// it (`crate::budget::spent_cadence`; kept across days). A thread without one has
+    /// never answered and runs on the next tick.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cadence: BTreeMap<String, u64>,
     /// The digest of the state thinker last wrote ([`crate::state::State::digest`]): a
     /// tick that loads another state journals it whole, for `thinker replay`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -39,6 +39,7 @@ pub mod recollect;
 pub mod replay;
 pub mod report;
 pub mod runtime;
+pub mod schema_fit;
 pub mod show;
 pub mod sources;
 pub mod state;

@@ -317,13 +317,15 @@ impl Prompts {
     }
 
     /// The exact prompt `thread` is sent at the clock's `now` (its local time read in
-    /// the clock's zone).
+    /// the clock's zone), for a call of `max_tokens` (the answer schema it shows is
+    /// fitted to them: [`answer::schema_for`]).
     pub fn thread_prompt(
         &self,
         thread: ThreadName,
         state: &State,
         sources: &[SourceText],
         clock: &Clock,
+        max_tokens: u32,
     ) -> Result<String, PromptError> {
         let now = clock.now;
         let own = state.thread_state.get(thread);
@@ -356,7 +358,7 @@ impl Prompts {
                 .chain(escalations.iter().map(String::as_str))
                 .collect::<Vec<_>>(),
         );
-        let schema = answer::schema(thread).to_string();
+        let schema = answer::schema_for(thread, max_tokens).to_string();
         let ctx = ThreadContext {
             thread: thread.as_str(),
             role: format!("the {}", capitalized(thread.as_str())),
@@ -550,7 +552,13 @@ mod tests {
         std::fs::write(dir.path().join("oracle.md"), "{{ no_such_variable }}").unwrap();
         let prompts = Prompts::new(Some(dir.path()));
         let err = prompts
-            .thread_prompt(ThreadName::Oracle, &State::default(), &[], &fixed_clock())
+            .thread_prompt(
+                ThreadName::Oracle,
+                &State::default(),
+                &[],
+                &fixed_clock(),
+                1024,
+            )
             .unwrap_err()
             .to_string();
         assert!(
@@ -560,7 +568,13 @@ mod tests {
         // The other threads still use the built-in templates.
         assert!(
             prompts
-                .thread_prompt(ThreadName::Watcher, &State::default(), &[], &fixed_clock())
+                .thread_prompt(
+                    ThreadName::Watcher,
+                    &State::default(),
+                    &[],
+                    &fixed_clock(),
+                    1024
+                )
                 .is_ok()
         );
     }

@@ -40,6 +40,8 @@ pub struct RecallSettings {
     /// A memory whose last applied tick is older than this is said to be out of date
     /// ([`recall::stale_after`] of the tick's cadence).
     pub stale_after: chrono::TimeDelta,
+    /// How many local days ahead "what's due?" and "coming up" reach.
+    pub due_horizon_days: u32,
 }
 
 impl Default for RecallSettings {
@@ -53,6 +55,7 @@ impl Default for RecallSettings {
                 recall::DEFAULT_INTERVAL_MINUTES,
                 crate::quiet::DEFAULT_MAX_SKIPPED.saturating_add(1),
             ),
+            due_horizon_days: recall::time::DEFAULT_DUE_HORIZON_DAYS,
         }
     }
 }
@@ -74,6 +77,8 @@ pub struct Recollection {
     pub archive: Vec<String>,
     pub synonyms: Option<Synonyms>,
     pub semantic: Option<Semantic>,
+    /// `[recall] due_horizon_days` (the default when `None`).
+    pub due_horizon_days: Option<u32>,
 }
 
 impl Recollection {
@@ -86,6 +91,9 @@ impl Recollection {
                 .unwrap_or_else(|| Synonyms::builtin()),
             acceptance: Acceptance::default(),
             semantic: self.semantic.as_ref(),
+            due_horizon_days: self
+                .due_horizon_days
+                .unwrap_or(recall::time::DEFAULT_DUE_HORIZON_DAYS),
         }
     }
 }
@@ -128,6 +136,7 @@ pub fn lexical(dir: &StateDir, settings: &RecallSettings) -> Recollection {
         synonyms: (!settings.synonyms.is_empty())
             .then(|| Synonyms::with_groups(&settings.synonyms)),
         semantic: None,
+        due_horizon_days: Some(settings.due_horizon_days),
     }
 }
 

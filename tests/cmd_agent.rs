@@ -203,6 +203,29 @@ fn show_prompt_of_an_empty_state_prints_nothing() {
     assert_eq!(out.stdout, "");
 }
 
+/// `[recall] due_horizon_days` is how far "what's due?" looks (issue 32): the dentist on
+/// Tuesday (2 days ahead of the harness's Sunday) is due by default; with a horizon of 1
+/// day it is not; 0 is refused, naming the key.
+#[test]
+fn whats_due_follows_the_configured_horizon() {
+    let mut tick = quiet_tick();
+    let out = tick.thinker(&["show", "--format", "prompt", "--for", "what's due?"]);
+    out.expect_exit(0);
+    assert!(out.stdout.contains("t-dentist-tuesday"), "{}", out.stdout);
+    let mut tick = quiet_tick().config_extra("[recall]\ndue_horizon_days = 1\n");
+    let out = tick.thinker(&["show", "--format", "prompt", "--for", "what's due?"]);
+    out.expect_exit(0);
+    assert!(!out.stdout.contains("t-dentist-tuesday"), "{}", out.stdout);
+    let mut tick = quiet_tick().config_extra("[recall]\ndue_horizon_days = 0\n");
+    let out = tick.thinker(&["show", "--format", "prompt", "--for", "what's due?"]);
+    out.expect_exit(2);
+    assert!(
+        out.stderr.contains("recall.due_horizon_days"),
+        "{}",
+        out.stderr
+    );
+}
+
 // --- hook claude-code ------------------------------------------------------------------
 
 #[test]
@@ -286,6 +309,74 @@ fn hook_records_are_private_and_pruned_after_a_day() {
         "a killed hook's temp file is removed"
     );
     assert_eq!(left.len(), 1, "the new session's record: {left:?}");
+}
+
+/// Unmounts a bind mount, even when the test fails.
+struct Unmount(String);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// The hook only reads the memory: on a state directory it cannot write (a read-only
+/// mount, or `hooks` taken by a file) it still answers, each time, without its
+/// per-session record, and says nothing on the agent's screen (issue 32: it printed
+/// `cannot write …/hooks/…tmp: Read-only file system; nothing added`).
+#[test]
+fn hook_answers_on_a_state_it_cannot_write() {
+    // `hooks` is a file: the record's directory cannot be made (runs anywhere).
+    let mut tick = quiet_tick();
+    fs::write(tick.dir().join("hooks"), "not a directory").unwrap();
+    for _ in 0..2 {
+        let out = hook(&mut tick, "prompt_matching.json");
+        let (_, text) = context_of(&out).expect("answered without its record");
+        assert!(text.contains("p-backup-fails-mondays"), "{text}");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            "",
+            "nothing on screen"
+        );
+    }
+    // The whole directory read-only (as root, chmod stops nothing: a read-only bind
+    // mount, where it can be made).
+    let mut tick = quiet_tick();
+    let dir = tick.dir().to_path_buf();
+    let d = dir.display().to_string();
+    let sh = |script: &str| {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{script} 2>/dev/null"))
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !sh(&format!(
+        "mount --bind '{d}' '{d}' && mount -o remount,bind,ro '{d}'"
+    )) {
+        let _ = sh(&format!("umount '{d}'"));
+        eprintln!(
+            "\n=====\nSKIPPED: the hook on a read-only bind mount: mount failed here (not root, or no CAP_SYS_ADMIN); the `hooks` file case ran\n====="
+        );
+        return;
+    }
+    let mounted = Unmount(d.clone());
+    assert!(fs::write(dir.join("probe"), "x").is_err(), "read-only");
+    let start = hook(&mut tick, "session_start.json");
+    assert!(context_of(&start).is_some());
+    assert_eq!(String::from_utf8(start.stderr).unwrap(), "");
+    for _ in 0..2 {
+        let out = hook(&mut tick, "prompt_matching.json");
+        let (_, text) = context_of(&out).expect("answered without its record");
+        assert!(text.contains("p-backup-fails-mondays"), "{text}");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            "",
+            "nothing on screen"
+        );
+    }
+    drop(mounted);
+    assert!(!dir.join("hooks").exists(), "nothing was written");
 }
 
 #[test]

@@ -169,3 +169,87 @@ fn error_init_cannot_write() {
     insta::assert_snapshot!("error_init_cannot_write", stderr);
     assert!(!tick.home().join("state").exists());
 }
+
+/// Issue 32: with no keys, every thread's primary model (`groq`, its key unset) fails and
+/// its fallback (a local server that is not running) too. The account, cron's warning
+/// line and the journal say both causes, the first first: the missing key was hidden
+/// behind the fallback's `cannot connect`.
+#[test]
+fn a_failed_chain_shows_every_cause_in_order() {
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = dead.local_addr().unwrap().port();
+    drop(dead);
+    let mut tick = Tick::new()
+        .state(SEED)
+        .env_remove("GROQ_API_KEY")
+        .provider("groq", "api_key_env = \"GROQ_API_KEY\"")
+        .config_extra(&format!(
+            "[providers.ollama]\nkind = \"ollama\"\nbase_url = \"http://127.0.0.1:{port}\"\nretries = 0\n"
+        ));
+    for thread in ThreadName::ALL {
+        tick = tick
+            .model(thread, "groq/llama-3.3-70b")
+            .thread(thread, "fallback = [\"ollama/llama3.2\"]")
+            .expect(thread, 0);
+    }
+    let out = tick.run_with(&["--dry-run", "-v"]);
+    out.expect_exit(1);
+    let account = normalised(&out.stdout, &tick)
+        .replace(&port.to_string(), "PORT")
+        .replace(" (os error 111)", "");
+    insta::assert_snapshot!("dry_run_failed_chain", account);
+    // Cron's line (stderr, at the default level): the key first, then the fallback.
+    let tick_out = tick.run();
+    tick_out.expect_exit(1);
+    for thread in ThreadName::ALL {
+        let line = tick_out
+            .stderr
+            .lines()
+            .find(|l| l.contains("WARN") && l.contains(thread.as_str()))
+            .unwrap_or_else(|| panic!("no warning for {thread}: {}", tick_out.stderr));
+        let (key, fallback) = (line.find("GROQ_API_KEY"), line.find("ollama/llama3.2"));
+        assert!(
+            key.is_some() && fallback.is_some() && key < fallback,
+            "{line}"
+        );
+        let error = tick_out.thread(thread)["error"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(error.starts_with("provider `groq`"), "{error}");
+        assert!(
+            error.contains(" → ollama/llama3.2: cannot connect"),
+            "{error}"
+        );
+    }
+    tick.verify();
+}
+
+/// A fallback that answers: the account still says why the models before it did not.
+#[test]
+fn an_answer_from_a_fallback_says_why_the_primary_did_not() {
+    let mut tick = Tick::new()
+        .state(SEED)
+        .env("THINKER_LOG", "off")
+        .env_remove("GROQ_API_KEY")
+        .provider("groq", "api_key_env = \"GROQ_API_KEY\"")
+        .model(Watcher, "groq/llama-3.3-70b")
+        .thread(Watcher, "fallback = [\"local/watcher\"]");
+    let out = tick.run_with(&["--dry-run"]);
+    out.expect_exit(0);
+    let watcher: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("watcher"))
+        .take(2)
+        .collect();
+    assert!(
+        watcher[0].contains("answered   local/watcher"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        watcher[1].trim(),
+        "after provider `groq`: the environment variable `GROQ_API_KEY` that should hold its API key is not set"
+    );
+}

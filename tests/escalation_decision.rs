@@ -190,11 +190,13 @@ async fn llama_openai_json_schema_answers_a_decision() {
         prompt: render(),
         schema: decision::decision_schema(),
         schema_name: "escalation_decision".into(),
-        // The schema bounds text (600) and why (300) characters: well under this.
-        max_tokens: 1024,
+        // The schema bounds text (600) and why (300) characters: its longest answer,
+        // counted at 3 bytes a token, fits (checked below), so the call ends in seconds.
+        max_tokens: 400,
         temperature: 0.0,
         sequence: 1,
     };
+    assert!(thinker::schema_fit::worst_tokens(&req.schema).unwrap() <= u64::from(req.max_tokens));
     let c = providers.call(&model, &req).await.unwrap();
     eprintln!(
         "[escalation decision] tokens_in={} tokens_out={} text: {}",

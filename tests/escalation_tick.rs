@@ -632,8 +632,10 @@ fn a_real_llama_server_decides_an_escalation_through_the_tick() {
     let mut tick = Tick::new().answer(Watcher, &escalating("NAS disk almost full"));
     let (script, out) = appending(tick.home());
     let memory = tick.home().join("memory");
+    // max_tokens 400 holds the decision schema's longest answer (`escalation_decision`
+    // checks it): the call ends in seconds, the timeouts leave a wide margin.
     tick = tick.config_extra(&format!(
-        "[providers.llama]\nkind = \"openai\"\nbase_url = \"{url}/v1\"\nstructured_output = \"json_schema\"\ntimeout_seconds = 180\nretries = 1\n\n[escalation]\nmodel = \"llama/{model}\"\nnotify_command = [\"{}\"]\nmemory_dir = \"{}\"\ntimeout_seconds = 200\n",
+        "[providers.llama]\nkind = \"openai\"\nbase_url = \"{url}/v1\"\nstructured_output = \"json_schema\"\ntimeout_seconds = 180\nretries = 1\n\n[escalation]\nmodel = \"llama/{model}\"\nnotify_command = [\"{}\"]\nmemory_dir = \"{}\"\ntimeout_seconds = 200\nmax_tokens = 400\n",
         script.display(),
         memory.display()
     ));

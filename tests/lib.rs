@@ -15,6 +15,7 @@ mod aggregate_links;
 mod aggregate_memory;
 mod aggregate_props;
 mod aggregate_rules;
+mod answer_schema;
 mod bench_scripts;
 mod build_link;
 mod cli;

@@ -77,7 +77,13 @@ fn prompt_snapshots() {
     ];
     for thread in ThreadName::ALL {
         let text = prompts
-            .thread_prompt(thread, &state, &sources, &clock())
+            .thread_prompt(
+                thread,
+                &state,
+                &sources,
+                &clock(),
+                thinker::config::DEFAULT_MAX_TOKENS,
+            )
             .unwrap();
         insta::assert_snapshot!(format!("prompt_{thread}"), text);
     }
@@ -86,7 +92,13 @@ fn prompt_snapshots() {
 #[test]
 fn first_tick_prompt_on_an_empty_state() {
     let text = Prompts::new(None)
-        .thread_prompt(ThreadName::Watcher, &State::default(), &[], &clock())
+        .thread_prompt(
+            ThreadName::Watcher,
+            &State::default(),
+            &[],
+            &clock(),
+            thinker::config::DEFAULT_MAX_TOKENS,
+        )
         .unwrap();
     assert!(text.contains("(empty: nothing is remembered yet)"));
     assert!(text.contains("(this is your first tick)"));
@@ -102,7 +114,13 @@ fn pressure_widens_the_search_step_by_step() {
     for pressure in [0, 2, 5, 10] {
         state.thread_state.watcher.novelty_pressure = pressure;
         let text = prompts
-            .thread_prompt(ThreadName::Watcher, &state, &[], &clock())
+            .thread_prompt(
+                ThreadName::Watcher,
+                &state,
+                &[],
+                &clock(),
+                thinker::config::DEFAULT_MAX_TOKENS,
+            )
             .unwrap();
         let start = text.find("## How wide to look").unwrap();
         let guidance = text[start..].lines().nth(1).unwrap().to_string();
@@ -118,7 +136,13 @@ fn pressure_widens_the_search_step_by_step() {
 fn hostile_source_cannot_close_its_fence() {
     let sources = [src("mail", "command", MAIL, false)];
     let text = Prompts::new(None)
-        .thread_prompt(ThreadName::Watcher, &State::default(), &sources, &clock())
+        .thread_prompt(
+            ThreadName::Watcher,
+            &State::default(),
+            &sources,
+            &clock(),
+            thinker::config::DEFAULT_MAX_TOKENS,
+        )
         .unwrap();
     let ends = text
         .lines()
@@ -138,14 +162,26 @@ fn the_prompts_local_time_is_read_in_the_clocks_zone() {
     let state = State::default();
     let new_york = Clock::new(now(), Zone::Fixed(FixedOffset::west_opt(5 * 3600).unwrap()));
     let text = prompts
-        .thread_prompt(ThreadName::Watcher, &state, &[], &new_york)
+        .thread_prompt(
+            ThreadName::Watcher,
+            &state,
+            &[],
+            &new_york,
+            thinker::config::DEFAULT_MAX_TOKENS,
+        )
         .unwrap();
     assert!(
         text.contains("2026-11-22T10:05:00Z (Sun 22 Nov 05:05)"),
         "{text}"
     );
     let text = prompts
-        .thread_prompt(ThreadName::Watcher, &state, &[], &clock())
+        .thread_prompt(
+            ThreadName::Watcher,
+            &state,
+            &[],
+            &clock(),
+            thinker::config::DEFAULT_MAX_TOKENS,
+        )
         .unwrap();
     assert!(
         text.contains("2026-11-22T10:05:00Z (Sun 22 Nov 10:05)"),

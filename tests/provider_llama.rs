@@ -74,10 +74,17 @@ fn model(provider: &str) -> ModelRef {
     }
 }
 
+/// What a component test lets the model write: the answer schema is fitted to it
+/// ([`answer::schema_for`]), so even a model that fills every bound of the schema ends
+/// within it, in seconds (issue 32: at 1,536 with the whole schema a call through LiteLLM
+/// took over 240 s on a busy machine). These tests check the protocol, not the model's
+/// stamina.
+pub(crate) const MAX_TOKENS: u32 = 256;
+
 /// A Watcher's question, in the shape the real prompt has: instructions, the state, the
-/// sources as untrusted data, the answer schema.
+/// sources as untrusted data, the answer schema (fitted to [`MAX_TOKENS`]).
 pub(crate) fn watcher_request() -> CallRequest {
-    let schema = answer::schema(ThreadName::Watcher);
+    let schema = answer::schema_for(ThreadName::Watcher, MAX_TOKENS);
     let system = "You are the Watcher, one of four background thinking threads of an AI \
         agent. You look at the user's world and report what changed and matters. Answer \
         with one JSON object only, following the schema. Keep each summary under 20 words."
@@ -99,7 +106,7 @@ pub(crate) fn watcher_request() -> CallRequest {
          From: monitor@backup.example  Subject: Backup job FAILED (exit 23)\n\
          </source>\n\n\
          ## Your answer\n\
-         Report up to 3 findings, each with importance 0-10 and kind observation, anomaly \
+         Report at most one finding, with importance 0-10 and kind observation, anomaly \
          or pattern. List in `reinforce` the ids above that you saw again.\n\
          JSON schema:\n{schema}\n"
     );
@@ -108,12 +115,11 @@ pub(crate) fn watcher_request() -> CallRequest {
         prompt,
         schema,
         schema_name: "watcher_answer".into(),
-        // Under the grammar SmolLM2 fills every bound of the schema (5 findings, every
-        // optional field, 10 reinforce ids, 5 retires, strings to maxLength, pretty-printed):
-        // 566 to 649 tokens were seen before `from` and `retire`, 866 after, and through
-        // LiteLLM (which does not pass the temperature on) 1024 was once cut. At 300 every
-        // answer was cut (finish_reason "length"). A real model writes a fraction of this.
-        max_tokens: 1536,
+        // Under the grammar SmolLM2 fills every bound of the schema (every finding, every
+        // optional field, every id, strings to maxLength, pretty-printed): with the whole
+        // schema 866 tokens, and 1,024 was once cut. The schema fitted to MAX_TOKENS ends
+        // within it by construction (`answer_schema` tests the bound).
+        max_tokens: MAX_TOKENS,
         // Greedy, so the answer (and the test) is the same every run.
         temperature: 0.0,
         sequence: 1,
@@ -151,8 +157,18 @@ async fn llama_openai_json_schema_answers_a_thread() {
     assert!(c.cost > 0.0);
     let a = answer::parse(ThreadName::Watcher, &c.text)
         .unwrap_or_else(|e| panic!("grammar-constrained answer must read: {e}\n{}", c.text));
-    // The schema bounds the answer, so the grammar kept the model inside it.
-    assert!(a.findings.len() <= answer::SCHEMA_MAX_FINDINGS);
+    // The schema bounds the answer, so the grammar kept the model inside it, and its
+    // worst case within max_tokens: never cut off.
+    let most = req.schema["properties"]["findings"]["maxItems"]
+        .as_u64()
+        .unwrap();
+    assert!(a.findings.len() as u64 <= most);
+    assert!(c.tokens_out <= u64::from(MAX_TOKENS), "{}", c.tokens_out);
+    eprintln!(
+        "[openai json_schema] {} tokens out; the schema's worst case is counted at {}",
+        c.tokens_out,
+        thinker::schema_fit::worst_tokens(&req.schema).unwrap()
+    );
     let raw: serde_json::Value = serde_json::from_str(&c.text).expect("the whole text is JSON");
     assert!(
         raw.get("findings").is_some() && raw.get("escalate").is_some(),

@@ -140,6 +140,110 @@ fn time_words_return_due_and_important_entries() {
     first_three("is the release going out this week?", "t-release-deploy");
 }
 
+/// Issue 32: a question about two matters gets an answer to each, the stronger match of
+/// one part not crowding out the other's (a disk 91% full was dropped for a hunch about
+/// the backup script).
+#[test]
+fn a_question_of_two_matters_answers_both() {
+    for (text, want) in [
+        (
+            "my card got declined and the internet is down",
+            ["t-card-blocked", "t-broadband-outage"],
+        ),
+        (
+            "is the plumber still coming? also the water bill",
+            ["t-boiler-plumber", "t-thames-water"],
+        ),
+        (
+            "the nas is nearly full and the nightly backup broke again",
+            ["t-nas-disk", "p-backup-fails-mondays"],
+        ),
+    ] {
+        let got = ask(text);
+        for id in want {
+            assert!(
+                got.iter().take(3).any(|g| g == id),
+                "{text:?}: want {id} in the first three, got {got:?}"
+            );
+        }
+    }
+    // The issue's own memory: a strong disk entry beside a weak hunch about the script.
+    let state = State::from_json(
+        r#"{"active_threads": [{"id": "t-disk-home", "summary": "Disk /home is 91% full", "strength": 9, "importance": 8,
+              "created": "2026-11-22T10:00:00Z", "last_seen": "2026-11-24T08:00:00Z"},
+             {"id": "t-dentist", "summary": "Dentist appointment Thursday 15:30", "strength": 5,
+              "created": "2026-11-22T10:00:00Z", "last_seen": "2026-11-24T08:00:00Z"}],
+            "hunches": [{"id": "h-backup-script", "summary": "The backup script keeps failing since the cron change; its log shows permission errors", "strength": 3,
+              "created": "2026-11-22T10:00:00Z", "last_seen": "2026-11-24T08:00:00Z"}]}"#,
+    )
+    .unwrap();
+    let got = ask_with(
+        &state,
+        &archive(),
+        "is my disk ok? the backup script keeps failing",
+        Inputs::default(),
+    );
+    assert!(got.contains(&"t-disk-home".to_string()), "{got:?}");
+    assert!(got.contains(&"h-backup-script".to_string()), "{got:?}");
+    // One matter asked in parts is still one answer, and a long request is not split.
+    assert_eq!(
+        recall::rank::clauses("swimming and football on saturday"),
+        ["swimming", "football on saturday"]
+    );
+    assert_eq!(
+        recall::rank::clauses("config/prod.toml v2.8 changed, anything to watch?"),
+        ["config/prod.toml v2.8 changed, anything to watch?"]
+    );
+    assert_eq!(
+        recall::rank::clauses(
+            "Fix the bug. Then run the tests. And update the docs. Also push it."
+        )
+        .len(),
+        1
+    );
+}
+
+/// Issue 32: "what's due?" and "anything coming up?" list what is due within the
+/// horizon (`[recall] due_horizon_days`, 7 local days by default): with items due in 3
+/// days 16 hours and in 7 days, and nothing sooner, it returned nothing (3 days).
+#[test]
+fn whats_due_looks_as_far_as_the_horizon() {
+    let state = State::from_json(
+        r#"{"active_threads": [
+             {"id": "t-visa", "summary": "Visa application form to the consulate", "strength": 5,
+              "created": "2026-11-20T10:00:00Z", "last_seen": "2026-11-24T08:00:00Z", "due": "2026-11-28T01:00:00Z"},
+             {"id": "t-tax", "summary": "Quarterly VAT return", "strength": 5,
+              "created": "2026-11-20T10:00:00Z", "last_seen": "2026-11-24T08:00:00Z", "due": "2026-12-01T17:00:00Z"},
+             {"id": "t-later", "summary": "Renew the domain name", "strength": 5,
+              "created": "2026-11-20T10:00:00Z", "last_seen": "2026-11-24T08:00:00Z", "due": "2026-12-20T09:00:00Z"},
+             {"id": "t-none", "summary": "Printer toner is low", "strength": 5,
+              "created": "2026-11-20T10:00:00Z", "last_seen": "2026-11-24T08:00:00Z"}]}"#,
+    )
+    .unwrap();
+    // 3 days 16 hours and 7 days 8 hours ahead of NOW (Tuesday 24th, 09:00 UTC): the
+    // 7th local day is Tuesday 1 December.
+    for text in ["what's due?", "anything coming up?", "any deadlines?"] {
+        assert_eq!(
+            ask_with(&state, &[], text, Inputs::default()),
+            ["t-visa", "t-tax"],
+            "{text}"
+        );
+    }
+    let three = Inputs {
+        due_horizon_days: 3,
+        ..Inputs::default()
+    };
+    assert!(ask_with(&state, &[], "what's due?", three).is_empty());
+    let month = Inputs {
+        due_horizon_days: 30,
+        ..Inputs::default()
+    };
+    assert_eq!(
+        ask_with(&state, &[], "what's due?", month),
+        ["t-visa", "t-tax", "t-later"]
+    );
+}
+
 /// Prompts about nothing in the memory get nothing (issue 21's and more).
 #[test]
 fn unrelated_prompts_get_nothing() {

@@ -181,6 +181,75 @@ fn cadence_skips_a_thread_on_the_runs_between() {
     tick.verify();
 }
 
+/// Issue 32: a failed call does not spend the cadence. The Dreamer (`every = 3`) fails
+/// on run 1 (its key was wrong), so it runs again on run 2, answers, and only then waits
+/// its cadence out: skipped on runs 3 and 4, called on 5. Before, it waited from run 1
+/// as if it had answered: the key fixed, the next tick ran only the other threads.
+#[test]
+fn a_failed_call_does_not_spend_the_cadence() {
+    let mut tick = Tick::new()
+        .thread(Dreamer, "every = 3")
+        .respond(
+            Dreamer,
+            Sequence::new(vec![
+                ResponseTemplate::new(401).set_body_string("invalid api key"),
+                ok(Dreamer, &found("Backup finished late again", 4)),
+            ]),
+        )
+        .expect(Dreamer, 3);
+    let mut statuses = Vec::new();
+    for (run, now) in [
+        "2026-11-22T10:05:00Z",
+        "2026-11-22T10:10:00Z",
+        "2026-11-22T10:15:00Z",
+        "2026-11-22T10:20:00Z",
+        "2026-11-22T10:25:00Z",
+    ]
+    .iter()
+    .enumerate()
+    {
+        tick.set_now(now);
+        let out = tick.run();
+        let dreamer = out.thread(Dreamer);
+        statuses.push(format!(
+            "{} {}{}",
+            run + 1,
+            dreamer["status"].as_str().unwrap(),
+            dreamer["skip"]["reason"]
+                .as_str()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        ));
+    }
+    assert_eq!(
+        statuses,
+        [
+            "1 failed",
+            "2 answered",
+            "3 skipped (cadence)",
+            "4 skipped (cadence)",
+            "5 answered"
+        ]
+    );
+    tick.verify();
+}
+
+/// A thread that has never answered runs on the next tick it may: the Oracle
+/// (`every = 2`) is in its quiet hours on run 1 and runs on run 2.
+#[test]
+fn a_thread_that_never_answered_runs_on_the_next_tick() {
+    let mut tick = Tick::new()
+        .thread(Oracle, "every = 2\nquiet_hours = [\"10:00-10:07\"]")
+        .expect(Oracle, 1);
+    let first = tick.run();
+    assert_eq!(first.thread(Oracle)["skip"]["reason"], "quiet_hours");
+    tick.set_now("2026-11-22T10:10:00Z");
+    let second = tick.run();
+    assert_eq!(second.thread(Oracle)["status"], "answered");
+    assert_eq!(second.journal()[1]["run"], 2);
+    tick.verify();
+}
+
 #[test]
 fn a_provider_over_its_daily_tokens_skips_its_thread_without_a_request() {
     let mut tick = Tick::new()

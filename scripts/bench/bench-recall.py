@@ -5,7 +5,7 @@ Over the realistic memory of tests/fixtures/recall/ (49 entries of many kinds, w
 provenance and due dates, and an archive of 60), asks every question of
 questions.json (`tune`: the pairs recall was tuned on; `held_out`: never tuned on,
 reported apart) and every unrelated prompt, as `thinker show --format prompt --for Q`
-(at the fixture's instant, in UTC), and counts:
+(at the fixture's instant, or the pair's own third element, in UTC), and counts:
 
 - recall@3: the expected entry among the first three shown;
 - for the unrelated prompts, the entries surfaced (all prompts together) and the prompts
@@ -15,6 +15,8 @@ reported apart) and every unrelated prompt, as `thinker show --format prompt --f
 "before" is today's recall as of commit e1f393b (word overlap: two words and 30 %),
 reproduced here in Python (`legacy_recall`; `--baseline BIN` runs an old binary instead,
 which is how the port was checked: it agrees on every question). "after" is the binary.
+With `--previous BIN` (and `--previous-label TEXT`, e.g. the commit it was built from),
+"previous" is an earlier build's, for a change's before and after (issue 32).
 With `--embeddings URL` (an OpenAI-compatible server with `/v1/embeddings`, e.g.
 llama-server started with `--embeddings --pooling mean`), "after + embeddings" too: a
 tick refreshes the cache (one thread on a replay provider that finds nothing), then the
@@ -23,6 +25,7 @@ questions are asked with `[recall] embeddings` set.
 Usage:
   python3 scripts/bench/bench-recall.py --binary target/release/thinker [--json OUT]
       [--embeddings http://127.0.0.1:PORT] [--baseline OLD_BINARY] [--runs N]
+      [--previous EARLIER_BUILD --previous-label TEXT]
 Python 3 standard library only.
 """
 
@@ -157,9 +160,9 @@ class Thinker:
             a += ["--config", str(self.config)]
         return a + ["--state", str(self.state_dir)]
 
-    def ask(self, question):
+    def ask(self, question, now=NOW):
         started = time.perf_counter()
-        out = subprocess.run(self.args() + ["show", "--format", "prompt", "--for", question, "--now", NOW],
+        out = subprocess.run(self.args() + ["show", "--format", "prompt", "--for", question, "--now", now],
                              capture_output=True, text=True, env=self.env, check=False)
         took = time.perf_counter() - started
         if out.returncode != 0:
@@ -168,12 +171,13 @@ class Thinker:
 
 
 def measure(ask, data):
-    """recall@3 per split, unrelated surfaced, and per-question misses."""
+    """recall@3 per split, unrelated surfaced, and per-question misses. `ask(question,
+    now)`: a pair's third element is the instant it is asked at (else the fixture's)."""
     out = {}
     for split in ("tune", "held_out"):
         hits, misses = 0, []
-        for question, want in data[split]:
-            ids = ask(question)
+        for question, want, *at in data[split]:
+            ids = ask(question, at[0] if at else NOW)
             if want in ids[:TOP]:
                 hits += 1
             else:
@@ -185,7 +189,7 @@ def measure(ask, data):
     out["all"] = {"pairs": len(pairs), "found": found, "recall_at_3": found / len(pairs)}
     surfaced, prompts, noisy = 0, 0, []
     for prompt in data["unrelated"]:
-        ids = ask(prompt)
+        ids = ask(prompt, NOW)
         surfaced += len(ids)
         if ids:
             prompts += 1
@@ -203,6 +207,9 @@ def main():
     ap.add_argument("--embeddings-model", default="smollm2")
     ap.add_argument("--baseline", help="an old thinker binary to measure 'before' with")
     ap.add_argument("--runs", type=int, default=3, help="timing passes over the questions")
+    ap.add_argument("--previous", help="an earlier build to measure beside this one")
+    ap.add_argument("--previous-label", default="an earlier build",
+                    help="what the earlier build is (e.g. its commit)")
     args = ap.parse_args()
     data = json.loads((FIXTURE / "questions.json").read_text())
     state = json.loads((FIXTURE / "subconscious.json").read_text())
@@ -218,16 +225,21 @@ def main():
 
         if args.baseline:
             old = Thinker(args.baseline, state_dir)
-            results["before"] = measure(lambda q: old.ask(q)[0], data)
+            results["before"] = measure(lambda q, now: old.ask(q, now)[0], data)
             results["before"]["measured_with"] = "the baseline binary"
         else:
-            results["before"] = measure(lambda q: legacy_recall(state, q), data)
+            results["before"] = measure(lambda q, now: legacy_recall(state, q), data)
             results["before"]["measured_with"] = "the Python port of commit e1f393b's recall"
 
+        if args.previous:
+            previous = Thinker(args.previous, state_dir)
+            results["previous"] = measure(lambda q, now: previous.ask(q, now)[0], data)
+            results["previous"]["measured_with"] = args.previous_label
+
         thinker = Thinker(args.binary, state_dir)
-        results["after"] = measure(lambda q: thinker.ask(q)[0], data)
+        results["after"] = measure(lambda q, now: thinker.ask(q, now)[0], data)
         times = []
-        questions = [q for q, _ in data["tune"] + data["held_out"]] + data["unrelated"]
+        questions = [p[0] for p in data["tune"] + data["held_out"]] + data["unrelated"]
         for _ in range(max(1, args.runs)):
             for q in questions:
                 times.append(thinker.ask(q)[1])
@@ -282,8 +294,8 @@ embeddings_timeout_ms = 10000
         sys.exit(f"bench-recall: the tick made no embeddings cache:\n{tick.stderr}")
     # The tick decayed the memory a little: the questions are asked of the fixture.
     shutil.copy(FIXTURE / "subconscious.json", state_dir / "subconscious.json")
-    out = measure(lambda q: thinker.ask(q)[0], data)
-    times = [thinker.ask(q)[1] for q, _ in data["tune"][:20]]
+    out = measure(lambda q, now: thinker.ask(q, now)[0], data)
+    times = [thinker.ask(p[0])[1] for p in data["tune"][:20]]
     out["show_for_ms"] = {"median": statistics.median(times) * 1000, "runs": len(times)}
     out["tick_embedding_s"] = took
     out["model"] = args.embeddings_model
@@ -303,6 +315,7 @@ def summary(results):
                  if "show_for_ms" in r else ""))
     print(f"memory: {results['entries']} entries, archive {results['archive']}")
     line("before", results.get("before"))
+    line("previous", results.get("previous"))
     line("after", results.get("after"))
     line("after + embeddings", results.get("after_embeddings"))
 

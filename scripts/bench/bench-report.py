@@ -741,6 +741,63 @@ def main():
         p("not measured")
     p("")
 
+    # --- the multilingual corpus ---------------------------------------------------------------
+    p("## The screen's quality in 18 languages (`cargo bench --bench screen_corpus`)")
+    p("")
+    p("`tests/fixtures/screen/lang/` (built by `scripts/bench/screen-lang-corpus.py` from texts "
+      "written for thinker in English, German, French, Spanish, Portuguese, Italian, Dutch, "
+      "Russian, Chinese, Japanese, Korean, Turkish, Polish, Swedish, Arabic, Hindi, Indonesian "
+      "and Vietnamese). Hostile kinds: `override` (the reader's instructions set aside), `role` "
+      "(a new role from now on), `dismissal` (its rules declared void), `exfiltration`, "
+      "`encoded` (base64, hex, ROT13, spaced letters, full-width, zero-width, leetspeak, "
+      "lookalikes), `action` (the answer's fields, the user's attention), `spoofed` (permission "
+      "in the name of an administrator or the developers); about half set inside a benign text "
+      "of the same language. Benign shapes include listings with phone, address and e-mail, "
+      "Debian changelogs (`urgency=`), release notes, and security documentation about prompt "
+      "injection and jailbreak datasets that quotes the phrases it warns about. Hostile: "
+      "detected (any detection); benign: flagged. The `blind` split is never tuned on; `tune` "
+      "is what the screen was tuned against. Each blind split was written before the changes "
+      "it measures, measured once, and then joined `tune`, a new one written in new "
+      "phrasings before the screen changed again (`scripts/bench/screen-lang-corpus.py`): "
+      "the first, written alongside `tune`, 96.2 % detected and 4.9 % flagged; the second "
+      "36.1 % and 5.2 %; the third 51.1 % and 17.5 %; the fourth is the `blind` row below. "
+      "All were written by the same hand as the screen's vocabulary, so even the blind "
+      "figures are an upper bound for text written by others; the drop from `tune` to "
+      "`blind` is the screen meeting phrasings its vocabulary has not seen.")
+    p("")
+    lang = (corpus or {}).get("lang")
+    if lang:
+        def cell(r, hit, n):
+            return f"{r[hit] / r[n] * 100:.1f} % ({r[hit]}/{r[n]})" if r and r.get(n) else ""
+        p("| split | hostile detected | benign flagged |")
+        p("|---|---|---|")
+        for split in ["tune", "blind"]:
+            a = lang.get(split, {}).get("all")
+            p(f"| {split} | {cell(a, 'detected', 'hostile')} | {cell(a, 'flagged', 'benign')} |")
+        p("")
+        p("| language | hostile detected, tune | hostile detected, blind | benign flagged, tune | benign flagged, blind |")
+        p("|---|---|---|---|---|")
+        names = sorted({n for sp in lang.values() for n in sp.get("lang", {})})
+        for n in names:
+            t, b = (lang.get(sp, {}).get("lang", {}).get(n) for sp in ["tune", "blind"])
+            p(f"| {n} | {cell(t, 'detected', 'hostile')} | {cell(b, 'detected', 'hostile')} "
+              f"| {cell(t, 'flagged', 'benign')} | {cell(b, 'flagged', 'benign')} |")
+        p("")
+        p("| hostile kind (detected) | tune | blind |")
+        p("|---|---|---|")
+        for n in sorted({n for sp in lang.values() for n in sp.get("kind", {})}):
+            t, b = (lang.get(sp, {}).get("kind", {}).get(n) for sp in ["tune", "blind"])
+            p(f"| `{n}` | {cell(t, 'detected', 'hostile')} | {cell(b, 'detected', 'hostile')} |")
+        p("")
+        p("| benign shape (flagged) | tune | blind |")
+        p("|---|---|---|")
+        for n in sorted({n for sp in lang.values() for n in sp.get("shape", {})}):
+            t, b = (lang.get(sp, {}).get("shape", {}).get(n) for sp in ["tune", "blind"])
+            p(f"| `{n}` | {cell(t, 'flagged', 'benign')} | {cell(b, 'flagged', 'benign')} |")
+    else:
+        p("not measured")
+    p("")
+
     # --- redaction --------------------------------------------------------------------------
     redact = load(results, "redact.json")
     p("## Redaction (`cargo bench --bench redact`)")
@@ -824,7 +881,12 @@ def recall_section(p, recall):
       "binary; *after* is this build's; *+ embeddings* adds the semantic rerank with "
       "SmolLM2-135M on llama-server `--embeddings --pooling mean` (poor vectors: the "
       "protocol is real, the model is not one to choose). Targets: recall@3 ≥ 90 %, ≤ 2 "
-      "entries over all unrelated prompts, `show --for` median ≤ 10 ms without embeddings.")
+      "entries over all unrelated prompts, `show --for` median ≤ 10 ms without embeddings. "
+      "Issue 32 added natural questions — two matters in one (“is my disk ok? the backup "
+      "script keeps failing”), “what's due?” and “anything coming up?” with nothing due "
+      "within three days (a pair's third element is the instant it is asked at) — to the "
+      "held-out split before recall was changed, and different ones to the tune split; "
+      "*previous* is the build before that change, when measured (`--previous`).")
     p("")
     if not recall:
         p("Not measured in this run.")
@@ -834,7 +896,9 @@ def recall_section(p, recall):
       f"({recall['after']['held_out']['pairs']}) | all | unrelated: entries surfaced "
       f"({recall['after']['unrelated']['prompts']} prompts) | `show --for` median |")
     p("|---|---|---|---|---|---|")
-    for key, name in (("before", "before"), ("after", "after"),
+    previous = recall.get("previous")
+    label = f"previous ({previous['measured_with']})" if previous else "previous"
+    for key, name in (("before", "before"), ("previous", label), ("after", "after"),
                       ("after_embeddings", "after + embeddings")):
         r = recall.get(key)
         if not r:

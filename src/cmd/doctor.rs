@@ -222,6 +222,12 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
         check_escalation(config, &health, &mut report);
         check_quiet(config, &mut report);
         check_guard(config, &mut report);
+        let room = crate::answer::Room::of(ThreadName::ALL.into_iter().filter_map(|t| {
+            let c = config.thread(t).filter(|c| c.enabled)?;
+            Some((t, c.max_tokens))
+        }));
+        let level = if room.short() { Level::Warn } else { Level::Ok };
+        report.push("answer schema", level, room.to_string());
     }
     Ok(report)
 }

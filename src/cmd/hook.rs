@@ -15,6 +15,13 @@
 //! until it changed; a `SessionStart` (startup, resume, clear, compact: a new context)
 //! starts the record afresh and removes records older than a day.
 //!
+//! The hook only reads the memory: the record is its one write, and the state directory
+//! may be read-only (a state another user's cron writes, a read-only mount). Then it
+//! answers without the record — a block may be injected again in the same session — and
+//! says nothing about it: its stderr is the agent's screen, and the journal is as
+//! read-only as the rest (`thinker doctor` names a read-only state directory). The
+//! record's write failing for any other reason is treated the same.
+//!
 //! A hook must never break the agent: an unknown event, malformed stdin, an unreadable
 //! state or config all end with exit 0, nothing on stdout and one line on stderr.
 
@@ -173,8 +180,9 @@ fn answer(ctx: &Context<'_>, input: &mut dyn Read, host: Host) -> Result<Option<
 }
 
 /// Whether `block` is to be injected: not empty and not injected in this session yet
-/// (recorded when it is). A `SessionStart` starts the session's record afresh and
-/// removes records older than a day.
+/// (recorded when it is; when the record cannot be written — a read-only state — it is
+/// injected unrecorded). A `SessionStart` starts the session's record afresh and removes
+/// records older than a day.
 fn remember(
     dir: &StateDir,
     host: Host,
@@ -183,7 +191,10 @@ fn remember(
     start: bool,
     now: DateTime<Utc>,
 ) -> Result<bool, Error> {
-    let hooks = dir.subdir(HOOKS_DIR)?;
+    // A read-only state has no `hooks/` to create: read what is there, if anything.
+    let hooks = dir
+        .subdir(HOOKS_DIR)
+        .unwrap_or_else(|_| StateDir::at(&dir.file(HOOKS_DIR)));
     if start {
         prune(&hooks, now);
     }
@@ -211,7 +222,11 @@ fn remember(
         what: "the hook's session record",
         source,
     })?;
-    hooks.write_unsynced(&name, &bytes)?;
+    if let Err(e) = hooks.write_unsynced(&name, &bytes) {
+        // Injected all the same, unrecorded (see the module's doc): not on the agent's
+        // screen, only in a log the user asked for (`thinker -v hook …`).
+        tracing::info!("the hook's session record is not kept: {e}");
+    }
     Ok(true)
 }
 

@@ -29,10 +29,10 @@ pub fn run(ctx: &mut Context<'_>, args: &PromptArgs) -> Result<u8, Error> {
     let loaded = dir.load()?;
     // As the tick shows it: at most the caps.
     let seen = aggregate::as_seen(&loaded, ctx.clock.now, &config.memory);
-    let sources = config
-        .thread(thread)
-        .map(|t| t.sources.clone())
-        .unwrap_or_default();
+    let (sources, max_tokens) = config.thread(thread).map_or_else(
+        || (Vec::new(), crate::config::DEFAULT_MAX_TOKENS),
+        |t| (t.sources.clone(), t.max_tokens),
+    );
     let prompts = Prompts::new(config.prompts_dir.as_deref());
     let privacy = Policy::new(config);
     let inputs = InputContext {
@@ -43,7 +43,7 @@ pub fn run(ctx: &mut Context<'_>, args: &PromptArgs) -> Result<u8, Error> {
         max_input_bytes: crate::input::thread_share(config),
         privacy: &privacy,
     };
-    let input = runtime::block_on(inputs.thread_input(thread, &sources))?;
+    let input = runtime::block_on(inputs.thread_input(thread, &sources, max_tokens))?;
     if !args.as_sent {
         let text = input.prompt?;
         ctx.stdout(text.as_bytes())?;

@@ -58,6 +58,7 @@ pub(super) struct RawRecall {
     pub(super) embeddings_timeout_ms: Option<u64>,
     pub(super) min_similarity: Option<f64>,
     pub(super) semantic_weight: Option<f64>,
+    pub(super) due_horizon_days: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]

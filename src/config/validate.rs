@@ -368,6 +368,12 @@ impl Validator<'_> {
             embeddings,
             // Set from `[tick]` once the threads are known.
             stale_after: defaults.stale_after,
+            due_horizon_days: self.int(
+                "recall.due_horizon_days",
+                r.due_horizon_days,
+                defaults.due_horizon_days,
+                1..=366,
+            )?,
         })
     }
 

@@ -255,7 +255,7 @@ pub fn recall<'a>(
     limits: &Limits,
     inputs: &Inputs<'_>,
 ) -> Vec<Ranked<'a>> {
-    let question = rank::Question::new(text);
+    let question = rank::Question::new(text).with_horizon(inputs.due_horizon_days);
     let named = outright(state, text);
     let mut ranked = rank::rank(state, &question, &named, clock, inputs, limits.max_entries);
     with_linked(state, &mut ranked, limits.max_entries);

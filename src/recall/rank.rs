@@ -10,6 +10,14 @@
 //! the best entry's. A question made only of time words ("anything urgent?", "what's on
 //! tomorrow") gets what is due in its window instead.
 //!
+//! A question of two or three parts ("is my disk ok? the backup script keeps failing",
+//! "my card got declined and the internet is down": [`clauses`]) is also asked part by
+//! part, each against the same bars, each entry scored by the list it ranks best in (so
+//! every part's best answer scores 1, like the whole's): an entry that answers one
+//! part well is not dropped because another part's entry scores higher on the whole
+//! (issue 32: `Disk /home is 91% full`, strength 9, lost to a strength-3 hunch about the
+//! backup script).
+//!
 //! Pure: the state, the question, the archive's summaries, the clock in; entries out.
 
 use std::collections::HashMap;
@@ -96,6 +104,9 @@ pub struct Inputs<'a> {
     pub synonyms: &'a Synonyms,
     pub acceptance: Acceptance,
     pub semantic: Option<&'a Semantic>,
+    /// How many local days ahead "what's due?" and "coming up" reach
+    /// (`[recall] due_horizon_days`).
+    pub due_horizon_days: u32,
 }
 
 impl Default for Inputs<'_> {
@@ -105,6 +116,7 @@ impl Default for Inputs<'_> {
             synonyms: Synonyms::builtin(),
             acceptance: Acceptance::default(),
             semantic: None,
+            due_horizon_days: time::DEFAULT_DUE_HORIZON_DAYS,
         }
     }
 }
@@ -255,10 +267,24 @@ pub struct Question {
     /// It asks when ("when is…", "what time…", "what day…"): an entry with a due date
     /// answers it better than one without.
     pub asks_when: bool,
+    /// Its parts, when it asks about several matters ([`clauses`]); else none.
+    pub parts: Vec<Question>,
 }
 
 impl Question {
+    /// `text` analysed, with its parts, "due" and "soon" reaching
+    /// [`time::DEFAULT_DUE_HORIZON_DAYS`] ahead ([`Question::with_horizon`] to change it).
     pub fn new(text: &str) -> Question {
+        let mut question = Question::part(text);
+        let parts = clauses(text);
+        if parts.len() > 1 {
+            question.parts = parts.iter().map(|p| Question::part(p)).collect();
+        }
+        question
+    }
+
+    /// `text` analysed as one matter.
+    fn part(text: &str) -> Question {
         let raw = words::raw_words(text);
         let time = TimeAsk::parse(&raw);
         let mut terms: Vec<String> = Vec::new();
@@ -282,8 +308,73 @@ impl Question {
             terms,
             time,
             asks_when,
+            parts: Vec::new(),
         }
     }
+
+    /// The same question with "due" and "soon" reaching `days` ahead.
+    #[must_use]
+    pub fn with_horizon(mut self, days: u32) -> Question {
+        self.time = self.time.with_horizon(days);
+        self.parts = self
+            .parts
+            .into_iter()
+            .map(|p| p.with_horizon(days))
+            .collect();
+        self
+    }
+}
+
+/// A question asked in more parts than this is a prompt (a paragraph of a request), not
+/// a question of several matters: it is not split.
+pub const MAX_CLAUSES: usize = 3;
+
+/// The parts of a question about several matters: split at `?`, `!`, `;`, a full stop
+/// before a space or the end, a line break, and the words "and", "also", "plus", "but";
+/// parts with no meaningful word dropped. One part (the text itself) when there are
+/// fewer than two such parts or more than [`MAX_CLAUSES`].
+pub fn clauses(text: &str) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let ends = matches!(c, '?' | '!' | ';' | '\n')
+            || (c == '.' && chars.peek().is_none_or(|n| n.is_whitespace()));
+        if ends {
+            parts.push(std::mem::take(&mut current));
+        } else {
+            current.push(c);
+        }
+    }
+    parts.push(current);
+    let mut split: Vec<String> = Vec::new();
+    for part in parts {
+        let mut clause: Vec<&str> = Vec::new();
+        for word in part.split_whitespace() {
+            let bare = word
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            if matches!(bare.as_str(), "and" | "also" | "plus" | "but") {
+                split.push(clause.join(" "));
+                clause.clear();
+            } else {
+                clause.push(word);
+            }
+        }
+        split.push(clause.join(" "));
+    }
+    let meaningful: Vec<String> = split
+        .into_iter()
+        .filter(|c| {
+            words::raw_words(c).iter().any(|w| {
+                (w.chars().nth(1).is_some() && !words::is_filler(w)) || time::is_time_word(w)
+            })
+        })
+        .collect();
+    if meaningful.len() < 2 || meaningful.len() > MAX_CLAUSES {
+        return vec![text.to_string()];
+    }
+    meaningful
 }
 
 /// How well one question word is met in a doc: its weight, the doc's stem, and that
@@ -416,7 +507,35 @@ fn by_time(
     picked
 }
 
-/// The entries named outright first, then the picks best first; at most `max`.
+/// `picked` best first: by score, then the most important, the strongest, the category
+/// order, the id.
+fn order(entries: &[(Category, &Entry)], picked: &mut [(usize, f64, Vec<String>)]) {
+    picked.sort_by(|a, b| {
+        let (ea, eb) = (entries[a.0].1, entries[b.0].1);
+        b.1.total_cmp(&a.1)
+            .then(fields::importance(eb).total_cmp(&fields::importance(ea)))
+            .then(fields::strength(eb).total_cmp(&fields::strength(ea)))
+            .then(entries[a.0].0.cmp(&entries[b.0].0))
+            .then(ea.id.cmp(&eb.id))
+    });
+}
+
+/// The picks of several lists (a question's and its parts'), each entry once at its best
+/// score (each list's scores are relative to its own best: every part's best answer
+/// scores 1).
+fn merged(lists: Vec<Vec<(usize, f64, Vec<String>)>>) -> Vec<(usize, f64, Vec<String>)> {
+    let mut out: Vec<(usize, f64, Vec<String>)> = Vec::new();
+    for pick in lists.into_iter().flatten() {
+        match out.iter_mut().find(|o| o.0 == pick.0) {
+            Some(o) if pick.1 > o.1 => *o = pick,
+            Some(_) => {}
+            None => out.push(pick),
+        }
+    }
+    out
+}
+
+/// The entries named outright first, then the picks in their order; at most `max`.
 fn finish<'a>(
     entries: &[(Category, &'a Entry)],
     outright: &[(Category, &'a Entry, String)],
@@ -433,7 +552,7 @@ fn finish<'a>(
             matched: vec![what.clone()],
         })
         .collect();
-    let mut rest: Vec<Scored<'a>> = picked
+    let rest: Vec<Scored<'a>> = picked
         .into_iter()
         .filter(|(i, _, _)| !out.iter().any(|o| o.entry.id == entries[*i].1.id))
         .map(|(i, score, matched)| Scored {
@@ -444,21 +563,14 @@ fn finish<'a>(
             matched,
         })
         .collect();
-    rest.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(fields::importance(b.entry).total_cmp(&fields::importance(a.entry)))
-            .then(fields::strength(b.entry).total_cmp(&fields::strength(a.entry)))
-            .then(a.category.cmp(&b.category))
-            .then(a.entry.id.cmp(&b.entry.id))
-    });
     out.extend(rest);
     out.truncate(max);
     out
 }
 
 /// Ranks the state's entries for `question`; `outright` are entries named by id or
-/// path (always in, first). At most `max` returned.
+/// path (always in, first). A question of several parts: the whole's picks and each
+/// part's, each entry at its best score. At most `max` returned.
 pub fn rank<'a>(
     state: &'a State,
     question: &Question,
@@ -470,69 +582,102 @@ pub fn rank<'a>(
     let entries: Vec<(Category, &Entry)> = state.all_entries().collect();
     let docs: Vec<Doc> = entries.iter().map(|(_, e)| doc(e, clock)).collect();
     let corpus = Corpus::new(&docs, inputs.archive);
-    let acceptance = inputs.acceptance;
-    // Below a few documents there is nothing to tell a common word by: no floor.
-    let floor = if corpus.docs < FLOOR_MIN_DOCS {
-        0.0
-    } else {
-        0.9 * corpus.idf_at((acceptance.floor_share * corpus.docs).max(1.0))
+    let memory = Memory {
+        entries: &entries,
+        docs: &docs,
+        corpus: &corpus,
+        clock,
+        inputs,
     };
-    let lexical = lexical_scores(question, &docs, &corpus, inputs.synonyms);
-
-    // An entry in a time window the question names needs less of its words ("is the
-    // release going out this week?": the release due this week).
-    let in_time: Vec<bool> = entries
-        .iter()
-        .map(|(_, e)| !question.time.is_empty() && question.time.holds(e, clock))
-        .collect();
-    let clears = |i: usize, l: &Lexical| {
-        let ease = if in_time[i] { TIME_EASE } else { 1.0 };
-        l.score >= floor
-            && match l.words {
-                0 => false,
-                1 => l.coverage >= acceptance.one_word * ease,
-                _ => l.coverage >= acceptance.many_words * ease,
-            }
-    };
-    let best = lexical
-        .iter()
-        .enumerate()
-        .filter(|(i, l)| clears(*i, l))
-        .map(|(_, l)| l.score)
-        .fold(0.0_f64, f64::max);
-    let mut picked: Vec<(usize, f64, Vec<String>)> = lexical
-        .iter()
-        .enumerate()
-        .filter(|(i, l)| clears(*i, l) && l.score >= acceptance.relative * best)
-        .map(|(i, l)| {
-            let dated = question.asks_when && entries[i].1.due.is_some();
-            let boost = if in_time[i] || dated { TIME_BOOST } else { 1.0 };
-            (i, l.score * boost * prior(entries[i].1), l.matched.clone())
-        })
-        .collect();
-    let top = picked.iter().map(|p| p.1).fold(0.0_f64, f64::max);
-    for p in &mut picked {
-        p.1 /= top;
-    }
-
-    if let Some(sem) = inputs.semantic {
-        picked = blend(&entries, &lexical, picked, best, sem);
-    }
-
-    // A question about time alone (no word of it matched): what is due in its window.
-    let unmatched = question
-        .terms
-        .iter()
-        .filter(|q| {
-            !docs
-                .iter()
-                .any(|d| best_match(q, d, inputs.synonyms, &corpus).is_some())
-        })
-        .count();
-    if picked.is_empty() && !question.time.is_empty() && unmatched <= 1 {
-        picked = by_time(&entries, question, clock);
-    }
+    let mut lists = vec![memory.pick(question, inputs.semantic)];
+    lists.extend(question.parts.iter().map(|p| memory.pick(p, None)));
+    let mut picked = merged(lists);
+    order(&entries, &mut picked);
     finish(&entries, outright, picked, max)
+}
+
+/// The memory as ranking weighs it, built once for a question and its parts.
+struct Memory<'m, 'a> {
+    entries: &'m [(Category, &'a Entry)],
+    docs: &'m [Doc],
+    corpus: &'m Corpus,
+    clock: &'m Clock,
+    inputs: &'m Inputs<'m>,
+}
+
+impl Memory<'_, '_> {
+    /// The entries that answer `question` with their scores relative to the best (1),
+    /// blended with `semantic` when given.
+    fn pick(
+        &self,
+        question: &Question,
+        semantic: Option<&Semantic>,
+    ) -> Vec<(usize, f64, Vec<String>)> {
+        let (entries, docs, corpus, clock) = (self.entries, self.docs, self.corpus, self.clock);
+        let acceptance = self.inputs.acceptance;
+        // Below a few documents there is nothing to tell a common word by: no floor.
+        let floor = if corpus.docs < FLOOR_MIN_DOCS {
+            0.0
+        } else {
+            0.9 * corpus.idf_at((acceptance.floor_share * corpus.docs).max(1.0))
+        };
+        let lexical = lexical_scores(question, docs, corpus, self.inputs.synonyms);
+
+        // An entry in a time window the question names needs less of its words ("is the
+        // release going out this week?": the release due this week).
+        let in_time: Vec<bool> = entries
+            .iter()
+            .map(|(_, e)| !question.time.is_empty() && question.time.holds(e, clock))
+            .collect();
+        let clears = |i: usize, l: &Lexical| {
+            let ease = if in_time[i] { TIME_EASE } else { 1.0 };
+            l.score >= floor
+                && match l.words {
+                    0 => false,
+                    1 => l.coverage >= acceptance.one_word * ease,
+                    _ => l.coverage >= acceptance.many_words * ease,
+                }
+        };
+        let best = lexical
+            .iter()
+            .enumerate()
+            .filter(|(i, l)| clears(*i, l))
+            .map(|(_, l)| l.score)
+            .fold(0.0_f64, f64::max);
+        let mut picked: Vec<(usize, f64, Vec<String>)> = lexical
+            .iter()
+            .enumerate()
+            .filter(|(i, l)| clears(*i, l) && l.score >= acceptance.relative * best)
+            .map(|(i, l)| {
+                let dated = question.asks_when && entries[i].1.due.is_some();
+                let boost = if in_time[i] || dated { TIME_BOOST } else { 1.0 };
+                (i, l.score * boost * prior(entries[i].1), l.matched.clone())
+            })
+            .collect();
+        let top = picked.iter().map(|p| p.1).fold(0.0_f64, f64::max);
+        for p in &mut picked {
+            p.1 /= top;
+        }
+
+        if let Some(sem) = semantic {
+            picked = blend(entries, &lexical, picked, best, sem);
+        }
+
+        // A question about time alone (no word of it matched): what is due in its window.
+        let unmatched = question
+            .terms
+            .iter()
+            .filter(|q| {
+                !docs
+                    .iter()
+                    .any(|d| best_match(q, d, self.inputs.synonyms, corpus).is_some())
+            })
+            .count();
+        if picked.is_empty() && !question.time.is_empty() && unmatched <= 1 {
+            picked = by_time(entries, question, clock);
+        }
+        picked
+    }
 }
 
 /// An entry's importance and strength as a prior on its score: ±4 % an importance

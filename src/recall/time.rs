@@ -1,7 +1,10 @@
 //! Questions about time: "today", "tomorrow", "this week", "next week", "the weekend",
-//! a weekday, "anything urgent", "what's due", "deadlines", "soon". Such a question asks
-//! for what is due in that window (and what is overdue), and "urgent" / "due" for
-//! the important entries too, whatever their words.
+//! a weekday, "anything urgent", "what's due", "deadlines", "soon", "coming up". Such a
+//! question asks for what is due in that window (and what is overdue), and "urgent" for
+//! the important entries too, whatever their words. "Due", "soon", "upcoming" and
+//! "coming up" reach `[recall] due_horizon_days` ahead (default
+//! [`DEFAULT_DUE_HORIZON_DAYS`], counted in local days: an item due on the last day
+//! counts whatever its hour).
 //!
 //! Pure: the question's words and the clock in, windows and entries out.
 
@@ -13,8 +16,10 @@ use crate::state::Entry;
 
 /// Importance from which an entry counts as urgent without a due date.
 pub const URGENT_IMPORTANCE: f64 = 8.0;
-/// "Due" and "soon" reach this far ahead.
-const SOON: TimeDelta = TimeDelta::days(3);
+/// "Due", "soon", "coming up" reach this many local days ahead when the config does not
+/// say (`[recall] due_horizon_days`). Three days, before issue 32, left "what's due?"
+/// empty with items due in 3 days 16 hours and in 7 days.
+pub const DEFAULT_DUE_HORIZON_DAYS: u32 = 7;
 /// "Urgent" reaches this far ahead.
 const URGENT: TimeDelta = TimeDelta::days(2);
 
@@ -27,16 +32,27 @@ pub enum Window {
     NextWeek,
     Weekend,
     Day(Weekday),
-    /// "due", "deadline", "soon", "upcoming": the next three days.
+    /// "due", "deadline", "soon", "upcoming", "coming up": the horizon's days.
     Soon,
     /// "urgent", "asap": the next two days, and the important entries.
     Urgent,
 }
 
 /// What a question asks about time.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimeAsk {
     pub windows: Vec<Window>,
+    /// How many local days ahead [`Window::Soon`] reaches (today is day 0).
+    pub horizon_days: u32,
+}
+
+impl Default for TimeAsk {
+    fn default() -> Self {
+        TimeAsk {
+            windows: Vec::new(),
+            horizon_days: DEFAULT_DUE_HORIZON_DAYS,
+        }
+    }
 }
 
 /// The words of time (removed from the words a question is matched with; weekdays
@@ -118,7 +134,17 @@ impl TimeAsk {
                 }
             }
         }
-        TimeAsk { windows }
+        TimeAsk {
+            windows,
+            horizon_days: DEFAULT_DUE_HORIZON_DAYS,
+        }
+    }
+
+    /// The same question with "due" and "soon" reaching `days` ahead.
+    #[must_use]
+    pub fn with_horizon(mut self, days: u32) -> TimeAsk {
+        self.horizon_days = days;
+        self
     }
 
     pub fn is_empty(&self) -> bool {
@@ -128,11 +154,13 @@ impl TimeAsk {
     /// Whether `entry` is in one of the windows: due in it, overdue, or (for "urgent")
     /// important.
     pub fn holds(&self, entry: &Entry, clock: &Clock) -> bool {
-        self.windows.iter().any(|w| in_window(*w, entry, clock))
+        self.windows
+            .iter()
+            .any(|w| in_window(*w, entry, clock, self.horizon_days))
     }
 }
 
-fn in_window(window: Window, entry: &Entry, clock: &Clock) -> bool {
+fn in_window(window: Window, entry: &Entry, clock: &Clock, horizon_days: u32) -> bool {
     let Some(due) = entry.due else {
         return window == Window::Urgent && fields::importance(entry) >= URGENT_IMPORTANCE;
     };
@@ -171,7 +199,7 @@ fn in_window(window: Window, entry: &Entry, clock: &Clock) -> bool {
             .rem_euclid(7);
             return day == today + TimeDelta::days(ahead);
         }
-        Window::Soon => return overdue || due - clock.now <= SOON,
+        Window::Soon => return overdue || day <= today + TimeDelta::days(i64::from(horizon_days)),
         Window::Urgent => {
             return overdue
                 || due - clock.now <= URGENT
@@ -201,6 +229,7 @@ mod tests {
             ("anything urgent?", vec![Window::Urgent]),
             ("what's due", vec![Window::Soon]),
             ("what's coming up", vec![Window::Soon]),
+            ("anything coming up?", vec![Window::Soon]),
             ("on Friday", vec![Window::Day(Weekday::Fri)]),
             ("write a haiku about autumn leaves", vec![]),
         ] {
@@ -255,6 +284,11 @@ mod tests {
             ),
             (Window::Soon, Some("2026-11-25T09:00:00Z"), 5.0, true),
             (Window::Soon, Some("2026-12-25T09:00:00Z"), 5.0, false),
+            // Issue 32: 3 days 16 hours and 7 days ahead are due; the horizon ends with
+            // the 7th local day (Sunday 29 November in UTC+1), whatever the hour.
+            (Window::Soon, Some("2026-11-26T02:00:00Z"), 5.0, true),
+            (Window::Soon, Some("2026-11-29T21:00:00Z"), 5.0, true),
+            (Window::Soon, Some("2026-11-29T23:30:00Z"), 5.0, false),
             (Window::Urgent, Some("2026-12-25T09:00:00Z"), 9.0, true),
             (Window::Urgent, None, 9.0, true),
             (Window::Urgent, None, 5.0, false),
@@ -262,6 +296,7 @@ mod tests {
         ] {
             let ask = TimeAsk {
                 windows: vec![window],
+                ..TimeAsk::default()
             };
             assert_eq!(
                 ask.holds(&due(at, importance), &c),

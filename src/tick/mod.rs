@@ -147,6 +147,7 @@ async fn tick(
     let ledger = Ledger {
         runs: opened.run,
         quiet: std::mem::take(&mut threads.quiet),
+        cadence: std::mem::take(&mut threads.cadence),
         state: Some(aggregated.digest.clone()),
         ..opened.ledger.clone()
     };
@@ -308,6 +309,8 @@ struct Threads {
     records: Vec<ThreadRecord>,
     /// What each thread saw, for the quiet tick's memory in the ledger.
     quiet: BTreeMap<String, QuietMemory>,
+    /// The run in which each thread last spent its cadence, for the ledger.
+    cadence: BTreeMap<String, u64>,
     /// Per thread: its sources carried a screen detection this tick.
     screened: [bool; 4],
     /// The sites the sources showed, for the check of what leaves.
@@ -338,7 +341,9 @@ async fn run_threads(
     let run = opened.run;
     let runs = ThreadName::ALL.map(|thread| {
         let cfg = config.thread(thread);
-        let scheduled = budget::schedule(cfg, run, &clock).and_then(|()| cfg.ok_or(Skip::Disabled));
+        let spent = opened.ledger.cadence.get(thread.as_str()).copied();
+        let scheduled =
+            budget::schedule(cfg, run, spent, &clock).and_then(|()| cfg.ok_or(Skip::Disabled));
         let (inputs, state) = (&inputs, &*seen);
         async move {
             match scheduled {
@@ -379,8 +384,13 @@ async fn run_threads(
     let links = Seen::of([l0, l1, l2, l3].iter().flatten());
     let fingerprints = [f0, f1, f2, f3];
     let mut quiet = opened.ledger.quiet.clone();
+    let mut cadence = opened.ledger.cadence.clone();
     for thread in ThreadName::ALL {
         let i = thread.index();
+        let last = cadence.get(thread.as_str()).copied();
+        if let Some(spent) = budget::spent_cadence(last, run, &outcomes[i]) {
+            cadence.insert(thread.as_str().to_string(), spent);
+        }
         let kept = quiet::remember(
             opened.ledger.quiet.get(thread.as_str()),
             fingerprints[i].as_deref(),
@@ -395,6 +405,7 @@ async fn run_threads(
         outcomes,
         records,
         quiet,
+        cadence,
         screened,
         links,
     })
@@ -572,7 +583,10 @@ impl ThreadJob<'_> {
 
     async fn work(&self, trace: &mut ThreadTrace, progress: &Progress) -> ThreadOutcome {
         let thread = self.thread;
-        let mut input = self.inputs.thread_input(thread, &self.cfg.sources).await;
+        let mut input = self
+            .inputs
+            .thread_input(thread, &self.cfg.sources, self.cfg.max_tokens)
+            .await;
         trace.sources = std::mem::take(&mut input.sources);
         trace.links = std::mem::take(&mut input.links);
         // The quiet tick: what it sees, and its config; unchanged → not called.
@@ -666,8 +680,34 @@ impl ThreadJob<'_> {
                     detail: refusal.to_string(),
                 })
             }
-            Err(e) => ThreadOutcome::Failed(ThreadError::Call(e.to_string())),
+            Err(e) => ThreadOutcome::Failed(ThreadError::Call(chain_error(&outcome.attempts, &e))),
         }
+    }
+}
+
+/// A failed chain's error, as the journal, `-v`, the dry run and cron's warning line say
+/// it: every model tried, in order, each with its own error (`groq/llama: … GROQ_API_KEY
+/// … is not set → ollama/llama3.2: cannot connect …`), so the first cause is not hidden
+/// behind the last fallback's. One model: its error alone, as before.
+fn chain_error(attempts: &[crate::provider::Attempt], last: &CallError) -> String {
+    let failed: Vec<String> = attempts
+        .iter()
+        .filter_map(|a| Some(attempt_error(&a.model.to_string(), a.error.as_deref()?)))
+        .collect();
+    if failed.len() < 2 {
+        return last.to_string();
+    }
+    failed.join(" → ")
+}
+
+/// One model's error named by its model (`provider/model`), unless the error names it
+/// already (or names its provider: a missing key).
+pub fn attempt_error(model: &str, error: &str) -> String {
+    let provider = model.split('/').next().unwrap_or(model);
+    if error.starts_with(model) || error.starts_with(&format!("provider `{provider}`")) {
+        error.to_string()
+    } else {
+        format!("{model}: {error}")
     }
 }
 

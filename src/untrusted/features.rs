@@ -41,46 +41,39 @@ use super::rules::Hit;
 /// The longest sentence, in bytes: a longer run is cut at white space (or anywhere).
 pub(super) const MAX_SENTENCE: usize = 600;
 
-/// Feature bits.
-const MONEY_VERB: u32 = 1 << 1; // (bit 0 unused: the first verb is a field)
-const SEND_VERB: u32 = 1 << 2;
-const BEC: u32 = 1 << 3;
-const GIFT: u32 = 1 << 4;
-const CRED_NOUN: u32 = 1 << 5;
-const CRED_VERB: u32 = 1 << 6;
-const URGENT: u32 = 1 << 7;
-const THREAT: u32 = 1 << 8;
-const AUTHORITY: u32 = 1 << 9;
-const SECRECY: u32 = 1 << 10;
-const ADDRESSEE: u32 = 1 << 11;
-const META: u32 = 1 << 12;
-const LURE: u32 = 1 << 13;
-const TODO: u32 = 1 << 14;
-const DATA_OBJ: u32 = 1 << 15;
-const NEGATION: u32 = 1 << 16;
-const URL: u32 = 1 << 17;
-const EMAIL: u32 = 1 << 18;
-const PHONE: u32 = 1 << 19;
-const ACCOUNT: u32 = 1 << 20;
-const AMOUNT: u32 = 1 << 21;
-const HIDDEN: u32 = 1 << 22;
-const LINK_WORD: u32 = 1 << 23;
-const DESTRUCTIVE: u32 = 1 << 24;
-const DISCUSSION: u32 = 1 << 25;
-const SPELLED: u32 = 1 << 26;
+use super::lexicon::{
+    ABOUT_ATTACKS, ABOVE, ACCOUNT, ADDRESSEE, AMOUNT, AUTHORITY, BEC, CONTROL, CRED_NOUN,
+    CRED_VERB, DATA_OBJ, DESTRUCTIVE, DISCUSSION, DISMISS, EMAIL, GIFT, HIDDEN, LEXICON, LINK_WORD,
+    LURE, META, MONEY_VERB, NEGATION, NEW_ROLE, PERMIT, PHONE, PRIOR, REPLY, REVEAL, RULES,
+    SECRECY, SEND_VERB, SPELLED, SYS_PROMPT, TECHNICAL, THREAT, TODO, UNBOUND, URGENT, URL, VOIDED,
+    YOU,
+};
 
 /// Features that negate a core when a negation stands just before them.
-const NEGATABLE: u32 = BEC | GIFT | CRED_VERB | CRED_NOUN | META | LURE | SEND_VERB | MONEY_VERB;
+const NEGATABLE: u64 = BEC | GIFT | CRED_VERB | CRED_NOUN | META | LURE | SEND_VERB | MONEY_VERB;
 /// The operative details.
-const DETAILS: u32 = URL | EMAIL | PHONE | ACCOUNT | AMOUNT;
+const DETAILS: u64 = URL | EMAIL | PHONE | ACCOUNT | AMOUNT;
 /// Features that make a sentence a candidate (with a command as its first word).
-const CORES: u32 = BEC | GIFT | CRED_NOUN | META | LURE | TODO | ADDRESSEE;
+const CORES: u64 = BEC
+    | GIFT
+    | CRED_NOUN
+    | META
+    | LURE
+    | TODO
+    | ADDRESSEE
+    | DISMISS
+    | VOIDED
+    | NEW_ROLE
+    | CONTROL
+    | SYS_PROMPT
+    | PERMIT;
 /// Features that count (half) from elsewhere in the text.
-const CONTEXTUAL: u32 = URGENT | THREAT | AUTHORITY | SECRECY | ADDRESSEE | BEC;
+const CONTEXTUAL: u64 = URGENT | THREAT | AUTHORITY | SECRECY | ADDRESSEE | BEC;
 
-/// Phrases on the folded text (lowercase words between single spaces), each with its
-/// feature. Matched as whole words (`" word "`).
-const PHRASES: &[(u32, &[&str])] = &[
+/// English phrases on the folded text (lowercase words between single spaces), each
+/// with its feature. Matched as whole words (`" word "`). The vocabulary of every
+/// language the screen covers, English included, is in `lexicon`.
+const PHRASES: &[(u64, &[&str])] = &[
     (
         MONEY_VERB,
         &[
@@ -576,9 +569,8 @@ const PHRASES: &[(u32, &[&str])] = &[
         DATA_OBJ,
         &[
             "emails",
-            "email",
+            "e mails",
             "messages",
-            "message",
             "file",
             "files",
             "contents",
@@ -587,6 +579,10 @@ const PHRASES: &[(u32, &[&str])] = &[
             "documents",
             "document",
             "contacts",
+            "findings",
+            "summaries",
+            "reports",
+            "records",
             "customer list",
             "thread",
             "invoices",
@@ -647,6 +643,30 @@ const PHRASES: &[(u32, &[&str])] = &[
         ],
     ),
     (TODO, &["todo"]),
+    (
+        TECHNICAL,
+        &[
+            "debian rules",
+            "rules file",
+            "udev rules",
+            "firewall rules",
+            "iptables rules",
+            "nftables rules",
+            "css rules",
+            "lint rules",
+            "linter rules",
+            "eslint rules",
+            "clippy rules",
+            "style rules",
+            "validation rules",
+            "routing rules",
+            "rewrite rules",
+            "build rules",
+            "make rules",
+            "makefile rules",
+            "override dh",
+        ],
+    ),
     (
         DISCUSSION,
         &[
@@ -745,6 +765,15 @@ const ACT_VERBS: &[&str] = &[
     "treat",
     "escalate",
     "notify",
+    "collect",
+    "paste",
+    "gather",
+    "obey",
+    "comply",
+    "compile",
+    "copy",
+    "export",
+    "dump",
     "fill",
     "settle",
     "deposit",
@@ -901,23 +930,21 @@ const LEAD_INS: &[&str] = &[
 struct Matcher {
     automaton: Option<AhoCorasick>,
     /// The feature of each pattern.
-    features: Vec<u32>,
+    features: Vec<u64>,
 }
 
 static MATCHER: LazyLock<Matcher> = LazyLock::new(|| {
     let mut patterns = Vec::new();
     let mut features = Vec::new();
-    for (feature, phrases) in PHRASES {
-        for p in *phrases {
-            // Scripts without spaces between words are matched anywhere.
-            let cjk = p.chars().next().is_some_and(|c| c >= '\u{3000}');
-            patterns.push(if cjk {
-                (*p).to_string()
-            } else {
-                format!(" {p} ")
-            });
-            features.push(*feature);
-        }
+    let lexicon = LEXICON
+        .iter()
+        .flat_map(|&(feature, _, words)| words.split('|').map(move |w| (feature, w)));
+    let english = PHRASES
+        .iter()
+        .flat_map(|&(feature, phrases)| phrases.iter().map(move |&p| (feature, p)));
+    for (feature, p) in english.chain(lexicon) {
+        patterns.push(pattern(p));
+        features.push(feature);
     }
     let automaton = AhoCorasick::builder()
         // The contiguous NFA: a fraction of a DFA's memory (the screen runs in every
@@ -931,6 +958,22 @@ static MATCHER: LazyLock<Matcher> = LazyLock::new(|| {
         features,
     }
 });
+
+/// How a vocabulary entry is searched for in the folded text: `~part` and words of
+/// scripts without spaces between words (from U+3000 on: Chinese, Japanese, Korean)
+/// anywhere, `stem*` at the start of a word, anything else as whole words.
+fn pattern(entry: &str) -> String {
+    if let Some(part) = entry.strip_prefix('~') {
+        return part.to_string();
+    }
+    if entry.chars().next().is_some_and(|c| c >= '\u{3000}') {
+        return entry.trim_end_matches('*').to_string();
+    }
+    match entry.strip_suffix('*') {
+        Some(stem) => format!(" {stem}"),
+        None => format!(" {entry} "),
+    }
+}
 
 /// Operative details and hidden carriers, on the original text's bytes (ASCII classes
 /// only, so they compile small and run on the lazy DFA; matches start and end on ASCII
@@ -1007,7 +1050,13 @@ pub(super) fn warm() {
 /// One sentence: its range in the original text and its features.
 struct Sentence {
     range: Range<usize>,
-    features: u32,
+    features: u64,
+    /// The features of its first word (a verb there is a command: `Ignoriere…`).
+    lead: u64,
+    /// How many new-role, control and void phrases it has.
+    roles: u8,
+    controls: u8,
+    voids: u8,
     /// Folded offsets of the negations.
     negations: Vec<usize>,
     /// The first word (folded) that is not a lead-in.
@@ -1054,8 +1103,11 @@ pub(super) fn sentences(text: &str) -> Vec<Range<usize>> {
             }),
             _ => false,
         };
-        // Full stops of scripts without spaces.
-        let cjk_stop = b == 0xe3 && next == Some(0x80) && bytes.get(i + 2) == Some(&0x82);
+        // Full stops of scripts without spaces (`。`, `！`, `？`) and the danda (`।`).
+        let third = bytes.get(i + 2).copied();
+        let cjk_stop = (b == 0xe3 && next == Some(0x80) && third == Some(0x82))
+            || (b == 0xef && next == Some(0xbc) && matches!(third, Some(0x81 | 0x9f)))
+            || (b == 0xe0 && next == Some(0xa5) && matches!(third, Some(0xa4 | 0xa5)));
         if b.is_ascii_whitespace() {
             last_space = Some(i);
         }
@@ -1122,8 +1174,12 @@ fn push(out: &mut Vec<Range<usize>>, text: &str, start: usize, end: usize) {
 }
 
 /// The feature hits of `text` (folded as `folded`), into `hits`; returns the sentences
-/// that discuss attacks (scams, phishing, injection, "for example"), where the caller
-/// damps its rules' hits too.
+/// that discuss attacks (scams, phishing, injection, "for example") or a technical rule
+/// set (`debian/rules`), where the caller damps its rules' hits too.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one pass: phrases, first words, details, then each sentence judged"
+)]
 pub(super) fn feature_hits(
     text: &str,
     folded: &Folded,
@@ -1143,6 +1199,10 @@ pub(super) fn feature_hits(
         .map(|range| Sentence {
             range,
             features: 0,
+            lead: 0,
+            roles: 0,
+            controls: 0,
+            voids: 0,
             negations: Vec::new(),
             first_verb: false,
         })
@@ -1152,6 +1212,7 @@ pub(super) fn feature_hits(
 
     // Phrases, on the folded text.
     let matcher = &*MATCHER;
+    let mut about_attacks = 0usize;
     if let Some(ac) = &matcher.automaton {
         for m in ac.find_overlapping_iter(folded.text.as_bytes()) {
             let feature = matcher.features[m.pattern().as_usize()];
@@ -1161,6 +1222,17 @@ pub(super) fn feature_hits(
             if at >= s.range.end {
                 continue;
             }
+            // Nothing but punctuation before it: the sentence's first word.
+            if feature & LEADS != 0
+                && at < s.range.start + 24
+                && !text[s.range.start..at].chars().any(char::is_alphanumeric)
+            {
+                s.lead |= feature;
+            }
+            s.roles = s.roles.saturating_add(u8::from(feature == NEW_ROLE));
+            s.controls = s.controls.saturating_add(u8::from(feature == CONTROL));
+            s.voids = s.voids.saturating_add(u8::from(feature == VOIDED));
+            about_attacks += usize::from(feature == ABOUT_ATTACKS);
             if feature == NEGATION {
                 s.negations.push(m.start());
             } else if feature & NEGATABLE == 0
@@ -1180,7 +1252,7 @@ pub(super) fn feature_hits(
     // answers, most mail) builds no detail regex.
     let core = sentences
         .iter()
-        .any(|s| s.first_verb || s.features & CORES != 0);
+        .any(|s| s.first_verb || s.lead != 0 || s.features & (CORES | SEND_VERB | REPLY) != 0);
     mark_shapes(text, folded, hidden, core, &mut sentences, &which, hits);
 
     // A sentence that ends in a colon introduces the details on the next line
@@ -1194,8 +1266,46 @@ pub(super) fn feature_hits(
     let context = sentences
         .iter()
         .fold(0, |a, s| a | (s.features & CONTEXTUAL));
+    // A text about attacks (documentation of prompt injection, a jailbreak dataset's
+    // card, a phishing warning) names them in several places; in such a text, what is
+    // not a command to the reader is a description.
+    let about = match about_attacks {
+        0 => About::No,
+        1 => About::Once,
+        _ => About::Yes,
+    };
+    // In a text about attacks, "the model" and "the assistant" are what it is about.
+    let context = if about == About::No {
+        context
+    } else {
+        context & !ADDRESSEE
+    };
     for s in &sentences {
-        if let Some((base, kind, rule)) = judge(s, context) {
+        // A description of attacks quotes their words: what it finds counts less (judge
+        // damps its own discussion sentences already).
+        // Quoted words in it are examples: more so.
+        // (Quotation marks are looked for only where they matter: most texts never speak
+        // of attacks.)
+        let quoted = could_describe(s, about) && quotes(&text[s.range.clone()]);
+        let damp = match (describes_attacks(s, about, quoted), quoted) {
+            (false, _) => 0.0,
+            (true, false) => 0.4,
+            (true, true) => 0.6,
+        };
+        let judged = judge(s, context).map(|(score, kind, rule)| {
+            let own = if s.features & DISCUSSION != 0 {
+                0.0
+            } else {
+                damp
+            };
+            (score - own, kind, rule)
+        });
+        let shaped = instructions(s, context).map(|(score, kind, rule)| (score - damp, kind, rule));
+        let found = [judged, shaped]
+            .into_iter()
+            .flatten()
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((base, kind, rule)) = found {
             hits.push(Hit {
                 kind,
                 rule,
@@ -1205,11 +1315,232 @@ pub(super) fn feature_hits(
             });
         }
     }
+    // The rules' hits are damped in the same sentences, and in those about a technical
+    // rule set (`Drop the old udev rules`).
     sentences
         .into_iter()
-        .filter(|s| s.features & DISCUSSION != 0 && !s.first_verb)
+        .filter(|s| {
+            s.features & TECHNICAL != 0
+                || (could_describe(s, about)
+                    && describes_attacks(s, about, quotes(&text[s.range.clone()])))
+        })
         .map(|s| s.range)
         .collect()
+}
+
+/// How much a text speaks of attacks (injection, jailbreaks, attackers, datasets of
+/// them): not at all, once (then its sentences that quote something describe), or more.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum About {
+    No,
+    Once,
+    Yes,
+}
+
+/// Whether a sentence quotes something: a pair of quotation marks of any language.
+fn quotes(sentence: &str) -> bool {
+    let pairs = [
+        ('"', '"'),
+        ('“', '”'),
+        ('”', '”'),
+        ('„', '“'),
+        ('„', '”'),
+        ('«', '»'),
+        ('「', '」'),
+        ('‘', '’'),
+    ];
+    // `'…'` only between spaces: an apostrophe (`it's`, `l'IA`) is no quotation mark.
+    let single = sentence.match_indices(" '").any(|(i, _)| {
+        sentence[i + 2..].find('\'').is_some_and(|j| {
+            sentence[i + 2 + j + 1..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric())
+        })
+    });
+    single
+        || pairs.iter().any(|&(open, close)| {
+            sentence
+                .find(open)
+                .is_some_and(|i| sentence[i + open.len_utf8()..].contains(close))
+        })
+}
+
+/// Features whose word opening a sentence makes it a command (`Ignoriere…`,
+/// `Envoie…`).
+const LEADS: u64 = DISMISS | SEND_VERB | CRED_VERB | REVEAL | CONTROL | REPLY;
+
+/// Whether a sentence describes attacks rather than commands the reader: it speaks of
+/// attacks, scams or injection (or the whole text does, or names them once and the
+/// sentence quotes something), and is not itself a command.
+/// Whether a sentence may describe attacks, before its quotation marks are looked at.
+fn could_describe(s: &Sentence, about: About) -> bool {
+    s.features & (DISCUSSION | ABOUT_ATTACKS) != 0 || about != About::No
+}
+
+fn describes_attacks(s: &Sentence, about: About, quoted: bool) -> bool {
+    let here = s.features & (DISCUSSION | ABOUT_ATTACKS) != 0;
+    let text = about == About::Yes || (about == About::Once && quoted);
+    (here || text) && !s.first_verb && s.lead & DISMISS == 0
+}
+
+/// The shapes of an instruction to the reader, in every language of `lexicon`: its
+/// instructions set aside (ignore + instructions, stronger with "previous" and said to
+/// the reader), declared void (instructions + no longer apply, stronger "above"), a new
+/// role from now on (stronger without limits, to an assistant, with the answer's
+/// fields or a destination), the system prompt asked for, permission claimed in the
+/// name of an administrator or the developers, and the answer's fields or the user's
+/// attention commanded.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one table of shapes, each a few weighted features, read top to bottom"
+)]
+fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
+    let f = s.features;
+    // A technical rule set (`debian/rules`, udev or firewall rules) is not the reader's.
+    let f = if f & TECHNICAL != 0 { f & !RULES } else { f };
+    let has = |x: u64| f & x != 0;
+    // Words to an assistant or a model elsewhere in the text.
+    let addressed = if (f | context) & ADDRESSEE != 0 {
+        0.1
+    } else {
+        0.0
+    };
+    let command = s.first_verb || s.lead & LEADS != 0;
+    let mut found: Vec<(f64, Kind, &'static str)> = Vec::new();
+    if has(DISMISS) && has(RULES) {
+        let mut score = 0.4;
+        if has(PRIOR | ABOVE) {
+            score += 0.2;
+        }
+        if has(YOU) || command {
+            score += 0.15;
+        }
+        found.push((
+            score + addressed,
+            Kind::InstructionOverride,
+            "instructions set aside",
+        ));
+    }
+    // Release notes say "the previous instructions no longer apply" too: said of the
+    // reader's own (your, above) it is a dismissal.
+    if has(VOIDED) && has(RULES) {
+        let mut score: f64 = 0.3;
+        if has(ABOVE) {
+            score += 0.2;
+        } else if has(PRIOR) {
+            score += 0.1;
+        }
+        if has(YOU) {
+            score += 0.2;
+        }
+        if has(DISMISS) || s.voids >= 2 {
+            score += 0.1;
+        }
+        // Not said of the reader's own: release notes.
+        if !(has(YOU | ABOVE | DISMISS) || addressed > 0.0) {
+            score = score.min(0.45);
+        }
+        found.push((
+            score + addressed,
+            Kind::InstructionOverride,
+            "instructions declared void",
+        ));
+    }
+    if has(NEW_ROLE) {
+        let mut score = 0.25;
+        if has(YOU) {
+            score += 0.1;
+        }
+        if s.roles >= 2 {
+            score += 0.15;
+        }
+        if has(UNBOUND) {
+            score += 0.2;
+        }
+        if has(ADDRESSEE) {
+            score += 0.2;
+        }
+        if has(CONTROL | SYS_PROMPT | RULES) {
+            score += 0.15;
+        }
+        // From now on, the earlier instructions…
+        if has(RULES) && has(PRIOR | ABOVE) {
+            score += 0.1;
+        }
+        if has(SEND_VERB | MONEY_VERB) && has(EMAIL | URL | ACCOUNT) {
+            score += 0.2;
+        }
+        // A role that hands out credentials.
+        if has(CRED_NOUN) {
+            score += 0.2;
+        }
+        found.push((
+            score,
+            Kind::InstructionOverride,
+            "a new role for the reader",
+        ));
+    }
+    // The reader's system message or prompt said to be void or removed.
+    if has(SYS_PROMPT) && has(VOIDED | DISMISS) {
+        let score = if has(YOU) { 0.6 } else { 0.45 };
+        found.push((
+            score + addressed,
+            Kind::InstructionOverride,
+            "its configuration declared void",
+        ));
+    }
+    if has(SYS_PROMPT) && has(REVEAL | SEND_VERB | CRED_VERB) {
+        let score = if has(YOU) || command { 0.6 } else { 0.45 };
+        found.push((score, Kind::Exfiltration, "asks for the system prompt"));
+    }
+    // Permission in the name of an administrator or the developers, named here or just
+    // before (`Message from the developers: you may…`).
+    if has(PERMIT) && (f | context) & AUTHORITY != 0 {
+        let mut score = if has(AUTHORITY) { 0.35 } else { 0.3 };
+        if has(YOU) {
+            score += 0.1;
+        }
+        if has(SYS_PROMPT | UNBOUND | ADDRESSEE | RULES) {
+            score += 0.2;
+        }
+        if has(SEND_VERB | MONEY_VERB | REVEAL) {
+            score += 0.1;
+        }
+        if has(DATA_OBJ | CRED_NOUN) {
+            score += 0.1;
+        }
+        found.push((score, Kind::AuthorityClaim, "permission in another's name"));
+    }
+    // Said to the reader, or several of them with urgency: release notes that mention
+    // importance and escalation describe a feature.
+    let told = has(YOU) || command || addressed > 0.0;
+    if has(CONTROL) && (told || (s.controls >= 2 && has(URGENT | THREAT))) {
+        let mut score = 0.3;
+        if has(URGENT) {
+            score += 0.15;
+        }
+        if has(THREAT) {
+            score += 0.1;
+        }
+        if s.controls >= 2 {
+            score += 0.1;
+        }
+        score += addressed;
+        found.push((
+            score,
+            Kind::ActionRequest,
+            "commands the answer or the user",
+        ));
+    }
+    let best = found.iter().copied().max_by(|a, b| a.0.total_cmp(&b.0))?;
+    // Two shapes in one sentence corroborate each other.
+    let bonus = if found.len() >= 2 { 0.1 } else { 0.0 };
+    Some((
+        ((best.0 + bonus).min(0.95) * 100.0).round() / 100.0,
+        best.1,
+        best.2,
+    ))
 }
 
 /// The features found on the original text (operative details, hidden carriers) and
@@ -1297,7 +1628,7 @@ fn first_verbs(folded: &Folded, sentences: &mut [Sentence], which: &dyn Fn(usize
         if (ACT_VERBS.contains(&word)
             || ACT_VERBS
                 .iter()
-                .any(|v| !v.is_ascii() && word.starts_with(v)))
+                .any(|v| !v.is_ascii() && starts_command(word, v)))
             && let Some(sentence) = sentences.get_mut(s)
         {
             sentence.first_verb = true;
@@ -1305,12 +1636,24 @@ fn first_verbs(folded: &Folded, sentences: &mut [Sentence], which: &dyn Fn(usize
     }
 }
 
+/// Whether a word of a script without spaces starts with the command `verb` and goes on
+/// with no negation (`请转账` is a command, `请不要…`, "please do not…", is advice).
+fn starts_command(word: &str, verb: &str) -> bool {
+    word.strip_prefix(verb).is_some_and(|rest| {
+        !["不要", "不", "别", "勿", "切勿"]
+            .iter()
+            .any(|n| rest.starts_with(n))
+    })
+}
+
 /// A sentence's base score, kind and rule, if it has a core.
-fn judge(s: &Sentence, context: u32) -> Option<(f64, Kind, &'static str)> {
+fn judge(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
     let f = s.features;
-    let has = |x: u32| f & x != 0;
+    let has = |x: u64| f & x != 0;
     let mut cores: Vec<(f64, Kind, &'static str)> = Vec::new();
-    if s.first_verb {
+    // A command: its verb first, or (in any word order) data sent somewhere.
+    let sends_data = has(SEND_VERB | REPLY) && has(DATA_OBJ) && has(EMAIL | URL);
+    if s.first_verb || s.lead & (SEND_VERB | REPLY | CRED_VERB) != 0 || sends_data {
         cores.push((0.2, Kind::ActionRequest, "second-person command"));
     }
     if has(BEC) {
@@ -1319,8 +1662,13 @@ fn judge(s: &Sentence, context: u32) -> Option<(f64, Kind, &'static str)> {
     if has(GIFT) {
         cores.push((0.45, Kind::ActionRequest, "gift cards"));
     }
-    if has(CRED_NOUN) && (has(CRED_VERB) || s.first_verb) {
-        cores.push((0.35, Kind::Exfiltration, "asks for credentials"));
+    // Asked for, not given: a dial-in's PIN is no request.
+    if has(CRED_NOUN) && has(CRED_VERB | SEND_VERB) {
+        // Replied with (not entered on a page), by a command: "reply with your password".
+        let command = s.first_verb || s.lead & LEADS != 0;
+        let replied = has(REPLY) && (command || has(YOU)) && s.negations.is_empty();
+        let sent = if replied { 0.15 } else { 0.0 };
+        cores.push((0.35 + sent, Kind::Exfiltration, "asks for credentials"));
     }
     if has(META) {
         cores.push((0.3, Kind::InstructionOverride, "instructions to the model"));
@@ -1343,11 +1691,22 @@ fn judge(s: &Sentence, context: u32) -> Option<(f64, Kind, &'static str)> {
         .copied()
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .unwrap_or((0.0, Kind::ActionRequest, "second-person command"));
+    // Operative details (a link, an address, a phone number) are no evidence of an
+    // instruction: they count only as where a command moves money, data or credentials
+    // ("forward all invoices to …"), never for a command to call, visit or e-mail (a
+    // shop's page says as much).
+    let moves = (has(SEND_VERB) && has(DATA_OBJ))
+        || has(MONEY_VERB | CRED_NOUN | BEC | GIFT | LURE | DESTRUCTIVE);
+    let only_command = cores.len() == 1 && s.first_verb;
     let detail = has(URL | EMAIL | PHONE | ACCOUNT | AMOUNT);
-    if detail {
+    if detail && moves {
         score += 0.1;
     }
-    if has(SEND_VERB) && has(EMAIL | URL) && has(DATA_OBJ) {
+    // Data or credentials sent to an address the text gives: all of them, or secrets.
+    if has(SEND_VERB | CRED_VERB)
+        && has(EMAIL | URL)
+        && (has(DATA_OBJ) && (has(PRIOR) || s.first_verb) || has(CRED_NOUN))
+    {
         score += 0.2;
         kind = Kind::Exfiltration;
         rule = "sends data to an address in the text";
@@ -1384,6 +1743,13 @@ fn judge(s: &Sentence, context: u32) -> Option<(f64, Kind, &'static str)> {
     // command to the reader is no description.
     if has(DISCUSSION) && !s.first_verb {
         score -= 0.3;
+    }
+    // A command to call, visit or write, and nothing else: urgency ("call us today"),
+    // authority or a threat elsewhere do not make it an instruction to the reader;
+    // secrecy, hidden text or words to a model do.
+    let telling = (f | context) & (SECRECY | ADDRESSEE) != 0 || has(HIDDEN | SPELLED);
+    if only_command && !moves && !telling {
+        score = score.min(0.45);
     }
     if (has(AUTHORITY) || context & AUTHORITY != 0)
         && (has(URGENT) || context & URGENT != 0)

@@ -39,7 +39,7 @@ pub(super) const WORD: &[&[&[u8]]] = &[
     // mode switch
     &[b" admin m", b" adminis", b" dan mod", b" debug m", b" debuggi", b" develop", b" god mod", b" jailbre", b" mainten", b" root mo", b" sudo mo", b" unfilte", b" unrestr", b" you are", b" you re ", b" youre a", b" youre n", b" youre o", b" youre r", b" youre w"],
     // forget everything
-    &[b" clear ", b" disrega", b" erase ", b" forget ", b" ignore ", b" wipe "],
+    &[b" abandon", b" clear ", b" discard", b" disrega", b" drop ", b" erase ", b" forget ", b" ignore ", b" lay asi", b" leave a", b" let go ", b" put asi", b" scrap ", b" set asi", b" throw o", b" toss ou", b" wipe "],
     // forget everything
     &[b" dimenti", b" disrega", b" esqueca", b" esquece", b" forget ", b" ignora ", b" ignore ", b" ignorez", b" ignorie", b" negeer ", b" olvida ", b" olvide ", b" oublie ", b" oubliez", b" vergeet", b" vergiss"],
     // rules declared void
@@ -54,6 +54,8 @@ pub(super) const WORD: &[&[&[u8]]] = &[
     &[b" you are", b" you ll ", b" you mus", b" you re ", b" you sha", b" you wil", b" youre f", b" youre h", b" youre n"],
     // role change
     &[b" from no"],
+    // role change
+    &[b" as of n", b" from he", b" from no", b" from th", b" going f", b" hencefo", b" startin"],
     // role play
     &[b" act as ", b" pretend", b" role pl", b" rolepla", b" simulat"],
     // mode switch
@@ -79,7 +81,7 @@ pub(super) const WORD: &[&[&[u8]]] = &[
     // new instructions (es/pt/it)
     &[b" a parti", b" adesso ", b" agora e", b" agora v", b" ahora e", b" ahora u", b" d ora i", b" da ora ", b" desde a", b" le nuov", b" le tue ", b" novas d", b" novas i", b" novas o", b" novas r", b" nuevas ", b" nuove d", b" nuove i", b" nuove o", b" nuove r", b" ora sei", b" suas no", b" sus nue", b" tuas no", b" tus nue", b" verdade", b" vere di", b" vere in", b" vere is", b" vere or", b" vere re"],
     // ignore previous instructions (nl)
-    &[b" echte i", b" echte o", b" echte r", b" je bent", b" je nieu", b" jij ben", b" negeer ", b" negeren", b" nieuwe ", b" sla ove", b" u bent ", b" uw nieu", b" vergeet", b" vergete", b" verwaar", b" volg ni"],
+    &[b" echte i", b" echte o", b" echte r", b" ignoree", b" ignorer", b" je bent", b" je nieu", b" jij ben", b" negeer ", b" negeren", b" nieuwe ", b" sla ove", b" u bent ", b" uw nieu", b" vergeet", b" vergete", b" verwaar", b" volg ni"],
     // ignore previous instructions (ru)
     &[b" \xd0\xb2\xd0\xb0\xd1\x88\xd0", b" \xd0\xb7\xd0\xb0\xd0\xb1\xd1", b" \xd0\xb8\xd0\xb3\xd0\xbd\xd0", b" \xd0\xbd\xd0\xb0\xd1\x81\xd1", b" \xd0\xbd\xd0\xb5 \xd0\xb2", b" \xd0\xbd\xd0\xb5 \xd0\xbe", b" \xd0\xbd\xd0\xb5 \xd1\x81", b" \xd0\xbd\xd0\xbe\xd0\xb2\xd1", b" \xd0\xbe\xd1\x82\xd0\xb1\xd1", b" \xd0\xbe\xd1\x82\xd0\xbc\xd0", b" \xd0\xbe\xd1\x82\xd0\xbd\xd1", b" \xd0\xbf\xd1\x80\xd0\xb5\xd0", b" \xd0\xbf\xd1\x80\xd0\xbe\xd0", b" \xd1\x82\xd0\xb2\xd0\xbe\xd0", b" \xd1\x82\xd0\xb5\xd0\xbf\xd0", b" \xd1\x82\xd1\x8b \xd1\x82"],
     // ignore previous instructions (zh/ja/ko)
@@ -173,6 +175,10 @@ pub(super) const RAW: &[&[&[u8]]] = &[
     &[b"a.i.", b"ai", b"assistan", b"bot", b"copilot", b"gpt", b"language", b"llm"],
     // fake turn
     &[b"ai\x09", b"ai ", b"ai:", b"assistan", b"develope", b"system\x09", b"system ", b"system:"],
+    // override header
+    &[b"admin ov", b"administ", b"develope", b"instruct", b"override", b"priority", b"system o"],
+    // sets the answer's fields
+    &[b"escalate", b"escalati", b"importan", b"notify\x09", b"notify ", b"notify:", b"notify=", b"notify_u"],
     // download and run
     &[b"curl", b"fetch", b"invoke-w", b"iwr", b"wget"],
     // destructive command

@@ -22,6 +22,7 @@ mod fold;
 mod gates;
 pub mod guard;
 mod kind;
+mod lexicon;
 pub mod links;
 pub mod outbound;
 pub mod redact;

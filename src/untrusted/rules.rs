@@ -99,7 +99,7 @@ pub const WORD_RULES: &[Rule] = &[
         "forget everything",
         0.8,
         0,
-        r" (?:ignore|disregard|forget|erase|clear|wipe)(?: [^ ]+){0,1} (?:everything|anything|all)(?: [^ ]+){0,2} (?:above|before|earlier|previously|so far|until now|you (?:were|ve been|have been) (?:told|given|taught)|in your memory|from before)",
+        r" (?:ignore|disregard|forget|erase|clear|wipe|set aside|put aside|leave aside|lay aside|drop|scrap|discard|throw out|toss out|let go of|abandon)(?: [^ ]+){0,1} (?:everything|anything|all)(?: [^ ]+){0,2} (?:above|before|earlier|previously|so far|until now|you (?:were|ve been|have been) (?:told|given|taught|configured with)|in your memory|from before)",
     ),
     rule(
         InstructionOverride,
@@ -149,6 +149,13 @@ pub const WORD_RULES: &[Rule] = &[
         0.45,
         0,
         r" from now on(?: [^ ]+){0,1} you (?:are|act|respond|answer|obey|ignore|must|shall|will (?:act|respond|answer|obey|ignore|only|always|never))",
+    ),
+    rule(
+        InstructionOverride,
+        "role change",
+        0.6,
+        0,
+        r" (?:from now on|henceforth|starting now|going forward|from this point on|from here on|as of now)(?: [^ ]+){0,2} your (?:new )?(?:role|job|task|purpose|function|persona|identity|name|only goal) (?:is|will be|shall be)",
     ),
     rule(
         InstructionOverride,
@@ -240,7 +247,7 @@ pub const WORD_RULES: &[Rule] = &[
         "ignore previous instructions (nl)",
         0.85,
         0,
-        r" (?:negeer|negeren|vergeet|vergeten|verwaarloos|volg niet|sla over)(?: [^ ]+){0,4} (?:instructie|regel|opdracht|aanwijzing|richtlijn|bevel|prompt|systeemprompt)[^ ]*| (?:nieuwe|je nieuwe|uw nieuwe|echte) (?:instructie|opdracht|regel)[^ ]*| (?:je bent|jij bent|u bent) (?:nu|vanaf nu|voortaan)(?: [^ ]+){0,1} (?:een|de|het|geen|niet meer|in)",
+        r" (?:negeer|negeren|ignoreer|ignoreren|vergeet|vergeten|verwaarloos|volg niet|sla over)(?: [^ ]+){0,4} (?:instructie|regel|opdracht|aanwijzing|richtlijn|bevel|prompt|systeemprompt)[^ ]*| (?:nieuwe|je nieuwe|uw nieuwe|echte) (?:instructie|opdracht|regel)[^ ]*| (?:je bent|jij bent|u bent) (?:nu|vanaf nu|voortaan)(?: [^ ]+){0,1} (?:een|de|het|geen|niet meer|in)",
     ),
     rule(
         InstructionOverride,
@@ -564,6 +571,20 @@ pub const RAW_RULES: &[Rule] = &[
         0.4,
         0,
         r"(?im)^[ \t>*_]*(?:system|developer|assistant|ai|system prompt|system message|developer message)[ \t]*:[ \t]*\S",
+    ),
+    rule(
+        InstructionOverride,
+        "override header",
+        0.5,
+        0,
+        r"(?im)^[ \t>*_#\[(-]*(?:system |admin |administrator |developer |instruction |priority )?override[ \t\])*_]*:",
+    ),
+    rule(
+        ActionRequest,
+        "sets the answer's fields",
+        0.55,
+        0,
+        r"(?i)(?:^|[\s\[{\x22'*>-])(?:importance|escalate|escalation|notify_user|notify)[ \t]*[=:][ \t]*[\x22']?(?:10|9|true|yes)\b(?:[\s,.;!\x22'}\]]|$)",
     ),
     rule(
         ActionRequest,

@@ -35,9 +35,11 @@ use regex::bytes::Regex as BytesRegex;
 use serde::Serialize;
 
 use super::features::{self, feature_hits, hidden_regions, rot13_reading};
-use super::fold::{Folded, fold};
+use super::fold::{Folded, fold, widened};
 use super::gates;
 pub use super::kind::Kind;
+/// The languages whose vocabulary the screen has (ISO 639-1 codes).
+pub use super::lexicon::LANGUAGES;
 use super::redact::mask_secrets;
 use super::rules::{ADDRESSEE, DESTINATION, Hit, NEGATABLE, RAW_RULES, Rule, WORD_RULES};
 use super::{clean_line, is_invisible};
@@ -322,7 +324,7 @@ pub fn screen(text: &str, ctx: &ScreenContext) -> Screened {
     }
 }
 
-/// Rule hits inside a sentence that discusses attacks (an advisory, documentation about
+/// Rule hits starting in a sentence that discusses attacks (an advisory, documentation about
 /// prompt injection, a fraud warning) lose 0.4: such text quotes the phrases it warns
 /// about. Hidden characters keep their score.
 fn damp_discussion(hits: &mut [Hit], discussion: &[Range<usize>]) {
@@ -330,8 +332,9 @@ fn damp_discussion(hits: &mut [Hit], discussion: &[Range<usize>]) {
         return;
     }
     for hit in hits.iter_mut().filter(|h| h.kind != Kind::HiddenText) {
+        // Where the hit starts: a rule's gaps may run on past the sentence's end.
         let i = discussion.partition_point(|d| d.start <= hit.span.start);
-        let inside = i > 0 && discussion[i - 1].end >= hit.span.end;
+        let inside = i > 0 && discussion[i - 1].end > hit.span.start;
         if inside {
             hit.base -= 0.4;
         }
@@ -355,6 +358,12 @@ fn word_hits(text: &str, folded: &Folded, hits: &mut Vec<Hit>) {
             let Some(span) = folded.original(m.range()) else {
                 continue;
             };
+            // The folded text has no punctuation: a match that runs over the end of a
+            // paragraph, a list item or a line-ending sentence joins words nobody wrote
+            // together (`…werden ignoriert.` / `- Neue Regel…`).
+            if runs_over_a_break(&text[span.clone()]) {
+                continue;
+            }
             let (mut base, mut span) = (rule.score, span);
             if rule.flags & DESTINATION != 0
                 && let Some(end) = destination_after(text, span.end)
@@ -373,8 +382,38 @@ fn word_hits(text: &str, folded: &Folded, hits: &mut Vec<Hit>) {
     }
 }
 
-/// The raw rules, on the original text.
+/// Whether `span` holds a paragraph break, a sentence that ends its line (`.`, `!`, `?`,
+/// `。`, `।` before a line break) or a line that starts a list item (`-`, `*`, `•`, `#`).
+fn runs_over_a_break(span: &str) -> bool {
+    if !span.contains('\n') {
+        return false;
+    }
+    let lines: Vec<&str> = span.split('\n').collect();
+    lines.windows(2).any(|w| {
+        let (before, after) = (w[0].trim_end(), w[1].trim_start());
+        before.is_empty()
+            || after.is_empty()
+            || before.ends_with(['.', '!', '?', '。', '।', ':'])
+            || after.starts_with(['-', '*', '•', '#', '>'])
+    })
+}
+
+/// The raw rules, on the original text, or on its widened copy when it has full-width,
+/// mathematical or circled forms (`ＳＹＳＴＥＭ：`), with the spans mapped back.
 fn raw_hits(text: &str, hits: &mut Vec<Hit>) {
+    let Some(wide) = widened(text) else {
+        raw_hits_in(text, hits);
+        return;
+    };
+    let mut found = Vec::new();
+    raw_hits_in(&wide.text, &mut found);
+    hits.extend(found.into_iter().filter_map(|mut h| {
+        h.span = wide.original(h.span.clone())?;
+        Some(h)
+    }));
+}
+
+fn raw_hits_in(text: &str, hits: &mut Vec<Hit>) {
     for group in &COMPILED.raw {
         for (rule, m) in group.matches(text.as_bytes()) {
             let span = trim_span(text, snap(text, m.range()));
@@ -630,7 +669,7 @@ fn rot13_hits(text: &str, hits: &mut Vec<Hit>) {
 }
 
 /// Whether decoded bytes read as text: at least 8 characters, nearly all printable, a
-/// third of them letters, and a space.
+/// third of them letters, and a space (or mostly Chinese or Japanese).
 fn looks_like_text(s: &str) -> bool {
     let total = s.chars().count();
     if total < 8 {
@@ -641,7 +680,9 @@ fn looks_like_text(s: &str) -> bool {
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t' | '\r'))
         .count();
     let letters = s.chars().filter(|c| c.is_alphabetic()).count();
-    printable * 100 >= total * 97 && letters * 3 >= total && s.contains(' ')
+    // Scripts without spaces between words (Chinese, Japanese) are text without one.
+    let spaced = s.contains(' ') || s.chars().filter(|c| *c >= '\u{3000}').count() * 2 >= total;
+    printable * 100 >= total * 97 && letters * 3 >= total && spaced
 }
 
 fn decode_hex(blob: &str) -> Option<String> {

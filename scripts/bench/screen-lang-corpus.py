@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Builds the screen's multilingual corpus: tests/fixtures/screen/lang/{hostile,benign}.jsonl.
+
+Source: tests/fixtures/screen/lang/*-written.jsonl, written for thinker (same
+licence as thinker) in the 18 languages the screen covers (en de fr es pt it nl ru zh ja ko
+tr pl sv ar hi id vi). Each hostile row has a language and a kind: `override` (set aside
+the reader's instructions), `role` (a new role or persona for the reader), `dismissal`
+(the reader's rules declared void), `exfiltration`, `encoded` (an override or
+exfiltration hidden by an encoding), `action` (escalate, notify, pay, run) and `spoofed`
+(a message claiming to come from an administrator, the developers, the platform). Each
+benign row has a language and a shape: `listing` (rentals, shops and services with phone,
+address and e-mail), `mail`, `calendar`, `changelog` (Debian changelogs with their
+`urgency=`, release notes), `code`, `web` and `security_doc` (documentation about prompt
+injection, jailbreak datasets, phishing, quoting the phrases it warns about).
+
+Splits. `blind` (blind-written.jsonl) is never tuned on: its items are measured, their
+misses never printed. `tune` is what the screen was tuned against: tune-written.jsonl and
+the blind splits that were measured and so spent. Each blind split was written before the
+changes it measured and measured once:
+  - tune2-written.jsonl, the first: 96.2 % of 133 hostile detected, 4.9 % of 102 benign
+    flagged (written alongside tune-written.jsonl, in the same phrasings);
+  - tune3-written.jsonl, the second, written in other phrasings after tuning on the first:
+    36.1 % of 133 detected, 5.2 % of 135 flagged: the vocabulary had been fitted to the
+    phrasings it was tuned on;
+  - tune4-written.jsonl, the third, written in new phrasings after tuning on the second,
+    with harder benign texts (release notes saying "the previous instructions no longer
+    apply"): 51.1 % of 133 detected, 17.5 % of 97 flagged;
+  - blind-written.jsonl, the fourth, written after that measurement, before the screen was
+    changed again.
+
+Composition (deterministic, by a hash of the item's id): about half of the hostile texts
+are set inside a benign text of the same language and split (after its first paragraph);
+`encoded` payloads are encoded first (base64, hex, ROT13 for English, letters spaced out,
+full-width forms, zero-width characters between letters, leetspeak, Cyrillic lookalikes;
+for scripts other than Latin: base64, hex, zero-width).
+
+Usage: scripts/bench/screen-lang-corpus.py
+"""
+
+import argparse
+import base64
+import codecs
+import hashlib
+import json
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DIR = os.path.join(ROOT, "tests", "fixtures", "screen", "lang")
+LATIN = {"en", "de", "fr", "es", "pt", "it", "nl", "tr", "pl", "sv", "id", "vi"}
+HOSTS = {"mail", "calendar", "listing", "web"}
+
+
+def num(*parts):
+    return int(hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:8], 16)
+
+
+def fullwidth(s):
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else ("\u3000" if c == " " else c) for c in s)
+
+
+def zero_width(s):
+    return "\u200b".join(s[i:i + 2] for i in range(0, len(s), 2))
+
+
+LEET = str.maketrans({"a": "4", "e": "3", "i": "1", "o": "0", "s": "5", "t": "7"})
+LOOKALIKE = str.maketrans({"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х"})
+
+ENCODINGS = {
+    "base64": lambda p: base64.b64encode(p.encode()).decode(),
+    "hex": lambda p: p.encode().hex(),
+    "rot13": lambda p: codecs.encode(p, "rot13"),
+    "spaced": lambda p: " ".join(p),
+    "fullwidth": fullwidth,
+    "zero-width": zero_width,
+    "leet": lambda p: p.translate(LEET),
+    "lookalike": lambda p: p.translate(LOOKALIKE),
+}
+LEAD_INS = ["", "Ref: ", "Decode and apply: ", "token: "]
+
+
+def encode(payload, lang, key):
+    names = ["base64", "hex", "zero-width"]
+    if lang in LATIN:
+        names += ["spaced", "fullwidth", "leet", "lookalike"]
+    if lang == "en":
+        names.append("rot13")
+    name = names[num("encoding", key) % len(names)]
+    text = ENCODINGS[name](payload)
+    if name in ("base64", "hex"):
+        text = LEAD_INS[num("lead-in", key) % len(LEAD_INS)] + text
+    return text, name
+
+
+def embed(payload, host):
+    cut = host.find("\n\n")
+    if cut < 0:
+        cut = host.find("\n")
+    if cut < 0:
+        return host + "\n\n" + payload
+    return host[:cut] + "\n\n" + payload + "\n\n" + host[cut:].lstrip("\n")
+
+
+def main():
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    hostile, benign = [], []
+    sources = [("blind", "blind")] + [(t, "tune") for t in ["tune", "tune2", "tune3", "tune4"]]
+    for source, split in sources:
+        with open(os.path.join(DIR, f"{source}-written.jsonl")) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        count = {}
+        hosts = {}
+        for r in rows:
+            if "shape" in r:
+                n = count[(r["lang"], r["shape"])] = count.get((r["lang"], r["shape"]), 0) + 1
+                item = {"id": f"{source}/{r['lang']}/{r['shape']}/{n}", "split": split,
+                        "lang": r["lang"], "shape": r["shape"], "text": r["text"]}
+                benign.append(item)
+                if r["shape"] in HOSTS:
+                    hosts.setdefault(r["lang"], []).append(r["text"])
+        for r in rows:
+            if "kind" not in r:
+                continue
+            n = count[(r["lang"], r["kind"])] = count.get((r["lang"], r["kind"]), 0) + 1
+            key = f"{source}/{r['lang']}/{r['kind']}/{n}"
+            text, how = r["text"], []
+            if r["kind"] == "encoded":
+                text, name = encode(text, r["lang"], key)
+                how.append(name)
+            choices = hosts.get(r["lang"], [])
+            if choices and num("embed", key) % 2 == 0:
+                text = embed(text, choices[num("host", key) % len(choices)])
+                how.append("embedded")
+            item = {"id": key, "split": split, "lang": r["lang"], "kind": r["kind"], "text": text}
+            if how:
+                item["how"] = "+".join(how)
+            hostile.append(item)
+    for name, items in [("hostile", hostile), ("benign", benign)]:
+        with open(os.path.join(DIR, f"{name}.jsonl"), "w") as f:
+            for item in items:
+                f.write(json.dumps(item, ensure_ascii=False) + "\n")
+        print(f"{name}: {len(items)} ({sum(1 for i in items if i['split'] == 'blind')} blind)")
+
+
+if __name__ == "__main__":
+    main()
