@@ -68,6 +68,7 @@ mod support;
 mod tick;
 mod tick_links;
 mod tick_memory;
+mod tick_paraphrase;
 mod tick_phases;
 mod tick_quiet;
 mod tick_spawns;
