@@ -190,9 +190,19 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
     }
     check_lock(&dir, &mut report);
     check_journal(&health, ctx.clock, &mut report);
-    match crate::cmd::shared::egress_today(dir.path(), &ctx.clock) {
-        Ok(line) => report.push("egress", Level::Ok, line),
-        Err(e) => report.push("egress", Level::Warn, e.to_string()),
+    // What left today; and, when `[recall] embeddings` may be sent nothing (SPEC §9),
+    // that recall stays lexical.
+    let withheld = config
+        .as_ref()
+        .and_then(|c| c.recall.embeddings.as_ref())
+        .and_then(crate::embeddings::EmbeddingsSettings::withheld_note);
+    match (
+        crate::cmd::shared::egress_today(dir.path(), &ctx.clock),
+        withheld,
+    ) {
+        (Ok(line), None) => report.push("egress", Level::Ok, line),
+        (Ok(line), Some(note)) => report.push("egress", Level::Warn, format!("{line}; {note}")),
+        (Err(e), _) => report.push("egress", Level::Warn, e.to_string()),
     }
     if let Some(config) = &config {
         check_ledger(&dir, &health, config, ctx.clock, &mut report);
