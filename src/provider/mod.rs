@@ -22,8 +22,10 @@
 //! (seconds, HTTP date, or `retry-after-ms`); a `Retry-After` longer than
 //! `retry_max_wait` ends this model at once so the chain moves on; a timeout (the
 //! provider's `timeout_seconds`, the whole exchange) is not retried, for the same
-//! reason. A 2xx whose body cannot be read, a refusal, an empty answer and an answer cut
-//! at the token limit are not retried either: the next model is asked. Keys are read
+//! reason. A redirect is never followed (every client is built so, by
+//! `transport::build_client`): a 3xx is [`CallError::Redirect`], naming where it
+//! pointed, and not retried. A 2xx whose body cannot be read, a refusal, an empty answer
+//! and an answer cut at the token limit are not retried either: the next model is asked. Keys are read
 //! from the environment at each call, so a missing key fails only the models that need it.
 //!
 //! Does not own: what the answer means (see [`crate::answer`]; callers pass an `accept`
