@@ -217,9 +217,14 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
 /// environment, as the tick reads them (unknown without a config).
 fn examine_health(config: Option<&Config>, dir: &StateDir, clock: Clock) -> Health {
     let keys = config.map_or(Keys::Unknown, |c| {
-        Keys::Known(crate::provider::config::fingerprints(&c.providers, |var| {
-            std::env::var(var).ok()
-        }))
+        // Keyed with the state's secret, as the tick keys them (none yet: only an older
+        // version's fingerprint can match).
+        let secret = dir.redaction_key().ok().flatten();
+        Keys::Known(crate::provider::config::fingerprints(
+            &c.providers,
+            secret.as_ref(),
+            |var| std::env::var(var).ok(),
+        ))
     });
     health::read(dir.path(), &Allowances::from_config(config), &keys, &clock)
 }
@@ -989,7 +994,7 @@ mod tests {
             };
             let keys = Keys::Known(BTreeMap::from([(
                 "groq".to_string(),
-                fingerprint.to_string(),
+                crate::provider::config::Fingerprint::fixed(fingerprint),
             )]));
             let clock = Clock::utc(at(now));
             let health = Health::of(
