@@ -1,10 +1,9 @@
-//! Parsing a calendar's text into its [`Event`]s: unfolding (each logical line capped at
-//! [`MAX_LINE_BYTES`]), nesting refused past [`MAX_NESTING`] (the parser recurses), the
-//! `VEVENT`s' dates and times (`TZID`s as exporters write them), durations, and
-//! `SUMMARY`/`LOCATION` cut to a few hundred characters when read.
+//! Parsing one component of a calendar (a piece: `super::stream`) into an [`Event`] or a
+//! time zone's name: the `VEVENT`s' dates and times (`TZID`s as exporters write them),
+//! durations, and `SUMMARY`/`LOCATION` cut to a few hundred characters when read.
 //!
-//! Must not: expand a recurrence, place a time in the user's zone, or quote the parser's
-//! report of the file in an error (only its line number).
+//! Must not: read a file, expand a recurrence, place a time in the user's zone, or quote
+//! the parser's report of the text in an error (only its line number).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,11 +13,9 @@ use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
 use super::SUMMARY_CHARS;
-use super::error::{CalendarError, EventError, EventName, StampError};
+use super::error::{EventError, EventName, StampError};
 use crate::sources::text::one_line;
 
-/// Components nested deeper than this (VCALENDAR > VEVENT > VALARM is 3) are refused.
-pub const MAX_NESTING: usize = 8;
 /// A `SUMMARY` or `LOCATION` is kept to this many characters when read (what cleaning
 /// may take out, and the `…` of a longer one, still shows).
 pub(super) const FIELD_READ_CHARS: usize = 4 * SUMMARY_CHARS;
@@ -52,95 +49,61 @@ pub(super) struct Event {
     pub(super) cancelled: bool,
 }
 
-/// The events of a calendar file, and warnings about events that cannot be read.
-pub(super) fn parse_calendar(text: &str) -> Result<(Vec<Event>, Vec<String>), CalendarError> {
-    parse_unfolded(&unfold_capped(text))
-}
-
-/// The longest logical line (a property with its folded continuations) kept when a
-/// calendar is unfolded: the rest of a longer one is dropped before parsing, so a 15 MB
-/// `SUMMARY` costs the parser nothing.
-const MAX_LINE_BYTES: usize = 64 << 10;
-
-/// `text` unfolded (RFC 5545 §3.1: a line break followed by a space or a tab joins the
-/// lines; `\r\n` or `\n`), each logical line cut to [`MAX_LINE_BYTES`] on a char
-/// boundary, lines ending in `\n`; a leading BOM dropped.
-pub(super) fn unfold_capped(text: &str) -> String {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut out = String::with_capacity(text.len().min(1 << 20));
-    let mut line_start = 0;
-    for (i, physical) in text.split('\n').enumerate() {
-        let physical = physical.strip_suffix('\r').unwrap_or(physical);
-        let part = match physical.strip_prefix([' ', '\t']) {
-            Some(rest) if i > 0 => rest,
-            _ => {
-                if i > 0 {
-                    out.push('\n');
-                }
-                line_start = out.len();
-                physical
-            }
-        };
-        let room = MAX_LINE_BYTES.saturating_sub(out.len() - line_start);
-        if room > 0 {
-            out.push_str(&part[..part.floor_char_boundary(room.min(part.len()))]);
-        }
-    }
-    out
-}
-
-/// The events of an unfolded calendar ([`unfold_capped`]).
-pub(super) fn parse_unfolded(unfolded: &str) -> Result<(Vec<Event>, Vec<String>), CalendarError> {
-    check_nesting(unfolded)?;
-    if !unfolded
-        .lines()
-        .any(|l| l.trim_end().eq_ignore_ascii_case("BEGIN:VCALENDAR"))
-    {
-        return Err(CalendarError::NotICalendar);
-    }
-    let calendar = icalendar::parser::read_calendar(unfolded).map_err(|e| {
-        // nom's report ("0: at line 4, in Satisfy: …") quotes the file: only its line.
-        let line = e.split("at line ").nth(1).and_then(|rest| {
-            rest.chars()
-                .take_while(char::is_ascii_digit)
-                .collect::<String>()
-                .parse()
-                .ok()
-        });
-        CalendarError::Invalid { line }
+/// A piece's component ([`super::stream::Piece`]: its text, whose lines end in `\r\n`),
+/// parsed; else the line of the file where the parser stopped (`first_line`: the piece's
+/// first), when it said. Never the parser's quote of the text.
+pub(super) fn component(text: &str, first_line: u64) -> Result<Component<'_>, Option<u64>> {
+    let calendar = icalendar::parser::read_calendar(text).map_err(|e| {
+        // nom's report ("0: at line 4, in Satisfy: …") quotes the text: only its line.
+        e.split("at line ")
+            .nth(1)
+            .and_then(|rest| {
+                rest.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+                    .parse::<u64>()
+                    .ok()
+            })
+            .map(|n| first_line + n.saturating_sub(1))
     })?;
-    let zones = timezone_locations(&calendar.components);
-    let mut events = Vec::new();
-    let mut warnings = Vec::new();
-    for c in &calendar.components {
-        if !c.name.as_str().eq_ignore_ascii_case("VEVENT") {
-            continue;
-        }
-        match read_event(c, &zones, &mut warnings) {
-            Ok(e) => events.push(e),
-            Err(e) => warnings.push(format!("an event skipped: {e}")),
-        }
-    }
-    Ok((events, warnings))
+    calendar.components.into_iter().next().ok_or(None)
 }
 
-/// Refuses components nested deeper than [`MAX_NESTING`]: the parser recurses.
-fn check_nesting(text: &str) -> Result<(), CalendarError> {
-    let mut depth = 0usize;
-    for line in text.lines() {
-        let upper = line.get(..6).map(str::to_ascii_uppercase);
-        match upper.as_deref() {
-            Some("BEGIN:") => {
-                depth += 1;
-                if depth > MAX_NESTING {
-                    return Err(CalendarError::TooDeep { max: MAX_NESTING });
-                }
+/// The event of a `VEVENT` piece (`text` from line `first_line` of the file), read with
+/// the calendar's `zones`; `None` when it cannot be, with the warning why.
+pub(super) fn event(
+    text: &str,
+    first_line: u64,
+    zones: &HashMap<String, String>,
+    warnings: &mut Vec<String>,
+) -> Option<Event> {
+    match component(text, first_line) {
+        Ok(c) => match read_event(&c, zones, warnings) {
+            Ok(e) => Some(e),
+            Err(e) => {
+                warnings.push(format!("an event skipped: {e}"));
+                None
             }
-            Some(s) if s.starts_with("END:") => depth = depth.saturating_sub(1),
-            _ => {}
+        },
+        Err(line) => {
+            warnings.push(format!(
+                "an event skipped: {}",
+                EventError::Invalid {
+                    line: line.unwrap_or(first_line)
+                }
+            ));
+            None
         }
     }
-    Ok(())
+}
+
+/// The `TZID` → IANA name of a `VTIMEZONE` piece (`text` from line `first_line`), when it
+/// says one.
+pub(super) fn timezone(text: &str, first_line: u64) -> Option<(String, String)> {
+    let c = component(text, first_line).ok()?;
+    timezone_locations(std::slice::from_ref(&c))
+        .into_iter()
+        .next()
 }
 
 /// `TZID` → IANA name, from the `X-LIC-LOCATION` of each `VTIMEZONE` (Thunderbird,
@@ -362,41 +325,9 @@ mod tests {
 
     use super::*;
     use crate::clock::Zone;
-    use crate::sources::ics::Window;
-    use crate::sources::ics::expand::{SOURCE_WORK, expand_all};
+    use crate::sources::ics::reading::Want;
     use crate::sources::ics::testing::{inline, now, vevent};
-
-    #[test]
-    fn unfolding_joins_continuations_and_caps_long_lines() {
-        assert_eq!(
-            unfold_capped("\u{feff}A:1\r\nB:hello \r\n world\r\n\tagain\nC:3"),
-            "A:1\nB:hello worldagain\nC:3"
-        );
-        assert_eq!(
-            unfold_capped(" x\n"),
-            " x\n",
-            "a first line is not a continuation"
-        );
-        let long = format!("S:{}\n c\nE:1", "é".repeat(MAX_LINE_BYTES));
-        let out = unfold_capped(&long);
-        let first = out.lines().next().unwrap();
-        assert!(
-            first.len() <= MAX_LINE_BYTES && first.starts_with("S:é"),
-            "{}",
-            first.len()
-        );
-        assert!(out.ends_with("\nE:1"));
-        // The same as the parser's own unfolding where no line is long.
-        for text in [
-            "1 hello world\r\n2 hello \r\n   world\r\n3 hello \r\n world\r\n4 hello world",
-            "a\n b\n\tc\nd",
-        ] {
-            assert_eq!(
-                unfold_capped(text),
-                icalendar::parser::unfold(text).replace("\r\n", "\n")
-            );
-        }
-    }
+    use crate::sources::ics::text_occurrences;
 
     #[test]
     fn tzids_are_found_the_ways_exporters_write_them() {
@@ -437,10 +368,7 @@ mod tests {
         fn any_text_parses_or_is_refused(
             text in "(BEGIN:VCALENDAR\n|BEGIN:VEVENT\n|END:VEVENT\n|DTSTART:2026112[0-9]T1[0-9]0000Z?\n|RRULE:FREQ=DAILY\n|SUMMARY:[a-z;:,]{0,8}\n| [a-z]{0,3}\n|END:VCALENDAR\n|[A-Z;=:]{0,6}\n){0,12}",
         ) {
-            if let Ok((events, mut warnings)) = parse_calendar(&text) {
-                let mut budget = SOURCE_WORK;
-                let _ = expand_all(&events, Window::ahead(now(), 24), Zone::UTC, 5, &mut budget, &mut warnings);
-            }
+            let _ = text_occurrences(&text, Want { hours: 24, max_events: 5 }, now(), Zone::UTC);
         }
     }
 }
