@@ -603,6 +603,8 @@ def main():
         p("Not measured in this run.")
     p("")
 
+    ics_section(p, load(results, "ics.json"))
+
     # --- replay ---------------------------------------------------------------------------
     rep = ticks.get("replay")
     p("## Replay speed (`thinker replay --json`, `scripts/bench/bench-scale.py` section replay)")
@@ -766,6 +768,37 @@ def main():
     recall_section(p, load(results, "recall.json"))
     sys.stdout.write("\n".join(w))
     return 0
+
+
+def ics_section(p, ics):
+    p("## Large calendars (`python3 scripts/bench/bench-ics.py`)")
+    p("")
+    p("One `.ics` of N past events (a title, a place, a paragraph of description each, "
+      "~370 bytes) and, after them, one real event 3 hours ahead, read by `thinker prompt "
+      "watcher` (the release binary, its one source that calendar): the parse is linear "
+      "in the events, and the real event is listed whatever comes before it. Peak is the "
+      "child's own VmHWM, sampled while it runs.")
+    p("")
+    if not ics:
+        p("Not measured in this run.")
+        p("")
+        return
+    p("| past events | file | wall (median) | per event | peak RSS (max) | real event | runs |")
+    p("|---|---|---|---|---|---|---|")
+    for row in ics["by_size"]:
+        p(f"| {row['events']:,} | {size(row['bytes'])} | {ms(row['wall_ms_median'])} | "
+          f"{row['us_per_event']:.1f} µs | {mb(row['rss_mb_max'])} | "
+          f"{'listed' if row['real_event_found'] else 'LOST'} | {row['runs']} |")
+    p("")
+    two = ics.get("two_threads")
+    if two:
+        p(f"Two threads, one vdir (`config/default.toml`'s shape: the watcher's 24 hours and "
+          f"the oracle's 72 on the same `paths`), {two['files']} files of "
+          f"{size(two['bytes'] // two['files'])} ({size(two['bytes'])}, "
+          f"{two['events']:,} events), one `thinker tick` against the stub: "
+          f"{ms(two['wall_ms_median'])} (median), peak RSS {mb(two['rss_mb_max'])} (max) "
+          f"over {two['runs']} ticks; the tick reads the calendars once for both threads.")
+        p("")
 
 
 def recall_section(p, recall):

@@ -173,8 +173,9 @@ pub(super) fn read_file(
 /// (0) takes the time zones (`VTIMEZONE`'s `X-LIC-LOCATION`) and the overrides
 /// (`RECURRENCE-ID`: each replaces an occurrence of its event, and is one itself), both
 /// needed before an event is expanded and either of which may come after it; the second
-/// (1) reads every other event and expands it at once. A component that cannot be read
-/// is skipped with a warning; a calendar whose structure is broken is refused (by the
+/// (1) reads every other event and expands it at once, but for one that surely ended
+/// days before the window (a calendar's past, left unparsed: [`parse::ended_before`]).
+/// A component that cannot be read is skipped with a warning; a calendar whose structure is broken is refused (by the
 /// first pass, before anything is kept).
 pub(super) fn read_calendar<'r>(
     mut open: impl FnMut(u8) -> io::Result<Box<dyn BufRead + 'r>>,
@@ -202,6 +203,7 @@ pub(super) fn read_calendar<'r>(
             reading.expand(&e, &[], warnings);
         }
     }
+    let first_day = reading.first_day();
     pieces(open(1).map_err(CalendarError::Read)?, |p| {
         if p.name != "VEVENT" {
             return;
@@ -216,7 +218,8 @@ pub(super) fn read_calendar<'r>(
             ));
             return;
         }
-        if p.overrides {
+        // An override was read by the first pass; a past event is left unparsed.
+        if p.overrides || parse::ended_before(p.text, first_day) {
             return;
         }
         if let Some(e) = parse::event(p.text, p.line, &zones, warnings) {

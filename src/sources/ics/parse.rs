@@ -51,22 +51,19 @@ pub(super) struct Event {
 
 /// A piece's component ([`super::stream::Piece`]: its text, whose lines end in `\r\n`),
 /// parsed; else the line of the file where the parser stopped (`first_line`: the piece's
-/// first), when it said. Never the parser's quote of the text.
-pub(super) fn component(text: &str, first_line: u64) -> Result<Component<'_>, Option<u64>> {
-    let calendar = icalendar::parser::read_calendar(text).map_err(|e| {
-        // nom's report ("0: at line 4, in Satisfy: …") quotes the text: only its line.
-        e.split("at line ")
-            .nth(1)
-            .and_then(|rest| {
-                rest.chars()
-                    .take_while(char::is_ascii_digit)
-                    .collect::<String>()
-                    .parse::<u64>()
-                    .ok()
-            })
-            .map(|n| first_line + n.saturating_sub(1))
+/// first). Read with the parser's plain errors (its verbose ones allocate at every
+/// alternative it tries, on every property), whose place gives the line; never the
+/// parser's quote of the text.
+pub(super) fn component(text: &str, first_line: u64) -> Result<Component<'_>, u64> {
+    let mut roots = icalendar::parser::read_calendar_simple(text).map_err(|e| {
+        let at = text.len().saturating_sub(e.input.len());
+        let lines = text.get(..at).map_or(0, |t| t.matches('\n').count());
+        first_line + lines as u64
     })?;
-    calendar.components.into_iter().next().ok_or(None)
+    if roots.is_empty() {
+        return Err(first_line);
+    }
+    Ok(roots.swap_remove(0))
 }
 
 /// The event of a `VEVENT` piece (`text` from line `first_line` of the file), read with
@@ -88,13 +85,81 @@ pub(super) fn event(
         Err(line) => {
             warnings.push(format!(
                 "an event skipped: {}",
-                EventError::Invalid {
-                    line: line.unwrap_or(first_line)
-                }
+                EventError::Invalid { line }
             ));
             None
         }
     }
+}
+
+/// Whether a `VEVENT` piece's one occurrence surely ended days before `day`, read from
+/// its text without the parser: it has no `RRULE` or `RDATE` of its own, and its
+/// `DTSTART` — with its `DTEND` or `DURATION`, else a day — ends more than two days
+/// before `day` by the date's digits alone (two days cover any zone and an all-day
+/// event's last day). Such an event cannot be listed, so it need not be parsed: a
+/// calendar's past costs a scan of its lines. When in doubt (a value that does not read,
+/// a recurrence), false.
+pub(super) fn ended_before(text: &str, day: NaiveDate) -> bool {
+    let mut depth = 0usize;
+    let (mut start, mut end) = (None, None);
+    let mut length = TimeDelta::days(1);
+    for line in text.split("\r\n") {
+        let name_end = line.find([';', ':']).unwrap_or(line.len());
+        let name = &line[..name_end];
+        if name.eq_ignore_ascii_case("BEGIN") {
+            depth += 1;
+            continue;
+        }
+        if name.eq_ignore_ascii_case("END") {
+            depth = depth.saturating_sub(1);
+            continue;
+        }
+        if depth != 1 {
+            continue;
+        }
+        let value = || value_of(&line[name_end..]);
+        let date = || {
+            let v = value()?;
+            NaiveDate::parse_from_str(v.get(..8)?, "%Y%m%d").ok()
+        };
+        if name.eq_ignore_ascii_case("RRULE") || name.eq_ignore_ascii_case("RDATE") {
+            return false;
+        } else if name.eq_ignore_ascii_case("DTSTART") {
+            match date() {
+                Some(d) => start = Some(d),
+                None => return false,
+            }
+        } else if name.eq_ignore_ascii_case("DTEND") {
+            match date() {
+                Some(d) => end = Some(d),
+                None => return false,
+            }
+        } else if name.eq_ignore_ascii_case("DURATION") {
+            match value().and_then(parse_duration) {
+                Some(d) => length = length.max(d + TimeDelta::days(1)),
+                None => return false,
+            }
+        }
+    }
+    let Some(start) = start else {
+        return false;
+    };
+    let last = end.unwrap_or(start).max(start) + length;
+    last + TimeDelta::days(2) < day
+}
+
+/// A property's value: what follows its first `:` outside a quoted parameter (`rest`:
+/// the line from its parameters or separator on).
+fn value_of(rest: &str) -> Option<&str> {
+    let mut quoted = false;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ':' if !quoted => return Some(rest[i + 1..].trim()),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The `TZID` → IANA name of a `VTIMEZONE` piece (`text` from line `first_line`), when it
@@ -358,6 +423,43 @@ mod tests {
             warnings[0].contains("time zone `W. Europe Standard Time` is unknown"),
             "{warnings:?}"
         );
+    }
+
+    /// Table: which events are left unparsed as surely past (the window's first day is
+    /// 2026-11-22). Each row names the wrong reading it catches.
+    #[test]
+    fn only_an_event_that_surely_ended_days_before_is_left_unparsed() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+        let piece = |lines: &str| format!("BEGIN:VEVENT\r\n{lines}\r\nEND:VEVENT\r\n");
+        let cases = [
+            ("DTSTART:20261110T090000Z\r\nDTEND:20261110T100000Z", true),
+            ("DTSTART;VALUE=DATE:20261118", true),
+            // Within two days (any zone, an all-day event's last day): parsed.
+            ("DTSTART:20261119T230000Z", false),
+            (
+                "DTSTART;TZID=\"Pacific/Kiritimati:x\":20261119T230000",
+                false,
+            ),
+            // It lasts into the window: by DTEND or DURATION.
+            ("DTSTART:20261110T090000Z\r\nDTEND:20261123T090000Z", false),
+            ("DTSTART:20261110T090000Z\r\nDURATION:P14D", false),
+            // A recurrence may come back.
+            ("DTSTART:20201110T090000Z\r\nRRULE:FREQ=YEARLY", false),
+            ("DTSTART:20201110T090000Z\r\nRDATE:20261124T090000Z", false),
+            // An alarm's own properties are not the event's.
+            (
+                "DTSTART:20201110T090000Z\r\nBEGIN:VALARM\r\nDURATION:P9999D\r\nEND:VALARM",
+                true,
+            ),
+            // What does not read is parsed (and warned about).
+            ("DTSTART:yesterday", false),
+            ("DTSTART:20201110T090000Z\r\nDURATION:soon", false),
+            ("SUMMARY:no start", false),
+            ("DTSTART;TZID=Europe/Berlin:20201110T090000", true),
+        ];
+        for (lines, past) in cases {
+            assert_eq!(ended_before(&piece(lines), day), past, "{lines}");
+        }
     }
 
     proptest! {

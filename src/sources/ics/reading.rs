@@ -83,6 +83,12 @@ impl Reading {
         }
     }
 
+    /// The day (UTC) the widest window starts: an event that surely ended days before it
+    /// need not be read ([`super::parse::ended_before`]).
+    pub(super) fn first_day(&self) -> chrono::NaiveDate {
+        self.widest.start.date_naive()
+    }
+
     /// Expands `event` (`replaced`: the occurrences its overrides replace) and keeps what
     /// each window can list; a cancelled event is left out; an event that cannot be
     /// expanded is skipped with a warning.
