@@ -6,7 +6,9 @@ quadratic), and a whole tick's peak memory when two threads read the same 64 MB 
                                      [--sizes 1250,2500,...] [--quick] [--json F]
 
 1. Size. For each N: one `.ics` of N past events (each with a title and a place, ~150
-   bytes) followed by one real event 3 hours after now.
+   bytes) followed by one real event 3 hours after now; then the same with N events
+   after the window (from 2030): a past event is left unparsed, a later one is parsed
+   and expanded, so the second series times the parser itself.
    `thinker prompt watcher` (the watcher's one source: that calendar) reads, parses and
    expands it; the wall time and the child's peak RSS are measured, and the real event
    must be in the prompt (it was lost past 10,000 events). Per-event time is wall / N.
@@ -27,10 +29,11 @@ import stub
 NOW = "2026-11-22T10:05:00Z"
 
 
-def past_event(i: int) -> str:
-    # One an hour from 2000-01-01 on, within 2000-2019: all long before now.
+def past_event(i: int, first_year: int = 2000) -> str:
+    # One an hour from first_year on, within 20 years: 2000 is long before now; 2030
+    # after the window (each such event is parsed, then found to be past the window).
     day, hour = divmod(i, 24)
-    y, rest = 2000 + day // 336 % 20, day % 336
+    y, rest = first_year + day // 336 % 20, day % 336
     m, d = 1 + rest // 28, 1 + rest % 28
     return (f"BEGIN:VEVENT\r\nUID:past-{i}@bench.example\r\n"
             f"DTSTART:{y:04d}{m:02d}{d:02d}T{hour:02d}0000Z\r\nDURATION:PT30M\r\n"
@@ -44,11 +47,11 @@ HEAD = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//thinker//bench//EN\r\n"
 TAIL = "END:VCALENDAR\r\n"
 
 
-def write_calendar(path: Path, n: int, real: bool, start: int = 0):
+def write_calendar(path: Path, n: int, real: bool, start: int = 0, first_year: int = 2000):
     with path.open("w") as f:
         f.write(HEAD)
         for i in range(start, start + n):
-            f.write(past_event(i))
+            f.write(past_event(i, first_year))
         if real:
             f.write(REAL)
         f.write(TAIL)
@@ -74,12 +77,12 @@ def sizes(args) -> list:
     return [1250, 2500, 5000, 10000, 20000, 50000]
 
 
-def by_size(args) -> list:
+def by_size(args, first_year: int) -> list:
     rows = []
     for n in sizes(args):
         home = Path(tempfile.mkdtemp(prefix="thinker-ics-"))
         cal = home / "big.ics"
-        write_calendar(cal, n, True)
+        write_calendar(cal, n, True, first_year=first_year)
         cfg = config(home, "[threads.watcher]\nmodel = \"local/watcher\"\n"
                            f"[[threads.watcher.sources]]\nkind = \"ics\"\npaths = [\"{cal}\"]\n")
         argv = [args.binary, "prompt", "watcher", "--now", NOW, "--config", str(cfg),
@@ -93,12 +96,13 @@ def by_size(args) -> list:
             peaks.append(peak)
         out = subprocess.run(argv, capture_output=True, text=True)
         found = "Dentist appointment (the real one)" in out.stdout
-        row = {"events": n, "bytes": cal.stat().st_size, "runs": args.runs,
+        row = {"events": n, "when": "past" if first_year < 2026 else "later",
+               "bytes": cal.stat().st_size, "runs": args.runs,
                "wall_ms_median": statistics.median(walls),
                "us_per_event": statistics.median(walls) * 1000 / n,
                "rss_mb_max": max(peaks), "real_event_found": found}
         rows.append(row)
-        print(f"{n:>7} events {row['bytes'] / 1e6:6.1f} MB  wall {row['wall_ms_median']:8.0f} ms"
+        print(f"{n:>7} {row['when']:5} events {row['bytes'] / 1e6:6.1f} MB  wall {row['wall_ms_median']:8.0f} ms"
               f"  {row['us_per_event']:6.1f} µs/event  peak {row['rss_mb_max']:5.1f} MB"
               f"  real event {'found' if found else 'LOST'}", file=sys.stderr)
         subprocess.run(["rm", "-rf", str(home)], check=False)
@@ -159,7 +163,7 @@ def main():
     ap.add_argument("--skip-vdir", action="store_true")
     ap.add_argument("--json", help="also write the rows to this file")
     args = ap.parse_args()
-    out = {"by_size": by_size(args)}
+    out = {"by_size": by_size(args, 2000) + by_size(args, 2030)}
     if not args.skip_vdir:
         out["two_threads"] = two_threads(args)
     if args.json:
