@@ -2,8 +2,11 @@
 //! one provider is sent of a call's [`Outgoing`] — the public copy when private text is
 //! withheld from it, everything redacted when it redacts — and the [`Egress`] record the
 //! journal keeps of it: provider, local or remote, bytes sent, the sources carried and
-//! withheld, redactions by category. `thinker stats --egress` and `doctor` sum these
-//! records; `thinker prompt THREAD --as-sent` prints what [`prepare`] gives.
+//! withheld, redactions by category. The embeddings calls keep the same record
+//! (`crate::embeddings` decides what they send: the memory and the questions, by the same
+//! rule); a record with no request is texts withheld whole. `thinker stats --egress` and
+//! `doctor` sum these records; `thinker prompt THREAD --as-sent` prints what [`prepare`]
+//! gives.
 //!
 //! **Bytes** are the request bodies as sent, every try counted (a retry sends the body
 //! again; a request that failed to connect is counted too: what may have left). Headers
@@ -207,7 +210,10 @@ impl Summary {
                     reach: e.reach,
                     ..ProviderDay::default()
                 });
-            row.calls += 1;
+            // A record of texts withheld whole (an embeddings refresh for a provider that
+            // may not see private text) made no request: no call, no provider reached.
+            let sent = e.requests > 0;
+            row.calls += u64::from(sent);
             row.requests += u64::from(e.requests);
             row.bytes = row.bytes.saturating_add(e.bytes);
             *row.private
@@ -220,17 +226,18 @@ impl Summary {
             for (class, n) in &e.redactions {
                 *row.redactions.entry(class.clone()).or_default() += n;
             }
-            total.calls += 1;
+            total.calls += u64::from(sent);
             total.bytes = total.bytes.saturating_add(e.bytes);
             match e.reach {
-                Reach::Remote => {
+                Reach::Remote if sent => {
                     total.remote_bytes = total.remote_bytes.saturating_add(e.bytes);
                     remote.insert(e.provider.clone());
                 }
-                Reach::Local => {
+                Reach::Local if sent => {
                     total.local_bytes = total.local_bytes.saturating_add(e.bytes);
                     local.insert(e.provider.clone());
                 }
+                _ => {}
             }
             total.redactions += e.redacted();
             total.withheld_calls += u64::from(e.withheld_anything());
@@ -249,7 +256,7 @@ impl Summary {
     /// replacements), nothing withheld`.
     pub fn line(&self) -> String {
         let t = &self.total;
-        if t.calls == 0 {
+        if t.calls == 0 && t.withheld_calls == 0 {
             return "nothing sent".into();
         }
         let mut parts = Vec::new();
@@ -357,6 +364,28 @@ mod tests {
             "41.2 KB to 2 remote providers, 900 B to 1 provider on this machine, private text redacted (37 replacements), private text withheld from 1 call: inbox"
         );
         assert_eq!(Summary::default().line(), "nothing sent");
+        // Texts withheld whole (an embeddings refresh): no call, no provider reached.
+        let withheld = Egress {
+            provider: "emb".into(),
+            reach: Reach::Remote,
+            private: Access::Withheld,
+            withheld: vec!["memory".into()],
+            withheld_items: 3,
+            ..Egress::default()
+        };
+        let only = Summary::of([(d1, &withheld)]);
+        assert_eq!(
+            (
+                only.total.calls,
+                only.total.remote_providers,
+                only.days[0].calls
+            ),
+            (0, 0, 0)
+        );
+        assert_eq!(
+            only.line(),
+            "nothing to a remote provider, nothing redacted, private text withheld from 1 call: memory"
+        );
         assert_eq!(
             Summary::of([(d1, &ollama)]).line(),
             "nothing to a remote provider, 900 B to 1 provider on this machine, nothing redacted, nothing withheld"

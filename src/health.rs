@@ -111,7 +111,7 @@ pub enum Keys {
     Unknown,
     /// Each configured provider's fingerprint now
     /// ([`crate::provider::config::fingerprints`]), as the tick will compute it.
-    Known(BTreeMap<String, String>),
+    Known(BTreeMap<String, crate::provider::config::Fingerprint>),
 }
 
 impl Keys {
@@ -680,7 +680,12 @@ mod tests {
             ..Allowances::default()
         };
         let until = at("2026-11-22T11:00:00Z");
-        let known = |fp: &str| Keys::Known(BTreeMap::from([("groq".to_string(), fp.to_string())]));
+        let known = |fp: &str| {
+            Keys::Known(BTreeMap::from([(
+                "groq".to_string(),
+                crate::provider::config::Fingerprint::fixed(fp),
+            )]))
+        };
         let cases = [
             (Keys::Unknown, "2026-11-22T10:59:59Z", Phase::Open { until }),
             (

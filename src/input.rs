@@ -62,6 +62,24 @@ pub struct InputContext<'a> {
     pub max_input_bytes: usize,
     /// Which sources are private and who may see them.
     pub privacy: &'a Policy,
+    /// The tick's calendars, read once for all its threads ([`calendars`]); `None`: each
+    /// `ics` source reads alone.
+    pub calendars: Option<&'a sources::ics::Calendars>,
+}
+
+/// The calendars the `ics` sources of the enabled threads read, to be read once a tick.
+pub fn calendars(config: &Config) -> sources::ics::Calendars {
+    let ics = config
+        .threads
+        .iter()
+        .flatten()
+        .filter(|t| t.enabled)
+        .flat_map(|t| &t.sources)
+        .filter_map(|s| match &s.kind {
+            sources::SourceKind::Ics(ics) => Some(ics),
+            _ => None,
+        });
+    sources::ics::Calendars::new(ics)
 }
 
 /// One thread's input.
@@ -174,7 +192,7 @@ impl InputContext<'_> {
         max_tokens: u32,
     ) -> ThreadInput {
         let ctx = self.gather_context();
-        let mut gathered = sources::gather(sources, &ctx).await;
+        let mut gathered = sources::gather_sharing(sources, &ctx, self.calendars).await;
         // A failing command may print a key (a token in a URL it echoes): its error, bound
         // for the log and the journal, is scrubbed of key and token shapes.
         for f in &mut gathered.failures {

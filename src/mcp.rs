@@ -158,7 +158,8 @@ impl Tools {
         let state = self.load_state()?;
         let dir = StateDir::at(&self.state_dir);
         let mut inputs = recollect::lexical(&dir, &self.recall);
-        recollect::add_semantic(&mut inputs, &dir, &state, &self.recall, text).await;
+        let now = (self.clock)().now;
+        recollect::add_semantic(&mut inputs, &dir, &state, &self.recall, text, now).await;
         Ok(self.answer_recall(&state, text, &inputs))
     }
 

@@ -1,18 +1,23 @@
 //! What recall is given, read from the state directory: the archive's summaries (for
 //! the IDF), the `[recall]` settings (sizes, synonyms) and, when `[recall] embeddings`
 //! is set, the entries' cached vectors and the question's, embedded with a short
-//! timeout. Any failure of the semantic side is logged (`-v`) and recall goes on
-//! lexical: it works offline and without a config.
+//! timeout as the privacy setting allows (the question is the user's private text:
+//! [`crate::embeddings`] says what may be sent, and records the call in the journal).
+//! Any failure of the semantic side, and a question withheld, is logged (`-v`) and
+//! recall goes on lexical: it works offline and without a config.
 //!
-//! The one place recall's inputs meet I/O; `show`, the hooks and the MCP tools call it,
+//! The one place recall's inputs meet I/O (the embeddings call's journal line is
+//! written by `embeddings`); `show`, the hooks and the MCP tools call it,
 //! then [`crate::recall`] (pure) ranks and renders.
 
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 
+use chrono::{DateTime, Utc};
+
 use crate::archive::Archived;
 pub use crate::embeddings::EmbeddingsSettings;
-use crate::embeddings::{self, Cache};
+use crate::embeddings::{self, Cache, Sending};
 use crate::recall::{self, Acceptance, Inputs, Limits, Semantic, Synonyms};
 use crate::state::State;
 use crate::storage::StateDir;
@@ -140,25 +145,34 @@ pub fn lexical(dir: &StateDir, settings: &RecallSettings) -> Recollection {
     }
 }
 
-/// Adds the semantic side for `question` when `[recall] embeddings` is set and the
-/// cache holds vectors: the question embedded within the timeout. Says why not at `-v`.
+/// Adds the semantic side for `question` when `[recall] embeddings` is set, the
+/// provider may be sent the question (it is the user's private text: never to a provider
+/// that may not see private text, redacted to one that redacts) and the cache holds
+/// vectors: the question embedded within the timeout, the call recorded in the journal
+/// at `now`. Says why not at `-v`.
 pub async fn add_semantic(
     recollection: &mut Recollection,
     dir: &StateDir,
     state: &State,
     settings: &RecallSettings,
     question: &str,
+    now: DateTime<Utc>,
 ) {
     let Some(emb) = &settings.embeddings else {
         return;
     };
-    let model = format!("{}/{}", emb.provider.name, emb.model);
+    let sending = emb.sending();
+    if sending == Sending::Withheld {
+        tracing::info!("recall: {}", emb.withheld_note().unwrap_or_default());
+        return;
+    }
+    let model = emb.name();
     let cache = Cache::load(dir);
     let mut entries = HashMap::new();
     for (_, e) in state.all_entries() {
         if let Some(v) = cache
             .vectors
-            .get(&Cache::key(&model, &Cache::text(&e.summary)))
+            .get(&Cache::key(&model, sending, &Cache::text(&e.summary)))
         {
             entries.insert(e.id.clone(), v.clone());
         }
@@ -169,16 +183,15 @@ pub async fn add_semantic(
         );
         return;
     }
-    match embeddings::embed(emb, &[question.to_string()]).await {
-        Ok(mut v) if !v.is_empty() => {
+    match embeddings::embed_question(dir, emb, question, now).await {
+        Ok(question) => {
             recollection.semantic = Some(Semantic {
-                question: v.swap_remove(0),
+                question,
                 entries,
                 min_similarity: emb.min_similarity,
                 weight: emb.weight,
             });
         }
-        Ok(_) => {}
         Err(e) => tracing::info!("recall: {e}: lexical recall only"),
     }
 }
@@ -190,10 +203,11 @@ pub fn blocking(
     state: &State,
     settings: &RecallSettings,
     question: Option<&str>,
+    now: DateTime<Utc>,
 ) -> Recollection {
     let mut r = lexical(dir, settings);
     if let (Some(q), Some(_)) = (question, &settings.embeddings) {
-        let added = crate::runtime::block_on(add_semantic(&mut r, dir, state, settings, q));
+        let added = crate::runtime::block_on(add_semantic(&mut r, dir, state, settings, q, now));
         if let Err(e) = added {
             tracing::info!("recall: {e}: lexical recall only");
         }

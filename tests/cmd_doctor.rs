@@ -219,7 +219,17 @@ fn an_open_breaker_fails_with_until_when_and_what_to_fix() {
     // the next tick closes it).
     fs::write(tick.config_path(), tick.config_text()).unwrap();
     let config = thinker::config::Config::load(&tick.config_path()).unwrap();
-    let fingerprint = thinker::provider::config::fingerprint(&config.providers["local"], Some("k"));
+    // Keyed with the state's secret, as the tick keys it.
+    let secret = thinker::untrusted::redact::RedactionKey::from_bytes([5; 32]);
+    fs::create_dir_all(tick.dir()).unwrap();
+    fs::write(tick.dir().join("redaction.key"), secret.to_hex()).unwrap();
+    let fingerprint = thinker::provider::config::fingerprint(
+        &config.providers["local"],
+        Some("k"),
+        Some(&secret),
+    )
+    .written()
+    .to_string();
     fs::write(
         tick.dir().join("ledger.json"),
         r#"{"runs": 7, "day": "2026-11-22", "spent": {"local": {"tokens": 1200, "cost": 0.25, "calls": 3}},

@@ -50,6 +50,7 @@ mod provider_formats;
 mod provider_hostile;
 mod provider_litellm;
 mod provider_llama;
+mod provider_redirect;
 mod provider_servers;
 mod readers_fuzz;
 mod recall_embeddings;

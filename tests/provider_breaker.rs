@@ -85,3 +85,50 @@ fn the_breaker_half_opens_after_breaker_hours() {
         "and opens again, saying so"
     );
 }
+
+/// The breaker's fingerprint of config and key is keyed with the state's secret, and a
+/// ledger an older version wrote (an unkeyed 48-bit hash of config and key) keeps its
+/// breaker across the upgrade: open it stays open — `doctor` says so before and after
+/// the first tick — and the tick writes the keyed fingerprint in its place; a new key
+/// still closes it.
+#[test]
+fn a_breaker_an_older_version_opened_stays_open_and_is_kept_under_the_keyed_fingerprint() {
+    let mut tick = refusing().local("breaker_failures = 2");
+    std::fs::write(tick.config_path(), tick.config_text()).unwrap();
+    let config = thinker::config::Config::load(&tick.config_path()).unwrap();
+    let legacy = thinker::untrusted::fence_id(&[
+        &format!("{:?}", config.providers["local"]),
+        "sk-revoked-0123456789",
+    ]);
+    std::fs::create_dir_all(tick.dir()).unwrap();
+    std::fs::write(
+        tick.dir().join("ledger.json"),
+        format!(
+            r#"{{"runs": 7, "day": "2026-11-22", "breakers": {{"local": {{"failures": 2, "opened": "2026-11-22T09:30:00Z", "reason": "HTTP 401", "fingerprint": "{legacy}"}}}}}}"#
+        ),
+    )
+    .unwrap();
+    let open = "FAIL breaker local: open since Sun 22 Nov 09:30";
+    let doctor = tick.thinker(&["doctor", "--offline"]);
+    assert!(doctor.stdout.contains(open), "{}", doctor.stdout);
+
+    tick.run().expect_exit(0);
+    assert_eq!(tick.all_requests(), 0, "an upgrade does not close it");
+    let ledger: Value =
+        serde_json::from_str(&std::fs::read_to_string(tick.dir().join("ledger.json")).unwrap())
+            .unwrap();
+    let kept = ledger["breakers"]["local"]["fingerprint"].as_str().unwrap();
+    assert!(kept.starts_with("k1-") && kept != legacy, "{ledger}");
+    assert_eq!(ledger["breakers"]["local"]["failures"], 2);
+    assert!(
+        !ledger.to_string().contains(&legacy),
+        "the weak hash is gone"
+    );
+    let doctor = tick.thinker(&["doctor", "--offline"]);
+    assert!(doctor.stdout.contains(open), "{}", doctor.stdout);
+
+    let mut tick = tick.env("LOCAL_KEY", "sk-fresh-9876543210");
+    tick.set_now("2026-11-22T10:10:00Z");
+    tick.run().expect_exit(1);
+    assert_eq!(tick.all_requests(), 4, "a new key closes it");
+}

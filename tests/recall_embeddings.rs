@@ -271,3 +271,263 @@ fn recall_settings_are_checked_naming_the_key() {
         assert!(out.stderr.contains(said), "{extra}: {}", out.stderr);
     }
 }
+
+/// A memory written from private mail: a diagnosis, a clinic's address and phone.
+const PRIVATE: &str = r#"{
+  "version": 2, "tick_count": 4, "last_tick": "2026-11-22T10:00:00Z",
+  "active_threads": [
+    {"id": "t-biopsy-result", "summary": "Biopsy from Dr Weber positive for melanoma stage II: call weber@clinic.example or +49 30 1234 5678",
+     "strength": 5, "created": "2026-11-21T08:00:00Z", "last_seen": "2026-11-22T10:00:00Z", "source": "watcher"}
+  ],
+  "patterns": [
+    {"id": "p-payday-spending", "summary": "Card spending spikes in the three days after the salary lands",
+     "strength": 5, "created": "2026-11-01T08:00:00Z", "last_seen": "2026-11-22T08:00:00Z"}
+  ],
+  "hunches": [], "insights": [], "escalation_history": [], "thread_state": {}
+}"#;
+
+/// The embeddings calls' lines of the journal (`{"time", "embeddings": {...}}`).
+fn embeddings_lines(dir: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("journal.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l.get("embeddings").is_some())
+        .map(|l| l["embeddings"].clone())
+        .collect()
+}
+
+/// `thinker hook claude-code` with a `UserPromptSubmit` of `prompt`; its stdout.
+fn hook(tick: &mut Tick, prompt: &str) -> String {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let event =
+        json!({"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": prompt});
+    let mut child = tick
+        .command(&["hook", "claude-code"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(event.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+impl Server {
+    /// The bodies received, as bytes.
+    fn bodies(&self) -> Vec<Vec<u8>> {
+        self.rt
+            .block_on(self.server.received_requests())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| r.body)
+            .collect()
+    }
+}
+
+/// An embeddings provider `emb` at `base`, remote (`local = false`), with `lines`, under
+/// `private_to = "local"`.
+fn local_config(base: &str, lines: &str) -> String {
+    format!(
+        "[providers.emb]\nkind = \"openai\"\nbase_url = \"{base}\"\nlocal = false\n{lines}\n\n[recall]\nembeddings = \"emb/toy-embed\"\nmin_similarity = 0.9\n\n[privacy]\nprivate_to = \"local\"\n"
+    )
+}
+
+/// SPEC §9: under `private_to = "local"` an embeddings provider that is remote
+/// (`local = false`) and not trusted is sent nothing — neither the memory (written from
+/// private mail) nor a question (the user's words) — and the journal records what was
+/// withheld, once; recall stays lexical; `stats --egress` and `doctor` say so.
+#[test]
+fn under_local_a_remote_embeddings_provider_is_sent_nothing_and_the_ledger_says_so() {
+    let server = Server::start(false);
+    let base = format!("{}/v1", server.server.uri());
+    let mut tick = Tick::new()
+        .state(PRIVATE)
+        .config_extra(&local_config(&base, ""));
+    let ticked = tick.run_with(&["-v"]);
+    ticked.expect_exit(0);
+    assert!(
+        ticked
+            .stderr
+            .contains("embeddings withheld from `emb` (remote and not trusted"),
+        "{}",
+        ticked.stderr
+    );
+    assert!(server.bodies().is_empty(), "nothing reached the provider");
+    let lines = embeddings_lines(tick.dir());
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let e = &lines[0];
+    assert_eq!(
+        (
+            e["purpose"].as_str(),
+            e["texts"].as_u64(),
+            e["egress"]["provider"].as_str(),
+            e["egress"]["reach"].as_str(),
+            e["egress"]["private"].as_str(),
+            e["egress"]["bytes"].as_u64(),
+            e["egress"]["requests"].as_u64(),
+            e["egress"]["withheld_items"].as_u64()
+        ),
+        (
+            Some("memory"),
+            Some(0),
+            Some("emb"),
+            Some("remote"),
+            Some("withheld"),
+            Some(0),
+            Some(0),
+            Some(2)
+        ),
+        "{e}"
+    );
+    assert_eq!(e["egress"]["withheld"], json!(["memory"]));
+
+    // A question is the user's private text: not sent either; recall answers lexically.
+    let out = tick.thinker(&[
+        "-v",
+        "show",
+        "--format",
+        "json",
+        "--for",
+        "the biopsy from Dr Weber",
+    ]);
+    out.expect_exit(0);
+    assert_eq!(ids(&out.stdout), ["t-biopsy-result"]);
+    assert!(out.stderr.contains("recall is lexical"), "{}", out.stderr);
+    let hooked = hook(&mut tick, "what did Dr Weber say about the biopsy?");
+    assert!(hooked.contains("t-biopsy-result"), "{hooked}");
+    assert!(server.bodies().is_empty(), "the questions stayed here");
+
+    // The next tick withholds the same entries again, and does not record them twice.
+    tick.set_now("2026-11-22T10:10:00Z");
+    tick.run().expect_exit(0);
+    assert_eq!(embeddings_lines(tick.dir()).len(), 1);
+    assert!(server.bodies().is_empty());
+
+    let stats = tick.thinker(&["stats", "--egress", "--json"]);
+    stats.expect_exit(0);
+    let stats: Value = serde_json::from_str(&stats.stdout).unwrap();
+    assert_eq!(stats["total"]["remote_bytes"], 0, "{stats}");
+    assert_eq!(stats["total"]["remote_providers"], 0, "{stats}");
+    assert_eq!(stats["total"]["withheld_items"], 2, "{stats}");
+    let text = tick.thinker(&["stats", "--egress"]);
+    let all = text.stdout.lines().last().unwrap_or_default();
+    assert!(
+        all.starts_with("In all: nothing to a remote provider,")
+            && all.ends_with("private text withheld from 1 call: memory"),
+        "{}",
+        text.stdout
+    );
+    let doctor = tick.thinker(&["doctor", "--offline"]);
+    let egress = doctor
+        .stdout
+        .lines()
+        .find(|l| l.contains("egress"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        egress.contains("warn") && egress.contains("embeddings withheld from `emb`"),
+        "{}",
+        doctor.stdout
+    );
+}
+
+/// Under `local`, a remote embeddings provider marked `trusted` may see private text:
+/// the texts go as they are, recorded as a call to a remote provider with every byte it
+/// received.
+#[test]
+fn under_local_a_trusted_embeddings_provider_gets_the_texts_as_they_are() {
+    let trusted = Server::start(false);
+    let base = format!("{}/v1", trusted.server.uri());
+    let mut tick = Tick::new()
+        .state(PRIVATE)
+        .config_extra(&local_config(&base, "trusted = true"));
+    tick.run().expect_exit(0);
+    let bodies = trusted.bodies();
+    assert_eq!(bodies.len(), 1);
+    assert!(String::from_utf8_lossy(&bodies[0]).contains("melanoma"));
+    let lines = embeddings_lines(tick.dir());
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["egress"]["private"], "full");
+    assert_eq!(lines[0]["egress"]["reach"], "remote");
+    assert_eq!(lines[0]["egress"]["bytes"], bodies[0].len() as u64);
+}
+
+/// SPEC §9: under `redacted` (the default) a remote embeddings provider gets the
+/// memory and the question with personal data replaced by the state's placeholders —
+/// the same in both, so they still compare — and every call is in the egress ledger
+/// with the bytes the server received and the replacements by category.
+#[test]
+fn under_redacted_the_memory_and_the_question_go_redacted_and_are_recorded() {
+    let server = Server::start(false);
+    let base = format!("{}/v1", server.server.uri());
+    let mut tick = Tick::new().state(PRIVATE).config_extra(&format!(
+        "[providers.emb]\nkind = \"openai\"\nbase_url = \"{base}\"\nlocal = false\n\n[recall]\nembeddings = \"emb/toy-embed\"\nmin_similarity = 0.9\n"
+    ));
+    tick.run().expect_exit(0);
+    let out = tick.thinker(&[
+        "show",
+        "--format",
+        "json",
+        "--for",
+        "why am I broke, asks jane.doe@example.org",
+    ]);
+    out.expect_exit(0);
+    assert_eq!(ids(&out.stdout), ["p-payday-spending"], "{}", out.stdout);
+    let hooked = hook(&mut tick, "broke again, my number is +44 20 7946 0958");
+    assert!(hooked.contains("p-payday-spending"), "{hooked}");
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 3, "the memory, then two questions");
+    for body in &bodies {
+        let text = String::from_utf8_lossy(body);
+        for private in [
+            "weber@clinic.example",
+            "1234 5678",
+            "jane.doe@example.org",
+            "7946 0958",
+        ] {
+            assert!(!text.contains(private), "{private} sent: {text}");
+        }
+    }
+    let memory = String::from_utf8_lossy(&bodies[0]);
+    assert!(memory.contains("<email-"), "{memory}");
+    let lines = embeddings_lines(tick.dir());
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    for (line, (body, purpose)) in lines
+        .iter()
+        .zip(bodies.iter().zip(["memory", "question", "question"]))
+    {
+        let e = &line["egress"];
+        assert_eq!(line["purpose"], purpose);
+        assert_eq!(
+            (
+                e["reach"].as_str(),
+                e["private"].as_str(),
+                e["requests"].as_u64()
+            ),
+            (Some("remote"), Some("redacted"), Some(1)),
+            "{line}"
+        );
+        assert_eq!(e["bytes"], body.len() as u64, "{line}");
+        assert_eq!(e["sources"], json!([purpose]));
+    }
+    assert_eq!(
+        lines[0]["egress"]["redactions"],
+        json!({"email": 1, "phone": 1})
+    );
+    assert_eq!(lines[1]["egress"]["redactions"], json!({"email": 1}));
+    assert_eq!(lines[2]["egress"]["redactions"], json!({"phone": 1}));
+    let stats = tick.thinker(&["stats", "--egress", "--json"]);
+    let stats: Value = serde_json::from_str(&stats.stdout).unwrap();
+    let sent: usize = bodies.iter().map(Vec::len).sum();
+    assert_eq!(stats["total"]["remote_bytes"], sent as u64, "{stats}");
+    assert_eq!(stats["total"]["redactions"], 4, "{stats}");
+}

@@ -645,6 +645,8 @@ def main():
         p("Not measured in this run.")
     p("")
 
+    ics_section(p, load(results, "ics.json"))
+
     # --- replay ---------------------------------------------------------------------------
     rep = ticks.get("replay")
     p("## Replay speed (`thinker replay --json`, `scripts/bench/bench-scale.py` section replay)")
@@ -865,6 +867,43 @@ def main():
     recall_section(p, load(results, "recall.json"))
     sys.stdout.write("\n".join(w))
     return 0
+
+
+def ics_section(p, ics):
+    p("## Large calendars (`python3 scripts/bench/bench-ics.py`)")
+    p("")
+    p("One `.ics` of N events (a title and a place each, ~150 bytes) and, after them, one "
+      "real event 3 hours ahead, read by `thinker prompt watcher` (the release binary, its "
+      "one source that calendar). Past events are left unparsed (a scan of their lines); "
+      "events after the window are parsed and expanded, which times the parser itself. "
+      "Both grow linearly with the events, and the real event is listed whatever comes "
+      "before it. Wall is the whole process (its start-up, some 30 ms, is most of the "
+      "small sizes); per event is wall / N. Peak is the child's own VmHWM, sampled while "
+      "it runs.")
+    p("")
+    if not ics:
+        p("Not measured in this run.")
+        p("")
+        return
+    p("| events before the real one | file | wall (median) | per event | peak RSS (max) | real event | runs |")
+    p("|---|---|---|---|---|---|---|")
+    for row in ics["by_size"]:
+        when = "past" if row.get("when", "past") == "past" else "after the window"
+        p(f"| {row['events']:,} {when} | {row['bytes'] / 1e6:.1f} MB | {ms(row['wall_ms_median'])} | "
+          f"{row['us_per_event']:.1f} µs | {mb(row['rss_mb_max'])} | "
+          f"{'listed' if row['real_event_found'] else 'LOST'} | {row['runs']} |")
+    p("")
+    two = ics.get("two_threads")
+    if two:
+        p(f"Two threads, one vdir (`config/default.toml`'s shape: the watcher's 24 hours and "
+          f"the oracle's 72 on the same `paths`), {two['files']} files of "
+          f"{two['bytes'] / two['files'] / 1e6:.1f} MB ({two['bytes'] / 1e6:.1f} MB, "
+          f"{two['events']:,} past events and the real one), one `thinker tick` against the "
+          f"stub: {ms(two['wall_ms_median'])} (median), peak RSS {mb(two['rss_mb_max'])} (max) "
+          f"over {two['runs']} ticks (the target: under 100 MB); the tick reads the calendars "
+          f"once for both threads, and {two.get('prompts_listing_the_real_event', '?')} of the "
+          f"{two.get('prompts', '?')} prompts sent listed the real event.")
+        p("")
 
 
 def recall_section(p, recall):

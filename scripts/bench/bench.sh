@@ -15,7 +15,7 @@
 # the whole-process scripts beside this one (scripts/bench/) against stubs on loopback:
 # bench-tick.py (http, https, 1 s threads, the Python reference reference_tick.py side by
 # side), bench-rss.py (private memory, PIE and -no-pie in turn), bench-input.py (hostile
-# sources), bench-hook.py, bench-recall.py (recall@3 before and after, unrelated
+# sources), bench-ics.py (large calendars, two threads on one vdir), bench-hook.py, bench-recall.py (recall@3 before and after, unrelated
 # prompts), bench-idle.py, bench-scale.py and bench-week.py (a synthetic week: what is
 # remembered until it matters; about 4 minutes), each writing JSON into a temp
 # directory; bench-report.py turns those into the Markdown. They share stub.py (the
@@ -116,6 +116,9 @@ python3 scripts/bench/bench-rss.py --binary pie="$binary" --binary no-pie="$resu
     --runs "$([ "$quick" = 1 ] && echo 3 || echo 10)" >&2
 step "scripts/bench/bench-input.py"
 python3 scripts/bench/bench-input.py --binary "$binary" --json "$results/input.json" \
+    $([ "$quick" = 1 ] && echo "--quick --runs 1" || echo "--runs 3") >&2
+step "scripts/bench/bench-ics.py"
+python3 scripts/bench/bench-ics.py --binary "$binary" --json "$results/ics.json" \
     $([ "$quick" = 1 ] && echo "--quick --runs 1" || echo "--runs 3") >&2
 step "scripts/bench/bench-hook.py"
 python3 scripts/bench/bench-hook.py --binary "$binary" --json "$results/hook.json" "${hook_args[@]}" >&2

@@ -213,9 +213,19 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
     check_lock(&dir, &mut report);
     check_journal(&health, ctx.clock, &mut report);
     check_memory(&health, ctx.clock, &mut report);
-    match crate::cmd::shared::egress_today(dir.path(), &ctx.clock) {
-        Ok(line) => report.push("egress", Level::Ok, line),
-        Err(e) => report.push("egress", Level::Warn, e.to_string()),
+    // What left today; and, when `[recall] embeddings` may be sent nothing (SPEC §9),
+    // that recall stays lexical.
+    let withheld = config
+        .as_ref()
+        .and_then(|c| c.recall.embeddings.as_ref())
+        .and_then(crate::embeddings::EmbeddingsSettings::withheld_note);
+    match (
+        crate::cmd::shared::egress_today(dir.path(), &ctx.clock),
+        withheld,
+    ) {
+        (Ok(line), None) => report.push("egress", Level::Ok, line),
+        (Ok(line), Some(note)) => report.push("egress", Level::Warn, format!("{line}; {note}")),
+        (Err(e), _) => report.push("egress", Level::Warn, e.to_string()),
     }
     if let Some(config) = &config {
         check_ledger(&dir, &health, config, ctx.clock, &mut report);
@@ -236,9 +246,14 @@ pub fn examine(ctx: &Context<'_>, offline: bool) -> Result<Report, Error> {
 /// environment, as the tick reads them (unknown without a config).
 fn examine_health(config: Option<&Config>, dir: &StateDir, clock: Clock) -> Health {
     let keys = config.map_or(Keys::Unknown, |c| {
-        Keys::Known(crate::provider::config::fingerprints(&c.providers, |var| {
-            std::env::var(var).ok()
-        }))
+        // Keyed with the state's secret, as the tick keys them (none yet: only an older
+        // version's fingerprint can match).
+        let secret = dir.redaction_key().ok().flatten();
+        Keys::Known(crate::provider::config::fingerprints(
+            &c.providers,
+            secret.as_ref(),
+            |var| std::env::var(var).ok(),
+        ))
     });
     health::read(dir.path(), &Allowances::from_config(config), &keys, &clock)
 }
@@ -1138,7 +1153,7 @@ mod tests {
             };
             let keys = Keys::Known(BTreeMap::from([(
                 "groq".to_string(),
-                fingerprint.to_string(),
+                crate::provider::config::Fingerprint::fixed(fingerprint),
             )]));
             let clock = Clock::utc(at(now));
             let health = Health::of(

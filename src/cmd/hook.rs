@@ -150,7 +150,7 @@ fn answer(ctx: &Context<'_>, input: &mut dyn Read, host: Host) -> Result<Option<
         .unwrap_or_default();
     let limits = settings.limits(host.max_bytes(settings.max_bytes));
     let question = (!start).then(|| event.prompt.as_deref().unwrap_or_default());
-    let inputs = recollect::blocking(&dir, &state, &settings, question);
+    let inputs = recollect::blocking(&dir, &state, &settings, question, ctx.clock.now);
     let block = recall::block(&state, question, &ctx.clock, &limits, &inputs.inputs());
     if !dir.path().is_dir() {
         return Ok(None);

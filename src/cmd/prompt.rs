@@ -42,6 +42,7 @@ pub fn run(ctx: &mut Context<'_>, args: &PromptArgs) -> Result<u8, Error> {
         clock: ctx.clock,
         max_input_bytes: crate::input::thread_share(config),
         privacy: &privacy,
+        calendars: None,
     };
     let input = runtime::block_on(inputs.thread_input(thread, &sources, max_tokens))?;
     if !args.as_sent {

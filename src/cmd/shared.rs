@@ -107,7 +107,8 @@ pub fn replay_dir(
     Ok((journal, replay))
 }
 
-/// Every egress record of `journal`, with its tick's local day.
+/// Every egress record of `journal`, with its tick's local day: the models' attempts and
+/// the embeddings calls.
 fn records<'a>(journal: &'a Journal, clock: &Clock) -> Vec<(NaiveDate, &'a Egress)> {
     let mut out = Vec::new();
     for tick in &journal.ticks {
@@ -120,6 +121,9 @@ fn records<'a>(journal: &'a Journal, clock: &Clock) -> Vec<(NaiveDate, &'a Egres
                 .filter_map(|a| a.egress.as_ref())
                 .map(|e| (day, e)),
         );
+    }
+    for line in &journal.embeddings {
+        out.push((clock.zone.day(line.time), &line.embeddings.egress));
     }
     out
 }

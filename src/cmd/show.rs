@@ -61,7 +61,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
         let state = dir.load()?;
         let limits = settings.limits(args.max_bytes.map_or(settings.max_bytes, |n| n as usize));
         let question = args.for_text.as_deref();
-        let inputs = recollect::blocking(&dir, &state, &settings, question);
+        let inputs = recollect::blocking(&dir, &state, &settings, question, ctx.clock.now);
         let block = recall::block(&state, question, &ctx.clock, &limits, &inputs.inputs());
         ctx.stdout(block.text.as_bytes())?;
         if let Some(text) = question
@@ -86,7 +86,7 @@ fn matches(
     text: &str,
 ) -> Result<u8, Error> {
     let state = dir.load()?;
-    let inputs = recollect::blocking(dir, &state, settings, Some(text));
+    let inputs = recollect::blocking(dir, &state, settings, Some(text), ctx.clock.now);
     let limits = settings.limits(settings.max_bytes);
     let ranked = recall::recall(&state, text, &ctx.clock, &limits, &inputs.inputs());
     let out = Matches {

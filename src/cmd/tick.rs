@@ -17,7 +17,7 @@ pub fn run(ctx: &mut Context<'_>, args: &TickArgs) -> Result<u8, Error> {
     };
     let report = tick::run(&resolved.config, &resolved.state_dir, &options)?;
     if !args.dry_run {
-        refresh_embeddings(&resolved.config, &resolved.state_dir);
+        refresh_embeddings(&resolved.config, &resolved.state_dir, ctx.clock.now);
     }
     if args.json {
         let text = to_json_pretty(&report, "the tick report")?;
@@ -32,8 +32,14 @@ pub fn run(ctx: &mut Context<'_>, args: &TickArgs) -> Result<u8, Error> {
 
 /// With `[recall] embeddings`: the vectors of new and changed entries, cached for
 /// recall (after the state is written and the lock released; a failure is a warning and
-/// changes nothing else: recall stays lexical until a later tick succeeds).
-fn refresh_embeddings(config: &crate::config::Config, state_dir: &std::path::Path) {
+/// changes nothing else: recall stays lexical until a later tick succeeds). What is
+/// sent follows `[privacy] private_to`, and the call is journaled at `now`
+/// ([`crate::embeddings::refresh`]).
+fn refresh_embeddings(
+    config: &crate::config::Config,
+    state_dir: &std::path::Path,
+    now: chrono::DateTime<chrono::Utc>,
+) {
     let Some(settings) = &config.recall.embeddings else {
         return;
     };
@@ -41,7 +47,10 @@ fn refresh_embeddings(config: &crate::config::Config, state_dir: &std::path::Pat
     let Ok(state) = dir.load() else {
         return;
     };
-    match crate::runtime::block_on(crate::embeddings::refresh(&dir, &state, settings)) {
+    match crate::runtime::block_on(crate::embeddings::refresh(&dir, &state, settings, now)) {
+        Ok(Ok(done)) if done.withheld > 0 => {
+            tracing::info!("{}", settings.withheld_note().unwrap_or_default());
+        }
         Ok(Ok(done)) => tracing::info!(
             "embeddings: {} embedded, {} kept, {} dropped",
             done.embedded,

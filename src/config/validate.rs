@@ -215,7 +215,7 @@ impl Validator<'_> {
             dismiss_memory,
             ..memory
         };
-        let mut recall = self.recall(raw.recall, &providers)?;
+        let mut recall = self.recall(raw.recall, &providers, privacy.private_to)?;
         let interval = self.int(
             "tick.interval_minutes",
             raw.tick.interval_minutes,
@@ -301,11 +301,13 @@ impl Validator<'_> {
     }
 
     /// `[recall]`: sizes, synonyms, and the optional embeddings model (an `openai` or
-    /// `ollama` provider).
+    /// `ollama` provider), sent what `[privacy] private_to` lets its provider see (SPEC
+    /// §9: `crate::embeddings::Sending`).
     fn recall(
         &self,
         r: RawRecall,
         providers: &BTreeMap<String, ProviderConfig>,
+        private_to: crate::privacy::PrivateTo,
     ) -> Result<crate::recollect::RecallSettings, ConfigError> {
         use crate::recollect::{EmbeddingsSettings, RecallSettings};
         let defaults = RecallSettings::default();
@@ -348,6 +350,7 @@ impl Validator<'_> {
                         r.semantic_weight,
                         crate::recollect::DEFAULT_SEMANTIC_WEIGHT,
                     )?,
+                    private_to,
                 })
             }
         };

@@ -20,6 +20,7 @@ use crate::aggregate::links::{LinkRefused, Linked, Unlinked};
 use crate::aggregate::{self, DueMove, RetireRefused, Skip};
 use crate::answer::{Answer, RetireWhy};
 use crate::egress::Egress;
+pub use crate::embeddings::EmbeddingsLine;
 use crate::state::{DecisionRecord, EscalationRecord, State};
 use crate::thread::ThreadName;
 use crate::timestamp;
@@ -500,12 +501,14 @@ pub fn outcome_word(record: &EscalationRecord) -> String {
     }
 }
 
-/// Either line of the journal, as read.
+/// A line of the journal, as read: a tick's, an escalation phase's, or an embeddings
+/// call's ([`EmbeddingsLine`]: egress only, written by `embeddings` outside any tick).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum Line {
     Tick(Box<JournalLine>),
     Escalation(Box<EscalationLine>),
+    Embeddings(Box<EmbeddingsLine>),
 }
 
 #[cfg(test)]
@@ -567,9 +570,18 @@ mod tests {
         let esc = r#"{"time":"2026-11-21T08:00:00Z","run":3,"escalation":{"records":[]}}"#;
         match serde_json::from_str::<Line>(esc).unwrap() {
             Line::Escalation(e) => assert_eq!((e.run, e.state), (3, None)),
-            Line::Tick(_) => panic!("an escalation line read as a tick"),
+            other => panic!("an escalation line read as {other:?}"),
         }
-        // Not a line: no threads, no escalation.
+        // An embeddings call's line: egress only, with its defaults.
+        let emb = r#"{"time":"2026-11-21T08:00:00Z","embeddings":{"model":"emb/m","egress":{"provider":"emb","bytes":12,"requests":1}}}"#;
+        match serde_json::from_str::<Line>(emb).unwrap() {
+            Line::Embeddings(e) => assert_eq!(
+                (e.embeddings.purpose, e.embeddings.egress.bytes),
+                (crate::embeddings::Purpose::Memory, 12)
+            ),
+            other => panic!("an embeddings line read as {other:?}"),
+        }
+        // Not a line: no threads, no escalation, no embeddings.
         assert!(serde_json::from_str::<Line>(&format!("{{{t}}}")).is_err());
     }
 

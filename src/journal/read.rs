@@ -3,6 +3,9 @@
 //! [`EscalationLine`] of the same `run` joined to it (one join, the same in both modes).
 //!
 //! Two modes, one line shape ([`super::line`]):
+//! Embeddings calls' lines (egress only, [`EmbeddingsLine`]) are kept apart by
+//! [`lenient`] for the egress ledger and passed over by [`strict`].
+//!
 //! - [`lenient`] (`log`, `stats`, `doctor`, the MCP status): a line that does not read (torn
 //!   by a kill, corrupt) is skipped and counted with its file and line number for the
 //!   caller's one warning ([`Skipped`]); it never stops the read. An escalation line whose
@@ -22,7 +25,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 use super::files::start_of;
-use super::line::{EscalationLine, JournalLine, Line};
+use super::line::{EmbeddingsLine, EscalationLine, JournalLine, Line};
 use crate::archive::Archived;
 use crate::storage::ARCHIVE_FILE;
 use crate::timestamp;
@@ -111,10 +114,12 @@ pub enum Span {
     Since(DateTime<Utc>),
 }
 
-/// The journal as read leniently: ticks in file order, and what was skipped.
+/// The journal as read leniently: ticks in file order, the embeddings calls' lines
+/// (egress only), and what was skipped.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Lenient {
     pub ticks: Vec<Tick>,
+    pub embeddings: Vec<EmbeddingsLine>,
     pub skipped: Skipped,
 }
 
@@ -170,6 +175,7 @@ pub fn lenient(dir: &Path, span: Span) -> Result<Lenient, ReadError> {
                         });
                     }
                 }
+                Ok(Line::Embeddings(line)) => journal.embeddings.push(*line),
                 Err(_) => journal.skipped.0.push(Unreadable {
                     file: name_of(path),
                     line: i + 1,
@@ -179,6 +185,7 @@ pub fn lenient(dir: &Path, span: Span) -> Result<Lenient, ReadError> {
     }
     if let Span::Since(since) = span {
         journal.ticks.retain(|t| t.line.time >= since);
+        journal.embeddings.retain(|e| e.time >= since);
     }
     Ok(journal)
 }
@@ -272,6 +279,8 @@ fn take(ticks: &mut Vec<Tick>, line: &[u8]) -> Result<(), LineError> {
             run: esc.run,
             time: esc.time,
         })?,
+        // An embeddings call's egress: nothing a replay computes from.
+        Line::Embeddings(_) => {}
     }
     Ok(())
 }
@@ -483,6 +492,45 @@ mod tests {
     }
 
     /// The join: the latest tick of the run that has no escalation line yet.
+    /// An embeddings call's line (egress only) is kept apart by the lenient read, within
+    /// the span, and passed over by the strict one; it is no tick.
+    #[test]
+    fn embeddings_lines_are_kept_apart_and_passed_over_by_a_replay() {
+        let tmp = tempfile::tempdir().unwrap();
+        let emb = |t: &str| {
+            format!(
+                r#"{{"time":"{t}","embeddings":{{"model":"emb/m","purpose":"question","texts":1,"egress":{{"provider":"emb","reach":"remote","private":"redacted","bytes":80,"requests":1}}}}}}"#
+            )
+        };
+        write(
+            tmp.path(),
+            "journal.jsonl",
+            &format!(
+                "{}\n{TICK}\n{}\n{ESC}\n",
+                emb("2026-11-22T09:00:00Z"),
+                emb("2026-11-22T10:01:00Z")
+            ),
+        );
+        let j = lenient(tmp.path(), Span::All).unwrap();
+        assert_eq!((j.ticks.len(), j.embeddings.len()), (1, 2));
+        assert!(j.skipped.0.is_empty());
+        assert!(j.ticks[0].escalation.is_some(), "the join is not disturbed");
+        let e = &j.embeddings[1].embeddings;
+        assert_eq!(
+            (e.purpose, e.egress.bytes, e.egress.provider.as_str()),
+            (crate::embeddings::Purpose::Question, 80, "emb")
+        );
+        let since = lenient(
+            tmp.path(),
+            Span::Since(timestamp::parse("2026-11-22T10:00:00Z").unwrap()),
+        )
+        .unwrap();
+        assert_eq!(since.embeddings.len(), 1);
+        let s = strict(tmp.path()).unwrap();
+        assert_eq!((s.ticks.len(), s.stopped.is_none()), (1, true));
+        assert_eq!(count_ticks(&tmp.path().join("journal.jsonl")).unwrap(), 1);
+    }
+
     #[test]
     fn the_join_attaches_an_escalation_line_to_the_latest_tick_of_its_run() {
         let tick = |run: u64| Tick {
@@ -495,7 +543,7 @@ mod tests {
         .unwrap()
         {
             Line::Escalation(e) => e,
-            Line::Tick(_) => unreachable!(),
+            _ => unreachable!(),
         };
         // Run numbers restart when the ledger is deleted: the later tick of run 1 wins.
         let mut ticks = vec![tick(1), tick(2), tick(1)];

@@ -17,16 +17,20 @@
 //! when it opens (a `warn`, once, so cron mails it once) and is silent while it stays
 //! open: the calls it skips are journaled as skipped (`breaker open`).
 //!
-//! The fingerprint ([`super::config::fingerprint`]) is a 48-bit content hash of the
-//! provider's config and its key's value ([`crate::untrusted::fence_id`]): it tells that the key changed without keeping
-//! anything of it. Must not: read the environment or the clock (both are handed in), or
-//! do I/O.
+//! The fingerprint ([`super::config::fingerprint`]) is an HMAC-SHA256 of the provider's
+//! config and its key's value, keyed with the state's secret: it tells that the key
+//! changed without keeping anything of it, and a ledger alone cannot be used to test
+//! guesses of a short key. A state an older version kept under its unkeyed fingerprint
+//! still counts when that fingerprint is the config's and key's now (an upgrade neither
+//! closes an open breaker nor lets a new key inherit an old one's refusals), and
+//! [`Breakers::new`] writes the keyed one in its place. Must not: read the environment,
+//! the clock or the secret (all are handed in), or do I/O.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use super::config::ProviderConfig;
+use super::config::{Fingerprint, ProviderConfig};
 use super::{CallError, Refusal};
 use crate::ledger::BreakerState;
 use crate::untrusted;
@@ -37,7 +41,7 @@ use crate::untrusted;
 pub enum KeyNow<'a> {
     /// The fingerprint of the provider's config and key now
     /// ([`super::config::fingerprint`]).
-    Is(&'a str),
+    Is(&'a Fingerprint),
     /// The provider is not configured any more.
     Gone,
     /// Not known here (the MCP server does not see the environment the tick runs in):
@@ -48,16 +52,14 @@ pub enum KeyNow<'a> {
 impl<'a> KeyNow<'a> {
     /// Provider `name`'s fingerprint in `fingerprints` ([`super::Providers::fingerprints`]):
     /// [`KeyNow::Is`], or [`KeyNow::Gone`] when it has none.
-    pub fn of(fingerprints: &'a BTreeMap<String, String>, name: &str) -> KeyNow<'a> {
-        fingerprints
-            .get(name)
-            .map_or(KeyNow::Gone, |fingerprint| KeyNow::Is(fingerprint))
+    pub fn of(fingerprints: &'a BTreeMap<String, Fingerprint>, name: &str) -> KeyNow<'a> {
+        fingerprints.get(name).map_or(KeyNow::Gone, KeyNow::Is)
     }
 
     /// Whether a state kept for `recorded` (a fingerprint) still counts against this key.
     fn counts(self, recorded: &str) -> bool {
         match self {
-            KeyNow::Is(now) => now == recorded,
+            KeyNow::Is(now) => now.matches(recorded),
             KeyNow::Gone => false,
             KeyNow::Unknown => true,
         }
@@ -154,7 +156,7 @@ pub fn trips(error: &CallError) -> Option<String> {
 pub struct Breakers {
     states: BTreeMap<String, BreakerState>,
     /// Each provider's fingerprint now.
-    fingerprints: BTreeMap<String, String>,
+    fingerprints: BTreeMap<String, Fingerprint>,
     now: Option<DateTime<Utc>>,
     /// Providers whose refusal this tick was already counted: one tick counts once,
     /// however many threads share the provider.
@@ -163,16 +165,24 @@ pub struct Breakers {
 
 impl Breakers {
     /// The breakers of `states` at `now`; a provider whose fingerprint changed starts
-    /// closed (its key or config changed: the user fixed it).
+    /// closed (its key or config changed: the user fixed it). A state kept under an
+    /// older version's fingerprint of the same config and key is kept, under the keyed
+    /// fingerprint from now on.
     pub fn new(
         states: &BTreeMap<String, BreakerState>,
-        fingerprints: BTreeMap<String, String>,
+        fingerprints: BTreeMap<String, Fingerprint>,
         now: DateTime<Utc>,
     ) -> Breakers {
         let states = states
             .iter()
-            .filter(|(name, s)| KeyNow::of(&fingerprints, name).counts(&s.fingerprint))
-            .map(|(name, s)| (name.clone(), s.clone()))
+            .filter_map(|(name, s)| {
+                let now = fingerprints.get(name)?;
+                now.matches(&s.fingerprint).then(|| {
+                    let mut kept = s.clone();
+                    now.written().clone_into(&mut kept.fingerprint);
+                    (name.clone(), kept)
+                })
+            })
             .collect();
         Breakers {
             states,
@@ -224,7 +234,7 @@ impl Breakers {
         let fingerprint = self
             .fingerprints
             .get(&provider.name)
-            .cloned()
+            .map(|f| f.written().to_string())
             .unwrap_or_default();
         let state = self.states.entry(provider.name.clone()).or_default();
         state.fingerprint = fingerprint;
@@ -264,6 +274,10 @@ mod tests {
     use super::*;
     use crate::provider::config::fingerprint;
     use crate::timestamp;
+    use crate::untrusted::redact::RedactionKey;
+
+    /// The state's secret in these tests.
+    const SECRET: RedactionKey = RedactionKey::from_bytes([9; 32]);
 
     fn provider() -> ProviderConfig {
         let config = crate::config::Config::parse(
@@ -317,11 +331,13 @@ mod tests {
     #[test]
     fn it_opens_after_the_failures_stays_open_and_half_opens_after_the_hours() {
         let p = provider();
-        let fp = |k: &str| BTreeMap::from([("groq".to_string(), fingerprint(&p, Some(k)))]);
+        let fp = |k: &str| {
+            BTreeMap::from([("groq".to_string(), fingerprint(&p, Some(k), Some(&SECRET)))])
+        };
         let tick = |states: &BTreeMap<String, BreakerState>, k: &str| {
             Breakers::new(states, fp(k), at("2026-11-22T10:00:00Z"))
         };
-        let mut b = tick(&BTreeMap::new(), "k1");
+        let mut b = tick(&BTreeMap::new(), "sk-one");
         assert!(b.observe(&p, Some(&http(401, "no"))).is_none());
         assert!(
             b.observe(&p, Some(&http(401, "no"))).is_none(),
@@ -331,10 +347,10 @@ mod tests {
             b.observe(&p, Some(&http(500, "down"))).is_none(),
             "outages do not count"
         );
-        let mut b = tick(&b.states(), "k1");
+        let mut b = tick(&b.states(), "sk-one");
         assert!(b.observe(&p, Some(&http(401, "no"))).is_none());
         assert!(b.check(&p).is_ok());
-        let mut b = tick(&b.states(), "k1");
+        let mut b = tick(&b.states(), "sk-one");
         let warning = b.observe(&p, Some(&http(401, "no"))).unwrap();
         assert!(
             warning.contains("GROQ_API_KEY") && warning.contains("3 times"),
@@ -348,23 +364,23 @@ mod tests {
         assert!(open.to_string().contains("breaker open"), "{open}");
         let saved = b.states();
         assert!(
-            !format!("{saved:?}").contains("k1"),
+            !format!("{saved:?}").contains("sk-one"),
             "nothing of the key is kept"
         );
         // Later ticks, same key: still open, until the hours pass.
-        let b = Breakers::new(&saved, fp("k1"), at("2026-11-22T15:59:00Z"));
+        let b = Breakers::new(&saved, fp("sk-one"), at("2026-11-22T15:59:00Z"));
         assert!(b.check(&p).is_err());
-        let mut b = Breakers::new(&saved, fp("k1"), at("2026-11-22T16:00:00Z"));
+        let mut b = Breakers::new(&saved, fp("sk-one"), at("2026-11-22T16:00:00Z"));
         assert!(b.check(&p).is_ok(), "half-open after 6 h");
         assert!(
             b.observe(&p, Some(&http(401, "no"))).is_some(),
             "and open again at once"
         );
         // A new key closes it.
-        let b = Breakers::new(&saved, fp("k2"), at("2026-11-22T11:00:00Z"));
+        let b = Breakers::new(&saved, fp("sk-two"), at("2026-11-22T11:00:00Z"));
         assert!(b.check(&p).is_ok());
         // A success closes it.
-        let mut b = Breakers::new(&saved, fp("k1"), at("2026-11-22T16:00:00Z"));
+        let mut b = Breakers::new(&saved, fp("sk-one"), at("2026-11-22T16:00:00Z"));
         b.observe(&p, None);
         assert!(b.states().is_empty());
     }
@@ -385,64 +401,65 @@ mod tests {
             ..open.clone()
         };
         let until = at("2026-11-22T16:00:00Z");
+        let [fp, other, new] = ["fp", "other", "new"].map(Fingerprint::fixed);
         let cases = [
             // Nothing counted: closed, whatever the key.
             (
                 BreakerState::default(),
                 "2026-11-22T10:00:00Z",
-                KeyNow::Is("other"),
+                KeyNow::Is(&other),
                 Phase::Closed,
             ),
             (
                 counting.clone(),
                 "2026-11-22T10:00:00Z",
-                KeyNow::Is("fp"),
+                KeyNow::Is(&fp),
                 Phase::Counting,
             ),
             (
                 counting.clone(),
                 "2026-11-22T10:00:00Z",
-                KeyNow::Is("new"),
+                KeyNow::Is(&new),
                 Phase::Stale,
             ),
             // Open from the second it opened…
             (
                 open.clone(),
                 "2026-11-22T10:00:00Z",
-                KeyNow::Is("fp"),
+                KeyNow::Is(&fp),
                 Phase::Open { until },
             ),
             (
                 open.clone(),
                 "2026-11-22T15:59:59Z",
-                KeyNow::Is("fp"),
+                KeyNow::Is(&fp),
                 Phase::Open { until },
             ),
             // …until `breaker_hours` later, not one second more (`<=` would keep it shut).
             (
                 open.clone(),
                 "2026-11-22T16:00:00Z",
-                KeyNow::Is("fp"),
+                KeyNow::Is(&fp),
                 Phase::HalfOpen { until },
             ),
             (
                 open.clone(),
                 "2026-11-23T10:00:00Z",
-                KeyNow::Is("fp"),
+                KeyNow::Is(&fp),
                 Phase::HalfOpen { until },
             ),
             // Opened after now (a clock stepped back): the tick lets a call through.
             (
                 open.clone(),
                 "2026-11-22T09:59:59Z",
-                KeyNow::Is("fp"),
+                KeyNow::Is(&fp),
                 Phase::HalfOpen { until },
             ),
             // A new key or config: stale, though its hours are not over (the bug of doctor).
             (
                 open.clone(),
                 "2026-11-22T11:00:00Z",
-                KeyNow::Is("new"),
+                KeyNow::Is(&new),
                 Phase::Stale,
             ),
             (
@@ -472,7 +489,7 @@ mod tests {
             ..open.clone()
         };
         assert_eq!(
-            phase(&last, 8760, DateTime::<Utc>::MAX_UTC, KeyNow::Is("fp")),
+            phase(&last, 8760, DateTime::<Utc>::MAX_UTC, KeyNow::Is(&fp)),
             Phase::Open {
                 until: DateTime::<Utc>::MAX_UTC
             }
@@ -483,12 +500,12 @@ mod tests {
     #[test]
     fn check_refuses_exactly_in_the_open_phase() {
         let p = provider();
-        let fp = fingerprint(&p, Some("k"));
+        let fp = fingerprint(&p, Some("k"), Some(&SECRET));
         let state = BreakerState {
             failures: 3,
             opened: Some(at("2026-11-22T10:00:00Z")),
             reason: "HTTP 401".into(),
-            fingerprint: fp.clone(),
+            fingerprint: fp.written().to_string(),
         };
         let states = BTreeMap::from([("groq".to_string(), state.clone())]);
         for now in [
@@ -510,6 +527,101 @@ mod tests {
         }
     }
 
+    /// The fingerprint is keyed with the state's secret: the same config and key give
+    /// another fingerprint under another secret (a ledger alone cannot test guesses of
+    /// a short key), and it says nothing of the key.
+    #[test]
+    fn the_fingerprint_is_keyed_with_the_states_secret() {
+        let p = provider();
+        let other = RedactionKey::from_bytes([10; 32]);
+        let a = fingerprint(&p, Some("sk-1"), Some(&SECRET));
+        assert!(
+            a.written().starts_with("k1-") && a.written().len() == 35,
+            "{a:?}"
+        );
+        assert_eq!(a, fingerprint(&p, Some("sk-1"), Some(&SECRET)), "stable");
+        assert_ne!(
+            a.written(),
+            fingerprint(&p, Some("sk-1"), Some(&other)).written()
+        );
+        assert_ne!(
+            a.written(),
+            fingerprint(&p, Some("sk-2"), Some(&SECRET)).written()
+        );
+        assert_ne!(a.written(), fingerprint(&p, None, Some(&SECRET)).written());
+        assert!(!a.written().contains("sk-1"));
+        // Without the secret nothing is written that could match.
+        let none = fingerprint(&p, Some("sk-1"), None);
+        assert_eq!(none.written(), "");
+        assert!(!none.matches(""), "an empty record matches nothing");
+    }
+
+    /// Upgrading: a ledger an older version wrote keeps its unkeyed 48-bit fingerprint.
+    /// Under the same config and key its state still counts — an open breaker stays open,
+    /// a count goes on — and is kept under the keyed fingerprint from then on (the weak
+    /// hash leaves the ledger at the next write); under another key it is stale, as any
+    /// changed key's is, and the provider is called.
+    #[test]
+    fn a_state_kept_under_the_old_fingerprint_counts_for_the_same_key_only() {
+        let p = provider();
+        let legacy = untrusted::fence_id(&[&format!("{p:?}"), "sk-1"]);
+        let open = BreakerState {
+            failures: 3,
+            opened: Some(at("2026-11-22T10:00:00Z")),
+            reason: "HTTP 401".into(),
+            fingerprint: legacy.clone(),
+        };
+        let counting = BreakerState {
+            failures: 2,
+            opened: None,
+            ..open.clone()
+        };
+        let now = at("2026-11-22T11:00:00Z");
+        let fp = |k: &str| {
+            BTreeMap::from([("groq".to_string(), fingerprint(&p, Some(k), Some(&SECRET)))])
+        };
+        let states = |s: &BreakerState| BTreeMap::from([("groq".to_string(), s.clone())]);
+        // The same key: still open, rewritten under the keyed fingerprint.
+        let b = Breakers::new(&states(&open), fp("sk-1"), now);
+        assert!(
+            b.check(&p).is_err(),
+            "an upgrade does not close an open breaker"
+        );
+        let kept = &b.states()["groq"];
+        assert_eq!(kept.fingerprint, fp("sk-1")["groq"].written());
+        assert_eq!((kept.failures, kept.opened), (open.failures, open.opened));
+        assert_eq!(
+            phase(&open, 6, now, KeyNow::of(&fp("sk-1"), "groq")),
+            Phase::Open {
+                until: at("2026-11-22T16:00:00Z")
+            },
+            "doctor says the same before the tick rewrote it"
+        );
+        // A count goes on: one more refusal opens it (3 failures by default).
+        let mut b = Breakers::new(&states(&counting), fp("sk-1"), now);
+        assert!(b.observe(&p, Some(&http(401, "no"))).is_some());
+        // Another key: stale, and dropped (the user changed it).
+        let b = Breakers::new(&states(&open), fp("sk-2"), now);
+        assert!(b.check(&p).is_ok() && b.states().is_empty());
+        assert_eq!(
+            phase(&open, 6, now, KeyNow::of(&fp("sk-2"), "groq")),
+            Phase::Stale
+        );
+        // A keyed fingerprint of another state's secret (a ledger copied into another
+        // state directory) does not count either: stale, called again.
+        let elsewhere = BreakerState {
+            fingerprint: fingerprint(&p, Some("sk-1"), Some(&RedactionKey::from_bytes([1; 32])))
+                .written()
+                .to_string(),
+            ..open.clone()
+        };
+        assert!(
+            Breakers::new(&states(&elsewhere), fp("sk-1"), now)
+                .states()
+                .is_empty()
+        );
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(256))]
 
@@ -528,7 +640,8 @@ mod tests {
             let opened = opened.map(|s| base + TimeDelta::seconds(s));
             let now = base + TimeDelta::seconds(now);
             let state = BreakerState { failures, opened, reason: String::new(), fingerprint: "fp".into() };
-            let key = if same_key { KeyNow::Is("fp") } else { KeyNow::Is("new") };
+            let (fp, new) = (Fingerprint::fixed("fp"), Fingerprint::fixed("new"));
+            let key = if same_key { KeyNow::Is(&fp) } else { KeyNow::Is(&new) };
             let got = phase(&state, hours, now, key);
             let within = opened.is_some_and(|t| t <= now && now - t < TimeDelta::hours(i64::from(hours)));
             proptest::prop_assert_eq!(matches!(got, Phase::Open { .. }), within && same_key);

@@ -2,8 +2,8 @@
 //! them: [`ProviderConfig`] and its parts ([`ProviderKind`], [`StructuredOutput`],
 //! [`TlsSettings`], [`BreakerSettings`]), [`ModelRef`] (`provider/model`), a `ca_file` read
 //! once into its certificates ([`CaFile`], or why it cannot be: [`CaFileError`]) and the breaker's [`fingerprint`] of a
-//! provider's config and key ([`fingerprints`]: every provider's, the keys read through the
-//! function it is given).
+//! provider's config and key, keyed with the state's secret ([`Fingerprint`];
+//! [`fingerprints`]: every provider's, the keys read through the function it is given).
 //!
 //! `crate::config` validates the file into these types; everything below it (the
 //! providers, the breaker, privacy, egress, the budgets) takes them from here. Must not:
@@ -21,6 +21,7 @@ use rustls::pki_types::CertificateDer;
 use serde::Deserialize;
 
 use crate::untrusted;
+use crate::untrusted::redact::RedactionKey;
 
 /// The wire format a provider speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -268,23 +269,100 @@ impl Default for BreakerSettings {
     }
 }
 
-/// The fingerprint of a provider's config and its key's value (`None`: no key).
-pub fn fingerprint(config: &ProviderConfig, key: Option<&str>) -> String {
-    untrusted::fence_id(&[&format!("{config:?}"), key.unwrap_or("")])
+/// The breaker's fingerprint of a provider's config and its key's value now ([`fingerprint`]):
+/// it tells that either changed without keeping anything of the key.
+///
+/// Written: `k1-` and 32 hex digits (128 bits) of HMAC-SHA256 keyed with the state's
+/// secret (`redaction.key`), so a ledger alone does not let anyone test guesses of a
+/// short key. Also matched, never written: the unkeyed 48-bit FNV hash older versions
+/// wrote ([`Fingerprint::matches`]), so that an upgrade neither closes an open breaker
+/// nor counts a changed key's refusals against the new one; the tick then writes the
+/// keyed one in its place (`breaker::Breakers::new`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// `None` without the state's secret (`doctor` before the first tick): only an older
+    /// version's fingerprint can match.
+    keyed: Option<String>,
+    legacy: String,
 }
 
-/// Each provider's [`fingerprint`], its key's value read by `env` from its `api_key_env`:
-/// what the tick checks its breakers against, and what `doctor` must check them against
-/// to say what the tick will do.
+impl fmt::Debug for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.written())
+    }
+}
+
+impl Fingerprint {
+    /// What the ledger keeps: the keyed fingerprint (empty without the state's secret:
+    /// matches nothing).
+    pub fn written(&self) -> &str {
+        self.keyed.as_deref().unwrap_or("")
+    }
+
+    /// Whether a fingerprint kept in the ledger is this one: the keyed one, or the one
+    /// an older version wrote of the same config and key.
+    pub fn matches(&self, recorded: &str) -> bool {
+        !recorded.is_empty() && (self.keyed.as_deref() == Some(recorded) || recorded == self.legacy)
+    }
+
+    /// A fingerprint that is `text` (tests of what reads them).
+    #[cfg(test)]
+    pub fn fixed(text: &str) -> Fingerprint {
+        Fingerprint {
+            keyed: Some(text.into()),
+            legacy: text.into(),
+        }
+    }
+}
+
+/// The prefix of a keyed [`Fingerprint`].
+const KEYED_PREFIX: &str = "k1-";
+
+/// The fingerprint of a provider's config and its key's value (`None`: no key), keyed
+/// with the state's `secret` (`None`: not known here).
+pub fn fingerprint(
+    config: &ProviderConfig,
+    key: Option<&str>,
+    secret: Option<&RedactionKey>,
+) -> Fingerprint {
+    let described = format!("{config:?}");
+    let key = key.unwrap_or("");
+    let keyed = secret.map(|secret| {
+        // The key's hex form is its 256 bits as HMAC key bytes (the file's own text).
+        let hmac = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.to_hex().as_bytes());
+        let mut ctx = ring::hmac::Context::with_key(&hmac);
+        for part in ["thinker breaker fingerprint", &described, key] {
+            ctx.update(part.as_bytes());
+            ctx.update(&[0]);
+        }
+        let tag = ctx.sign();
+        tag.as_ref()[..16]
+            .iter()
+            .fold(String::from(KEYED_PREFIX), |mut s, b| {
+                use std::fmt::Write as _;
+                let _ = write!(s, "{b:02x}");
+                s
+            })
+    });
+    Fingerprint {
+        keyed,
+        legacy: untrusted::fence_id(&[&described, key]),
+    }
+}
+
+/// Each provider's [`fingerprint`], its key's value read by `env` from its `api_key_env`,
+/// keyed with the state's `secret`: what the tick checks its breakers against, and what
+/// `doctor` must check them against to say what the tick will do.
 pub fn fingerprints(
     configs: &BTreeMap<String, ProviderConfig>,
+    secret: Option<&RedactionKey>,
     env: impl Fn(&str) -> Option<String>,
-) -> BTreeMap<String, String> {
+) -> BTreeMap<String, Fingerprint> {
     configs
         .iter()
         .map(|(name, c)| {
             let key = c.api_key_env.as_deref().and_then(&env);
-            (name.clone(), fingerprint(c, key.as_deref()))
+            (name.clone(), fingerprint(c, key.as_deref(), secret))
         })
         .collect()
 }

@@ -39,6 +39,16 @@ pub enum CallError {
         status: u16,
         message: String,
     },
+    /// A 3xx: redirects are not followed (the key and the prompt would go to another
+    /// address, which the egress ledger would not know).
+    #[error(
+        "{model}: the provider answered with a redirect (HTTP {status}) to {location}; thinker does not follow redirects (the key and the prompt would go there): set base_url to the address that answers"
+    )]
+    Redirect {
+        model: String,
+        status: u16,
+        location: String,
+    },
     #[error("{model}: rate limited (HTTP 429{}): {message}", match .retry_after {
         Some(d) => format!(", Retry-After {}s", d.as_secs_f64()),
         None => String::new(),

@@ -22,8 +22,10 @@
 //! (seconds, HTTP date, or `retry-after-ms`); a `Retry-After` longer than
 //! `retry_max_wait` ends this model at once so the chain moves on; a timeout (the
 //! provider's `timeout_seconds`, the whole exchange) is not retried, for the same
-//! reason. A 2xx whose body cannot be read, a refusal, an empty answer and an answer cut
-//! at the token limit are not retried either: the next model is asked. Keys are read
+//! reason. A redirect is never followed (every client is built so, by
+//! `transport::build_client`): a 3xx is [`CallError::Redirect`], naming where it
+//! pointed, and not retried. A 2xx whose body cannot be read, a refusal, an empty answer
+//! and an answer cut at the token limit are not retried either: the next model is asked. Keys are read
 //! from the environment at each call, so a missing key fails only the models that need it.
 //!
 //! Does not own: what the answer means (see [`crate::answer`]; callers pass an `accept`
@@ -168,6 +170,8 @@ pub struct Providers {
     /// Keyed with the state's secret ([`Providers::with_privacy`]), so the same value is
     /// the same placeholder in every call, thread and tick.
     redactor: Redactor,
+    /// The state's secret, which also keys the breakers' fingerprints; `None` until given.
+    secret: Option<RedactionKey>,
 }
 
 impl fmt::Debug for Providers {
@@ -214,15 +218,18 @@ impl Providers {
             redactor: Redactor::new(
                 &RedactionKey::random().unwrap_or(RedactionKey::from_bytes([0; 32])),
             ),
+            secret: None,
         })
     }
 
     /// What private text may reach each provider (`[privacy] private_to`) and the
-    /// state's redaction key.
+    /// state's secret (`redaction.key`: the placeholders' key, and the breakers'
+    /// fingerprints').
     #[must_use]
     pub fn with_privacy(mut self, private_to: PrivateTo, key: &RedactionKey) -> Self {
         self.private_to = private_to;
         self.redactor = Redactor::new(key);
+        self.secret = Some(key.clone());
         self
     }
 
@@ -259,10 +266,10 @@ impl Providers {
         self.configs.get(provider)
     }
 
-    /// Each provider's breaker fingerprint ([`config::fingerprint`]): a hash of
+    /// Each provider's breaker fingerprint ([`config::fingerprint`]): a keyed hash of
     /// its config and its key's value as the environment holds it now.
-    pub fn fingerprints(&self) -> BTreeMap<String, String> {
-        config::fingerprints(&self.configs, |var| (self.env)(var))
+    pub fn fingerprints(&self) -> BTreeMap<String, config::Fingerprint> {
+        config::fingerprints(&self.configs, self.secret.as_ref(), |var| (self.env)(var))
     }
 
     /// Asks one model, retrying as its provider is configured to (redacted when the

@@ -343,7 +343,10 @@ impl std::fmt::Debug for Transport {
 
 /// A client trusting `tls`'s roots: the compiled-in bundle (built from static data, no
 /// file read) or the platform's verifier, plus `ca_file`'s certificates; HTTP/2 or 1.1
-/// by ALPN, as reqwest offers by default.
+/// by ALPN, as reqwest offers by default. It follows no redirect: a 3xx is the answer
+/// (an error that names where it pointed), so the key and the request body never go
+/// to an address the config does not name. Every HTTP client of thinker is built here
+/// (the providers', the embeddings endpoint's), so each inherits that.
 pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, ClientError> {
     let provider = rustls::crypto::ring::default_provider();
     // Installed for the platform verifier (and anything else building a rustls config).
@@ -353,8 +356,9 @@ pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client, ClientE
         .ca_file
         .as_ref()
         .map_or_else(Vec::new, |ca| ca.certificates().to_vec());
-    let builder =
-        reqwest::Client::builder().user_agent(concat!("thinker/", env!("CARGO_PKG_VERSION")));
+    let builder = reqwest::Client::builder()
+        .user_agent(concat!("thinker/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none());
     let builder = match tls.roots {
         TlsRoots::Bundled => {
             let mut roots = rustls::RootCertStore {
@@ -491,6 +495,21 @@ impl Sent {
         };
         if status.is_success() {
             return Sent::Answer(body);
+        }
+        if status.is_redirection() {
+            let location = headers.get(reqwest::header::LOCATION).map_or_else(
+                || "an address it did not give".into(),
+                |l| String::from_utf8_lossy(l.as_bytes()).into_owned(),
+            );
+            return Sent::Failed {
+                error: CallError::Redirect {
+                    model: model_name,
+                    status: status.as_u16(),
+                    location: quote(&location, key),
+                },
+                retryable: false,
+                retry_after: None,
+            };
         }
         let message = quote(&error_message(&body), key);
         let retry_after = retry_after(headers, SystemTime::now());

@@ -308,8 +308,18 @@ impl Source {
 
 /// Gathers all `sources` of one thread concurrently; `texts` keep the config order.
 pub async fn gather(sources: &[Source], ctx: &GatherContext<'_>) -> Gathered {
+    gather_sharing(sources, ctx, None).await
+}
+
+/// [`gather`], the `ics` sources reading through the tick's `calendars` (one reading of
+/// the same paths for all threads).
+pub async fn gather_sharing(
+    sources: &[Source],
+    ctx: &GatherContext<'_>,
+    calendars: Option<&ics::Calendars>,
+) -> Gathered {
     let names = source_names(sources);
-    let runs = sources.iter().map(|s| gather_one(s, ctx));
+    let runs = sources.iter().map(|s| gather_one(s, ctx, calendars));
     let results = futures::future::join_all(runs).await;
     let mut gathered = Gathered::default();
     for ((source, name), result) in sources.iter().zip(names).zip(results) {
@@ -387,7 +397,11 @@ pub fn source_names(sources: &[Source]) -> Vec<String> {
         .collect()
 }
 
-async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, SourceError> {
+async fn gather_one(
+    source: &Source,
+    ctx: &GatherContext<'_>,
+    calendars: Option<&ics::Calendars>,
+) -> Result<Text, SourceError> {
     match &source.kind {
         SourceKind::Command(s) => command::text(s, ctx.max_bytes).await,
         SourceKind::Files(s) => files::text(s, ctx).await,
@@ -395,7 +409,7 @@ async fn gather_one(source: &Source, ctx: &GatherContext<'_>) -> Result<Text, So
         SourceKind::Transcript(s) => transcript::text(s, ctx.max_bytes).await,
         SourceKind::Archive(s) => archive::text(s, ctx).await,
         SourceKind::Maildir(s) => maildir::text(s, ctx).await,
-        SourceKind::Ics(s) => ics::text(s, ctx).await,
+        SourceKind::Ics(s) => ics::text(s, ctx, calendars).await,
         SourceKind::Sample(s) => sample::text(s, ctx).await,
     }
 }

@@ -330,6 +330,7 @@ async fn run_threads(
 ) -> Result<Threads, Error> {
     // What the threads are shown: at most the caps (the aggregation cuts to them first).
     let seen = aggregate::as_seen(&opened.state, clock.now, &config.memory);
+    let calendars = crate::input::calendars(config);
     let inputs = InputContext {
         seen: &seen,
         state_dir: opened.dir.path(),
@@ -337,6 +338,7 @@ async fn run_threads(
         clock,
         max_input_bytes: crate::input::thread_share(config),
         privacy,
+        calendars: Some(&calendars),
     };
     let run = opened.run;
     let runs = ThreadName::ALL.map(|thread| {

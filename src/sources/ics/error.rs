@@ -84,6 +84,15 @@ pub enum EventError {
     /// A `DURATION` that is not one (the value as written).
     #[error("{event}: DURATION `{}` is not a duration", one_line(.value, ' ', 40))]
     Duration { event: EventName, value: String },
+    /// The parser stopped in the event, at `line` of the file (folded lines counted as
+    /// one): the event is left out, the calendar's others are read.
+    #[error(
+        "the event at line {line} is not valid iCalendar (the parser stopped there, counting folded lines as one)"
+    )]
+    Invalid { line: u64 },
+    /// The event's text passed `kb` KB: it is not parsed.
+    #[error("the event at line {line} is larger than {kb} KB")]
+    TooLarge { line: u64, kb: usize },
 }
 
 /// Why an event's occurrences cannot be expanded.

@@ -10,7 +10,7 @@
 //! Must not: read a file, name `chrono::Local` or the machine's zone (the `rrule` crate
 //! would read a zone-less `UNTIL` in it: [`until_in_frame`] writes it in UTC first).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone as _, Utc};
@@ -21,7 +21,6 @@ use super::Window;
 use super::error::ExpandError;
 use super::parse::{Event, Stamp, parse_stamp};
 use crate::clock::Zone;
-use crate::sources::text::one_line;
 
 /// The most occurrences one period of a rule may hold.
 pub const MAX_PER_PERIOD: usize = 10_000;
@@ -193,42 +192,9 @@ fn length(e: &Event, zone: Zone) -> Length {
     }
 }
 
-/// All occurrences of a file's events in the window; warnings for events skipped.
-pub(super) fn expand_all(
-    events: &[Event],
-    window: Window,
-    zone: Zone,
-    max_events: usize,
-    budget: &mut usize,
-    warnings: &mut Vec<String>,
-) -> Vec<Occurrence> {
-    // Overrides replace the occurrence their RECURRENCE-ID names.
-    let mut overridden: HashMap<&str, Vec<Stamp>> = HashMap::new();
-    for e in events {
-        if let (Some(uid), Some(id)) = (&e.uid, e.recurrence_id) {
-            overridden.entry(uid.as_str()).or_default().push(id);
-        }
-    }
-    let mut out = Vec::new();
-    for e in events.iter().filter(|e| !e.cancelled) {
-        let replaced: &[Stamp] = match (&e.uid, e.recurrence_id) {
-            (Some(uid), None) => overridden.get(uid.as_str()).map_or(&[], Vec::as_slice),
-            _ => &[],
-        };
-        match occurrences(e, replaced, window, zone, max_events, budget) {
-            Ok(found) => out.extend(found),
-            Err(why) => warnings.push(format!(
-                "event \"{}\" skipped: {why}",
-                one_line(&e.summary, ' ', 60)
-            )),
-        }
-    }
-    out
-}
-
 /// The occurrences of one event in the window (at most `max` + 1), `replaced` ones left
 /// out.
-fn occurrences(
+pub(super) fn occurrences(
     e: &Event,
     replaced: &[Stamp],
     window: Window,
@@ -461,9 +427,10 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::sources::ics::files::{SOURCE_BYTES, file_occurrences};
-    use crate::sources::ics::parse::{parse_calendar, parse_duration};
-    use crate::sources::ics::testing::{east, fixture, inline, now, vevent};
+    use crate::sources::ics::files::{SOURCE_BYTES, read_file};
+    use crate::sources::ics::parse::parse_duration;
+    use crate::sources::ics::reading::{Reading, Want};
+    use crate::sources::ics::testing::{east, fixture, inline, now, parse_calendar, vevent};
 
     /// Regression (fuzz): the `rrule` crate panicked on a rule holding a multi-byte
     /// character (the file was then lost whole to the `catch_unwind`); the event is
@@ -537,18 +504,21 @@ mod tests {
 
     #[test]
     fn hostile_rules_are_capped_and_the_rest_still_shows() {
-        let mut budget = SOURCE_WORK;
+        let want = Want {
+            hours: 72,
+            max_events: 50,
+        };
+        let mut reading = Reading::new(&[want], now(), Zone::UTC);
         let mut bytes = SOURCE_BYTES;
-        let (found, warnings) = file_occurrences(
+        let warnings = read_file(
             Path::new(&fixture("hostile/secondly.ics")),
-            Window::ahead(now(), 72),
-            Zone::UTC,
-            50,
-            &mut budget,
+            &mut reading,
             &mut bytes,
         )
         .unwrap();
-        let summaries: Vec<&str> = found.iter().map(|o| &*o.summary).collect();
+        let budget = reading.budget_left();
+        let kept = reading.finish().remove(0).2;
+        let summaries: Vec<&str> = kept.occurrences.iter().map(|o| &*o.summary).collect();
         assert_eq!(summaries, ["Ordinary meeting"]);
         let skipped: Vec<(&str, &str)> = warnings
             .iter()

@@ -1,18 +1,25 @@
 //! The `ics` source's files: `paths` (files, vdir directories one level deep, globs)
 //! found, sorted and capped at [`MAX_FILES`], and each file read (at most
-//! [`MAX_FILE_BYTES`], and [`SOURCE_BYTES`] for the source in all), unfolded, parsed and
-//! expanded into its occurrences ([`file_occurrences`]).
+//! [`MAX_FILE_BYTES`], and [`SOURCE_BYTES`] for the source in all) as a stream, twice
+//! ([`read_file`], [`read_calendar`]): its components parsed one at a time and each
+//! event expanded into the [`Reading`] as soon as it is read, so a file's length decides
+//! neither what is held nor, past linear, how long it takes.
 //!
-//! Must not: list or parse anything itself (that is `parse`, `expand` and `render`), or
-//! fail the source for one unreadable calendar of several.
+//! Must not: parse a component, expand or list anything itself (that is `parse`,
+//! `expand`, `reading` and `render`), or fail the source for one unreadable calendar of
+//! several.
 
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read as _};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use super::Window;
-use super::error::CalendarError;
-use super::expand::{Occurrence, expand_all};
-use super::parse::{parse_unfolded, unfold_capped};
-use crate::clock::Zone;
+use super::error::{CalendarError, EventError};
+use super::parse::{self, Stamp};
+use super::reading::Reading;
+use super::stream::{MAX_COMPONENT_BYTES, pieces};
 use crate::sources::error::SourceError;
 use crate::sources::read::read_head;
 
@@ -54,7 +61,7 @@ pub(super) fn calendar_files(paths: &[String]) -> Result<Vec<PathBuf>, SourceErr
                     }
                 })?,
                 Ok(_) => files.push(path),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     return Err(SourceError::CalendarMissing { path });
                 }
                 Err(source) => return Err(SourceError::CalendarUnreadable { path, source }),
@@ -74,7 +81,7 @@ pub(super) fn calendar_files(paths: &[String]) -> Result<Vec<PathBuf>, SourceErr
 }
 
 /// The `.ics` files of a vdir directory, and of its subdirectories `depth` levels down.
-fn vdir_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn vdir_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let Ok(entry) = entry else { continue };
         let name = entry.file_name();
@@ -100,18 +107,53 @@ fn vdir_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Resu
     Ok(())
 }
 
-/// The occurrences in one file, and warnings about events skipped.
-pub(super) fn file_occurrences(
+/// Reads one calendar file into `reading` (at most [`MAX_FILE_BYTES`], and what is left
+/// of the source's `bytes_left`); the warnings about what it skipped. Streamed twice
+/// ([`read_calendar`]): nothing of the file is held but one component.
+pub(super) fn read_file(
     path: &Path,
-    window: Window,
-    zone: Zone,
-    max_events: usize,
-    budget: &mut usize,
+    reading: &mut Reading,
     bytes_left: &mut usize,
-) -> Result<(Vec<Occurrence>, Vec<String>), CalendarError> {
+) -> Result<Vec<String>, CalendarError> {
     let limit = MAX_FILE_BYTES.min(*bytes_left);
-    let bytes = read_head(path, limit + 1).map_err(CalendarError::Read)?;
-    if bytes.len() > limit {
+    let regular = std::fs::metadata(path)
+        .map_err(CalendarError::Read)?
+        .is_file();
+    // A FIFO or a device gives its bytes once: held (within the limit) and read twice.
+    let held = if regular {
+        None
+    } else {
+        Some(read_head(path, limit + 1).map_err(CalendarError::Read)?)
+    };
+    // What the first pass read: one byte past the limit tells the file is over it; the
+    // second pass reads no more than the first did.
+    let size = Rc::new(Cell::new(0u64));
+    let mut warnings = Vec::new();
+    let read = read_calendar(
+        |pass| -> io::Result<Box<dyn BufRead + '_>> {
+            if let Some(bytes) = &held {
+                if pass == 0 {
+                    size.set(bytes.len() as u64);
+                }
+                let n = usize::try_from(size.get()).map_or(bytes.len(), |n| n.min(bytes.len()));
+                return Ok(Box::new(&bytes[..n]));
+            }
+            let take = if pass == 0 {
+                limit as u64 + 1
+            } else {
+                size.get()
+            };
+            let reader = BufReader::with_capacity(64 << 10, File::open(path)?.take(take));
+            Ok(Box::new(Counting {
+                inner: reader,
+                count: (pass == 0).then(|| Rc::clone(&size)),
+            }))
+        },
+        reading,
+        &mut warnings,
+    );
+    let size = size.get();
+    if size > limit as u64 {
         return Err(if limit < MAX_FILE_BYTES {
             CalendarError::SourceBytesSpent {
                 mb: SOURCE_BYTES >> 20,
@@ -122,24 +164,107 @@ pub(super) fn file_occurrences(
             }
         });
     }
-    *bytes_left -= bytes.len();
-    let text = match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    };
-    // The file's text goes once unfolded (and its long lines cut): the parser works on
-    // the smaller copy.
-    let unfolded = unfold_capped(&text);
-    drop(text);
-    let (events, mut warnings) = parse_unfolded(&unfolded)?;
-    drop(unfolded);
-    let found = expand_all(&events, window, zone, max_events, budget, &mut warnings);
-    Ok((found, warnings))
+    read?;
+    *bytes_left -= usize::try_from(size).map_or(*bytes_left, |n| n.min(*bytes_left));
+    Ok(warnings)
+}
+
+/// Reads a calendar into `reading` from what `open(pass)` gives, twice. The first pass
+/// (0) takes the time zones (`VTIMEZONE`'s `X-LIC-LOCATION`) and the overrides
+/// (`RECURRENCE-ID`: each replaces an occurrence of its event, and is one itself), both
+/// needed before an event is expanded and either of which may come after it; the second
+/// (1) reads every other event and expands it at once, but for one that surely ended
+/// days before the window (a calendar's past, left unparsed: [`parse::ended_before`]).
+/// A component that cannot be read is skipped with a warning; a calendar whose structure is broken is refused (by the
+/// first pass, before anything is kept).
+pub(super) fn read_calendar<'r>(
+    mut open: impl FnMut(u8) -> io::Result<Box<dyn BufRead + 'r>>,
+    reading: &mut Reading,
+    warnings: &mut Vec<String>,
+) -> Result<(), CalendarError> {
+    let mut zones: HashMap<String, String> = HashMap::new();
+    let mut overrides: Vec<(String, u64)> = Vec::new();
+    pieces(open(0).map_err(CalendarError::Read)?, |p| {
+        if p.oversized {
+            return;
+        }
+        match p.name {
+            "VTIMEZONE" => zones.extend(parse::timezone(p.text, p.line)),
+            "VEVENT" if p.overrides => overrides.push((p.text.to_string(), p.line)),
+            _ => {}
+        }
+    })?;
+    let mut replaced: HashMap<String, Vec<Stamp>> = HashMap::new();
+    for (text, line) in overrides {
+        if let Some(e) = parse::event(&text, line, &zones, warnings) {
+            if let (Some(uid), Some(id)) = (&e.uid, e.recurrence_id) {
+                replaced.entry(uid.clone()).or_default().push(id);
+            }
+            reading.expand(&e, &[], warnings);
+        }
+    }
+    let first_day = reading.first_day();
+    pieces(open(1).map_err(CalendarError::Read)?, |p| {
+        if p.name != "VEVENT" {
+            return;
+        }
+        if p.oversized {
+            warnings.push(format!(
+                "an event skipped: {}",
+                EventError::TooLarge {
+                    line: p.line,
+                    kb: MAX_COMPONENT_BYTES >> 10
+                }
+            ));
+            return;
+        }
+        // An override was read by the first pass; a past event is left unparsed.
+        if p.overrides || parse::ended_before(p.text, first_day) {
+            return;
+        }
+        if let Some(e) = parse::event(p.text, p.line, &zones, warnings) {
+            let replaced = match (&e.uid, e.recurrence_id) {
+                (Some(uid), None) => replaced.get(uid).map_or(&[][..], Vec::as_slice),
+                _ => &[],
+            };
+            reading.expand(&e, replaced, warnings);
+        }
+    })
+}
+
+/// A reader that counts the bytes read through it.
+struct Counting<R> {
+    inner: R,
+    count: Option<Rc<Cell<u64>>>,
+}
+
+impl<R: io::Read> io::Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(c) = &self.count {
+            c.set(c.get() + n as u64);
+        }
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counting<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if let Some(c) = &self.count {
+            c.set(c.get() + amount as u64);
+        }
+        self.inner.consume(amount);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::Zone;
     use crate::sources::ics::calendar_text;
     use crate::sources::ics::testing::{events, now, settings};
 

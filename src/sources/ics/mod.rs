@@ -33,17 +33,26 @@
 //! walked per event and `max_events` (+ 1, to know there are more) kept; a source does at
 //! most [`SOURCE_WORK`] in all (about a second). An event past these is skipped with a
 //! warning. Parsing refuses components nested deeper than [`MAX_NESTING`] (the parser
-//! recurses). **Memory** (a calendar bomb: one 15 MB file once peaked at 804 MB):
-//! `SUMMARY` and `LOCATION` are cut to a few hundred characters when read, and an
-//! event's occurrences share them; a file's text is dropped once parsed; the source
-//! keeps only the `max_events` + 1 earliest occurrences across its files (counting the
-//! others for "… and at least N more"), and reads at most [`SOURCE_BYTES`] of calendars
-//! in all (a file past that is skipped with a warning).
+//! recurses). **Time and memory** (a calendar bomb: one 15 MB file once peaked at 804
+//! MB; a calendar of 5,000 past events once took 5.5 s to parse): a file is read as a
+//! stream, twice (time zones and overrides first, then the events), and its components
+//! are parsed one at a time, each at most [`MAX_COMPONENT_BYTES`], so the parse is
+//! linear in the file and holds one component; each event is expanded as soon as it is
+//! read; `SUMMARY` and `LOCATION` are cut to a few hundred characters when read, and an
+//! event's occurrences share them; the source keeps only the `max_events` + 1 earliest
+//! occurrences across its files (counting the others for "… and at least N more"), and
+//! reads at most [`SOURCE_BYTES`] of calendars in all (a file past that is skipped with
+//! a warning). **One reading a tick**: the threads of a tick whose `ics` sources name the
+//! same `paths` (the watcher's 24 hours and the oracle's 72) share one reading of them
+//! for all their windows ([`Calendars`]), instead of each reading the calendars at the
+//! same time.
 //!
-//! **Failures.** A file that cannot be read or parsed, or an event that cannot be
-//! expanded, is skipped with a `warn` line on stderr (the file, an event's title cleaned
-//! to one line, and what is wrong; never the parser's quote of the file); the other files
-//! still show. Only when files were found and none could be read is it a source failure.
+//! **Failures.** A file that cannot be read, or whose structure is broken (a component
+//! never closed, text outside any component), is skipped with a `warn` line on stderr;
+//! an event the parser refuses, or that cannot be expanded, is skipped with a `warn` line
+//! (the file, the event's line or title cleaned to one line, and what is wrong; never the
+//! parser's quote of the file), and the file's other events still show. Only when files
+//! were found and none could be read is it a source failure.
 //!
 //! **Layout** (times in the user's zone, `Zone::wall`):
 //!
@@ -62,8 +71,11 @@
 //! cleaned again and capped at `max_bytes` (default [`DEFAULT_ICS_MAX_BYTES`]).
 //!
 //! **Layout of the module.** This file holds the source's settings and its entry point;
-//! `files` finds and reads the calendars, `parse` reads their events, `expand` expands
-//! recurrences within the work budgets, `render` lists the occurrences.
+//! `files` finds the calendars and reads each (two passes), `stream` unfolds a file's
+//! lines and hands over its components one at a time, `parse` reads a component's event
+//! or time zone, `expand` expands recurrences within the work budgets, `reading` keeps
+//! what each window can list and shares a reading within a tick, `render` lists the
+//! occurrences.
 //!
 //! Owns [`IcsSettings`]; must not read the real clock (the window is `GatherContext::now`
 //! in `GatherContext::zone`) nor name `chrono::Local`.
@@ -72,7 +84,9 @@ pub(super) mod error;
 mod expand;
 mod files;
 mod parse;
+mod reading;
 mod render;
+mod stream;
 #[cfg(test)]
 mod testing;
 
@@ -89,15 +103,15 @@ use super::text::{cap_head, clean, one_line};
 use super::{GatherContext, Text};
 use crate::clock::Zone;
 pub use error::{CalendarError, EventError, EventName, ExpandError, StampError};
-use expand::expand_all;
 pub use expand::{MAX_PER_PERIOD, MAX_RULE_WORK, MAX_WALK, SOURCE_WORK};
 pub use files::{MAX_FILE_BYTES, MAX_FILES, SOURCE_BYTES};
-use files::{calendar_files, file_occurrences};
-pub use parse::MAX_NESTING;
-use parse::parse_calendar;
+use files::{calendar_files, read_calendar, read_file};
+pub use reading::Calendars;
+use reading::{Kept, Listing, Reading, Want};
+use render::render;
 pub(crate) use render::world;
 pub use render::{LOCATION_CHARS, SUMMARY_CHARS};
-use render::{keep_earliest, render};
+pub use stream::{MAX_COMPONENT_BYTES, MAX_NESTING};
 
 /// The window ahead of now, in hours, when neither the source nor its role says.
 pub const DEFAULT_ICS_HOURS: u32 = 24;
@@ -203,54 +217,102 @@ impl IcsSettings {
     }
 }
 
-/// Reads the calendars, on the blocking pool.
+/// Reads the calendars, on the blocking pool: once for the tick when `calendars` plans
+/// these paths (the threads share the reading), else alone.
 pub(super) async fn text(
     settings: &IcsSettings,
     ctx: &GatherContext<'_>,
+    calendars: Option<&Calendars>,
 ) -> Result<Text, SourceError> {
     let mut settings = settings.clone();
     settings.max_bytes = settings.max_bytes.min(ctx.max_bytes);
     let now = ctx.now;
     let zone = ctx.zone;
-    blocking(move || calendar_text(&settings, now, zone)).await
+    let calendars = calendars.cloned();
+    blocking(move || match calendars {
+        Some(calendars) => shared_text(&settings, &calendars, now, zone),
+        None => calendar_text(&settings, now, zone),
+    })
+    .await
 }
 
-/// The whole source: files found, parsed, expanded, listed.
+/// The source's text from the tick's one reading of its paths (made now, for every
+/// window planned, if it is the first to ask); alone when its paths were not planned
+/// or the reading failed (the source then says its own error).
+fn shared_text(
+    settings: &IcsSettings,
+    calendars: &Calendars,
+    now: DateTime<Utc>,
+    zone: Zone,
+) -> Result<Text, SourceError> {
+    let want = Want::of(settings);
+    let Some(wants) = calendars.plan(&settings.paths, want) else {
+        return calendar_text(settings, now, zone);
+    };
+    let listing = calendars.reading(&settings.paths, || {
+        listing(&settings.paths, wants, now, zone).ok()
+    });
+    match listing.as_deref().and_then(|l| l.get(want, now)) {
+        Some((window, kept)) => Ok(listed(settings, window, zone, kept)),
+        None => calendar_text(settings, now, zone),
+    }
+}
+
+/// The whole source alone: files found, read, expanded, listed.
 fn calendar_text(
     settings: &IcsSettings,
     now: DateTime<Utc>,
     zone: Zone,
 ) -> Result<Text, SourceError> {
-    let files = calendar_files(&settings.paths)?;
-    let window = Window::ahead(now, settings.hours());
-    let mut budget = SOURCE_WORK;
+    let want = Want::of(settings);
+    let listing = listing(&settings.paths, &[want], now, zone)?;
+    let (_, window, kept) = listing
+        .kept
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| (want, Window::ahead(now, want.hours), Kept::default()));
+    Ok(listed(settings, window, zone, &kept))
+}
+
+/// The text of what a reading kept for one source: listed, cleaned, capped.
+fn listed(settings: &IcsSettings, window: Window, zone: Zone, kept: &Kept) -> Text {
+    let more = kept.found.saturating_sub(settings.max_events);
+    let mut text = clean(&render(
+        kept.occurrences.clone(),
+        window,
+        zone,
+        settings.max_events,
+        more,
+    ));
+    let truncated = cap_head(&mut text, settings.max_bytes, false);
+    Text { text, truncated }
+}
+
+/// One reading of the calendars of `paths` for `wants`: files found, each read as a
+/// stream, its events expanded and kept as each window can list them. A file that
+/// cannot be read is skipped with a warning; only when files were found and none could
+/// be read is it the source's failure.
+fn listing(
+    paths: &[String],
+    wants: &[Want],
+    now: DateTime<Utc>,
+    zone: Zone,
+) -> Result<Listing, SourceError> {
+    let files = calendar_files(paths)?;
+    let mut reading = Reading::new(wants, now, zone);
     let mut bytes_left = SOURCE_BYTES;
-    let mut all = Vec::new();
-    let mut found_total = 0usize;
     let mut read_any = false;
     let mut first_error = None;
     for path in &files {
         // A panic in the parser or the rule expansion (a bug on hostile input) costs
         // that file, not the source.
         let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            file_occurrences(
-                path,
-                window,
-                zone,
-                settings.max_events,
-                &mut budget,
-                &mut bytes_left,
-            )
+            read_file(path, &mut reading, &mut bytes_left)
         }))
         .unwrap_or(Err(CalendarError::ReaderFailed));
         match read {
-            Ok((found, warnings)) => {
+            Ok(warnings) => {
                 read_any = true;
-                found_total += found.len();
-                all.extend(found);
-                // Only the earliest can be listed: the source keeps no more than that,
-                // whatever its files hold.
-                keep_earliest(&mut all, settings.max_events + 1);
                 for w in warnings {
                     warn(path, &w, true);
                 }
@@ -267,10 +329,10 @@ fn calendar_text(
             source,
         });
     }
-    let more = found_total.saturating_sub(settings.max_events);
-    let mut text = clean(&render(all, window, zone, settings.max_events, more));
-    let truncated = cap_head(&mut text, settings.max_bytes, false);
-    Ok(Text { text, truncated })
+    Ok(Listing {
+        now,
+        kept: reading.finish(),
+    })
 }
 
 /// One calendar's text read, expanded and rendered as `calendar_text` does a file's,
@@ -285,22 +347,31 @@ pub fn fuzz_calendar(
     hours: u32,
     max_events: usize,
 ) -> Result<(String, Vec<String>), CalendarError> {
-    let window = Window::ahead(now, hours);
-    let mut budget = SOURCE_WORK;
-    let (events, mut warnings) = parse_calendar(text)?;
-    let found = expand_all(
-        &events,
-        window,
-        zone,
-        max_events,
-        &mut budget,
-        &mut warnings,
-    );
-    let more = found.len().saturating_sub(max_events);
+    let want = Want { hours, max_events };
+    let (window, kept, warnings) = text_occurrences(text, want, now, zone)?;
+    let more = kept.found.saturating_sub(max_events);
     Ok((
-        clean(&render(found, window, zone, max_events, more)),
+        clean(&render(kept.occurrences, window, zone, max_events, more)),
         warnings,
     ))
+}
+
+/// What one calendar's `text` holds for `want` (read as a file is), and the warnings.
+fn text_occurrences(
+    text: &str,
+    want: Want,
+    now: DateTime<Utc>,
+    zone: Zone,
+) -> Result<(Window, Kept, Vec<String>), CalendarError> {
+    let mut reading = Reading::new(&[want], now, zone);
+    let mut warnings = Vec::new();
+    read_calendar(
+        |_| -> std::io::Result<Box<dyn std::io::BufRead + '_>> { Ok(Box::new(text.as_bytes())) },
+        &mut reading,
+        &mut warnings,
+    )?;
+    let (_, window, kept) = reading.finish().pop().ok_or(CalendarError::ReaderFailed)?;
+    Ok((window, kept, warnings))
 }
 
 /// A file skipped, or (`part`) an event of it.
@@ -339,7 +410,9 @@ mod tests {
     use crate::sources::PathError;
     use crate::sources::ics::parse::{FIELD_READ_CHARS, parse_duration};
     use crate::sources::ics::render::until_text;
-    use crate::sources::ics::testing::{east, events, inline, now, settings, vevent};
+    use crate::sources::ics::testing::{
+        east, events, inline, now, parse_calendar, settings, vevent,
+    };
 
     #[test]
     fn settings_are_checked_and_defaulted() {
@@ -492,16 +565,14 @@ mod tests {
         );
         let (events, _) = parse_calendar(&text).unwrap();
         assert_eq!(events[0].summary.chars().count(), FIELD_READ_CHARS);
-        let mut budget = SOURCE_WORK;
+        let want = Want {
+            hours: 72,
+            max_events: 1000,
+        };
+        let mut reading = Reading::new(&[want], now(), Zone::UTC);
         let mut warnings = Vec::new();
-        let found = expand_all(
-            &events,
-            Window::ahead(now(), 72),
-            Zone::UTC,
-            1000,
-            &mut budget,
-            &mut warnings,
-        );
+        reading.expand(&events[0], &[], &mut warnings);
+        let found = reading.finish().remove(0).2.occurrences;
         // Every hour of the window, and the one in progress at now.
         assert_eq!(found.len(), 73, "{warnings:?}");
         assert!(

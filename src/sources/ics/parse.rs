@@ -1,10 +1,9 @@
-//! Parsing a calendar's text into its [`Event`]s: unfolding (each logical line capped at
-//! [`MAX_LINE_BYTES`]), nesting refused past [`MAX_NESTING`] (the parser recurses), the
-//! `VEVENT`s' dates and times (`TZID`s as exporters write them), durations, and
-//! `SUMMARY`/`LOCATION` cut to a few hundred characters when read.
+//! Parsing one component of a calendar (a piece: `super::stream`) into an [`Event`] or a
+//! time zone's name: the `VEVENT`s' dates and times (`TZID`s as exporters write them),
+//! durations, and `SUMMARY`/`LOCATION` cut to a few hundred characters when read.
 //!
-//! Must not: expand a recurrence, place a time in the user's zone, or quote the parser's
-//! report of the file in an error (only its line number).
+//! Must not: read a file, expand a recurrence, place a time in the user's zone, or quote
+//! the parser's report of the text in an error (only its line number).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,11 +13,9 @@ use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
 use super::SUMMARY_CHARS;
-use super::error::{CalendarError, EventError, EventName, StampError};
+use super::error::{EventError, EventName, StampError};
 use crate::sources::text::one_line;
 
-/// Components nested deeper than this (VCALENDAR > VEVENT > VALARM is 3) are refused.
-pub const MAX_NESTING: usize = 8;
 /// A `SUMMARY` or `LOCATION` is kept to this many characters when read (what cleaning
 /// may take out, and the `…` of a longer one, still shows).
 pub(super) const FIELD_READ_CHARS: usize = 4 * SUMMARY_CHARS;
@@ -52,95 +49,126 @@ pub(super) struct Event {
     pub(super) cancelled: bool,
 }
 
-/// The events of a calendar file, and warnings about events that cannot be read.
-pub(super) fn parse_calendar(text: &str) -> Result<(Vec<Event>, Vec<String>), CalendarError> {
-    parse_unfolded(&unfold_capped(text))
+/// A piece's component ([`super::stream::Piece`]: its text, whose lines end in `\r\n`),
+/// parsed; else the line of the file where the parser stopped (`first_line`: the piece's
+/// first). Read with the parser's plain errors (its verbose ones allocate at every
+/// alternative it tries, on every property), whose place gives the line; never the
+/// parser's quote of the text.
+pub(super) fn component(text: &str, first_line: u64) -> Result<Component<'_>, u64> {
+    let mut roots = icalendar::parser::read_calendar_simple(text).map_err(|e| {
+        let at = text.len().saturating_sub(e.input.len());
+        let lines = text.get(..at).map_or(0, |t| t.matches('\n').count());
+        first_line + lines as u64
+    })?;
+    if roots.is_empty() {
+        return Err(first_line);
+    }
+    Ok(roots.swap_remove(0))
 }
 
-/// The longest logical line (a property with its folded continuations) kept when a
-/// calendar is unfolded: the rest of a longer one is dropped before parsing, so a 15 MB
-/// `SUMMARY` costs the parser nothing.
-const MAX_LINE_BYTES: usize = 64 << 10;
-
-/// `text` unfolded (RFC 5545 §3.1: a line break followed by a space or a tab joins the
-/// lines; `\r\n` or `\n`), each logical line cut to [`MAX_LINE_BYTES`] on a char
-/// boundary, lines ending in `\n`; a leading BOM dropped.
-pub(super) fn unfold_capped(text: &str) -> String {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut out = String::with_capacity(text.len().min(1 << 20));
-    let mut line_start = 0;
-    for (i, physical) in text.split('\n').enumerate() {
-        let physical = physical.strip_suffix('\r').unwrap_or(physical);
-        let part = match physical.strip_prefix([' ', '\t']) {
-            Some(rest) if i > 0 => rest,
-            _ => {
-                if i > 0 {
-                    out.push('\n');
-                }
-                line_start = out.len();
-                physical
+/// The event of a `VEVENT` piece (`text` from line `first_line` of the file), read with
+/// the calendar's `zones`; `None` when it cannot be, with the warning why.
+pub(super) fn event(
+    text: &str,
+    first_line: u64,
+    zones: &HashMap<String, String>,
+    warnings: &mut Vec<String>,
+) -> Option<Event> {
+    match component(text, first_line) {
+        Ok(c) => match read_event(&c, zones, warnings) {
+            Ok(e) => Some(e),
+            Err(e) => {
+                warnings.push(format!("an event skipped: {e}"));
+                None
             }
-        };
-        let room = MAX_LINE_BYTES.saturating_sub(out.len() - line_start);
-        if room > 0 {
-            out.push_str(&part[..part.floor_char_boundary(room.min(part.len()))]);
+        },
+        Err(line) => {
+            warnings.push(format!(
+                "an event skipped: {}",
+                EventError::Invalid { line }
+            ));
+            None
         }
     }
-    out
 }
 
-/// The events of an unfolded calendar ([`unfold_capped`]).
-pub(super) fn parse_unfolded(unfolded: &str) -> Result<(Vec<Event>, Vec<String>), CalendarError> {
-    check_nesting(unfolded)?;
-    if !unfolded
-        .lines()
-        .any(|l| l.trim_end().eq_ignore_ascii_case("BEGIN:VCALENDAR"))
-    {
-        return Err(CalendarError::NotICalendar);
-    }
-    let calendar = icalendar::parser::read_calendar(unfolded).map_err(|e| {
-        // nom's report ("0: at line 4, in Satisfy: …") quotes the file: only its line.
-        let line = e.split("at line ").nth(1).and_then(|rest| {
-            rest.chars()
-                .take_while(char::is_ascii_digit)
-                .collect::<String>()
-                .parse()
-                .ok()
-        });
-        CalendarError::Invalid { line }
-    })?;
-    let zones = timezone_locations(&calendar.components);
-    let mut events = Vec::new();
-    let mut warnings = Vec::new();
-    for c in &calendar.components {
-        if !c.name.as_str().eq_ignore_ascii_case("VEVENT") {
+/// Whether a `VEVENT` piece's one occurrence surely ended days before `day`, read from
+/// its text without the parser: it has no `RRULE` or `RDATE` of its own, and its
+/// `DTSTART` — with its `DTEND` or `DURATION`, else a day — ends more than two days
+/// before `day` by the date's digits alone (two days cover any zone and an all-day
+/// event's last day). Such an event cannot be listed, so it need not be parsed: a
+/// calendar's past costs a scan of its lines. When in doubt (a value that does not read,
+/// a recurrence), false.
+pub(super) fn ended_before(text: &str, day: NaiveDate) -> bool {
+    let mut depth = 0usize;
+    let (mut start, mut end) = (None, None);
+    let mut length = TimeDelta::days(1);
+    for line in text.split("\r\n") {
+        let name_end = line.find([';', ':']).unwrap_or(line.len());
+        let name = &line[..name_end];
+        if name.eq_ignore_ascii_case("BEGIN") {
+            depth += 1;
             continue;
         }
-        match read_event(c, &zones, &mut warnings) {
-            Ok(e) => events.push(e),
-            Err(e) => warnings.push(format!("an event skipped: {e}")),
+        if name.eq_ignore_ascii_case("END") {
+            depth = depth.saturating_sub(1);
+            continue;
+        }
+        if depth != 1 {
+            continue;
+        }
+        let value = || value_of(&line[name_end..]);
+        let date = || {
+            let v = value()?;
+            NaiveDate::parse_from_str(v.get(..8)?, "%Y%m%d").ok()
+        };
+        if name.eq_ignore_ascii_case("RRULE") || name.eq_ignore_ascii_case("RDATE") {
+            return false;
+        } else if name.eq_ignore_ascii_case("DTSTART") {
+            match date() {
+                Some(d) => start = Some(d),
+                None => return false,
+            }
+        } else if name.eq_ignore_ascii_case("DTEND") {
+            match date() {
+                Some(d) => end = Some(d),
+                None => return false,
+            }
+        } else if name.eq_ignore_ascii_case("DURATION") {
+            match value().and_then(parse_duration) {
+                Some(d) => length = length.max(d + TimeDelta::days(1)),
+                None => return false,
+            }
         }
     }
-    Ok((events, warnings))
+    let Some(start) = start else {
+        return false;
+    };
+    let last = end.unwrap_or(start).max(start) + length;
+    last + TimeDelta::days(2) < day
 }
 
-/// Refuses components nested deeper than [`MAX_NESTING`]: the parser recurses.
-fn check_nesting(text: &str) -> Result<(), CalendarError> {
-    let mut depth = 0usize;
-    for line in text.lines() {
-        let upper = line.get(..6).map(str::to_ascii_uppercase);
-        match upper.as_deref() {
-            Some("BEGIN:") => {
-                depth += 1;
-                if depth > MAX_NESTING {
-                    return Err(CalendarError::TooDeep { max: MAX_NESTING });
-                }
-            }
-            Some(s) if s.starts_with("END:") => depth = depth.saturating_sub(1),
+/// A property's value: what follows its first `:` outside a quoted parameter (`rest`:
+/// the line from its parameters or separator on).
+fn value_of(rest: &str) -> Option<&str> {
+    let mut quoted = false;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ':' if !quoted => return Some(rest[i + 1..].trim()),
             _ => {}
         }
     }
-    Ok(())
+    None
+}
+
+/// The `TZID` → IANA name of a `VTIMEZONE` piece (`text` from line `first_line`), when it
+/// says one.
+pub(super) fn timezone(text: &str, first_line: u64) -> Option<(String, String)> {
+    let c = component(text, first_line).ok()?;
+    timezone_locations(std::slice::from_ref(&c))
+        .into_iter()
+        .next()
 }
 
 /// `TZID` → IANA name, from the `X-LIC-LOCATION` of each `VTIMEZONE` (Thunderbird,
@@ -362,41 +390,9 @@ mod tests {
 
     use super::*;
     use crate::clock::Zone;
-    use crate::sources::ics::Window;
-    use crate::sources::ics::expand::{SOURCE_WORK, expand_all};
+    use crate::sources::ics::reading::Want;
     use crate::sources::ics::testing::{inline, now, vevent};
-
-    #[test]
-    fn unfolding_joins_continuations_and_caps_long_lines() {
-        assert_eq!(
-            unfold_capped("\u{feff}A:1\r\nB:hello \r\n world\r\n\tagain\nC:3"),
-            "A:1\nB:hello worldagain\nC:3"
-        );
-        assert_eq!(
-            unfold_capped(" x\n"),
-            " x\n",
-            "a first line is not a continuation"
-        );
-        let long = format!("S:{}\n c\nE:1", "é".repeat(MAX_LINE_BYTES));
-        let out = unfold_capped(&long);
-        let first = out.lines().next().unwrap();
-        assert!(
-            first.len() <= MAX_LINE_BYTES && first.starts_with("S:é"),
-            "{}",
-            first.len()
-        );
-        assert!(out.ends_with("\nE:1"));
-        // The same as the parser's own unfolding where no line is long.
-        for text in [
-            "1 hello world\r\n2 hello \r\n   world\r\n3 hello \r\n world\r\n4 hello world",
-            "a\n b\n\tc\nd",
-        ] {
-            assert_eq!(
-                unfold_capped(text),
-                icalendar::parser::unfold(text).replace("\r\n", "\n")
-            );
-        }
-    }
+    use crate::sources::ics::text_occurrences;
 
     #[test]
     fn tzids_are_found_the_ways_exporters_write_them() {
@@ -429,6 +425,43 @@ mod tests {
         );
     }
 
+    /// Table: which events are left unparsed as surely past (the window's first day is
+    /// 2026-11-22). Each row names the wrong reading it catches.
+    #[test]
+    fn only_an_event_that_surely_ended_days_before_is_left_unparsed() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+        let piece = |lines: &str| format!("BEGIN:VEVENT\r\n{lines}\r\nEND:VEVENT\r\n");
+        let cases = [
+            ("DTSTART:20261110T090000Z\r\nDTEND:20261110T100000Z", true),
+            ("DTSTART;VALUE=DATE:20261118", true),
+            // Within two days (any zone, an all-day event's last day): parsed.
+            ("DTSTART:20261119T230000Z", false),
+            (
+                "DTSTART;TZID=\"Pacific/Kiritimati:x\":20261119T230000",
+                false,
+            ),
+            // It lasts into the window: by DTEND or DURATION.
+            ("DTSTART:20261110T090000Z\r\nDTEND:20261123T090000Z", false),
+            ("DTSTART:20261110T090000Z\r\nDURATION:P14D", false),
+            // A recurrence may come back.
+            ("DTSTART:20201110T090000Z\r\nRRULE:FREQ=YEARLY", false),
+            ("DTSTART:20201110T090000Z\r\nRDATE:20261124T090000Z", false),
+            // An alarm's own properties are not the event's.
+            (
+                "DTSTART:20201110T090000Z\r\nBEGIN:VALARM\r\nDURATION:P9999D\r\nEND:VALARM",
+                true,
+            ),
+            // What does not read is parsed (and warned about).
+            ("DTSTART:yesterday", false),
+            ("DTSTART:20201110T090000Z\r\nDURATION:soon", false),
+            ("SUMMARY:no start", false),
+            ("DTSTART;TZID=Europe/Berlin:20201110T090000", true),
+        ];
+        for (lines, past) in cases {
+            assert_eq!(ended_before(&piece(lines), day), past, "{lines}");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -437,10 +470,7 @@ mod tests {
         fn any_text_parses_or_is_refused(
             text in "(BEGIN:VCALENDAR\n|BEGIN:VEVENT\n|END:VEVENT\n|DTSTART:2026112[0-9]T1[0-9]0000Z?\n|RRULE:FREQ=DAILY\n|SUMMARY:[a-z;:,]{0,8}\n| [a-z]{0,3}\n|END:VCALENDAR\n|[A-Z;=:]{0,6}\n){0,12}",
         ) {
-            if let Ok((events, mut warnings)) = parse_calendar(&text) {
-                let mut budget = SOURCE_WORK;
-                let _ = expand_all(&events, Window::ahead(now(), 24), Zone::UTC, 5, &mut budget, &mut warnings);
-            }
+            let _ = text_occurrences(&text, Want { hours: 24, max_events: 5 }, now(), Zone::UTC);
         }
     }
 }

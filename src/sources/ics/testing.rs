@@ -1,12 +1,16 @@
 //! What the tests of the `ics` modules share: the fixtures' paths, the fixed now, zones,
 //! and the lines of a calendar's events (from files, or from inline `VEVENT`s).
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, FixedOffset, Utc};
 
-use super::expand::{SOURCE_WORK, expand_all};
-use super::parse::parse_calendar;
+use super::error::CalendarError;
+use super::parse::{self, Event};
+use super::reading::Want;
 use super::render::render;
-use super::{DEFAULT_ICS_MAX_BYTES, IcsSettings, Window, calendar_text};
+use super::stream::pieces;
+use super::{DEFAULT_ICS_MAX_BYTES, IcsSettings, calendar_text, text_occurrences};
 use crate::clock::Zone;
 use crate::timestamp;
 
@@ -43,16 +47,36 @@ pub(super) fn events(paths: &[&str], hours: u32, zone: Zone) -> Vec<String> {
     text.lines().skip(1).map(str::to_string).collect()
 }
 
-/// The lines of an inline calendar's events in the 24 h window, in UTC.
+/// The lines of an inline calendar's events in the 24 h window, in UTC (read as a file
+/// is).
 pub(super) fn inline(events: &str) -> (Vec<String>, Vec<String>) {
     let text = format!("BEGIN:VCALENDAR\nVERSION:2.0\n{events}\nEND:VCALENDAR\n");
-    let (parsed, mut warnings) = parse_calendar(&text).unwrap();
-    let mut budget = SOURCE_WORK;
-    let window = Window::ahead(now(), 24);
-    let found = expand_all(&parsed, window, Zone::UTC, 50, &mut budget, &mut warnings);
-    let more = found.len().saturating_sub(50);
-    let text = render(found, window, Zone::UTC, 50, more);
+    let want = Want {
+        hours: 24,
+        max_events: 50,
+    };
+    let (window, kept, warnings) = text_occurrences(&text, want, now(), Zone::UTC).unwrap();
+    let more = kept.found.saturating_sub(50);
+    let text = render(kept.occurrences, window, Zone::UTC, 50, more);
     (text.lines().skip(1).map(str::to_string).collect(), warnings)
+}
+
+/// Every event of a calendar's text, overrides too, as read (with its time zones), and
+/// the warnings.
+pub(super) fn parse_calendar(text: &str) -> Result<(Vec<Event>, Vec<String>), CalendarError> {
+    let mut zones = HashMap::new();
+    let mut events = Vec::new();
+    pieces(text.as_bytes(), |p| match p.name {
+        "VTIMEZONE" => zones.extend(parse::timezone(p.text, p.line)),
+        "VEVENT" if !p.oversized => events.push((p.text.to_string(), p.line)),
+        _ => {}
+    })?;
+    let mut warnings = Vec::new();
+    let events = events
+        .iter()
+        .filter_map(|(text, line)| parse::event(text, *line, &zones, &mut warnings))
+        .collect();
+    Ok((events, warnings))
 }
 
 pub(super) fn vevent(summary: &str, lines: &str) -> String {
