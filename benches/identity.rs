@@ -121,7 +121,10 @@ fn main() {
         if misses && split == "tune" {
             sweep(text, anchor, synonyms);
         }
-        println!("{}", old.row(&format!("{split}: token Jaccard 0.6 (rules 2)")));
+        println!(
+            "{}",
+            old.row(&format!("{split}: token Jaccard 0.6 (rules 2)"))
+        );
         rows.push(new.json(split, "identity (rules 3)"));
         rows.push(old.json(split, "token Jaccard 0.6 (rules 2)"));
     }
@@ -158,7 +161,12 @@ fn sweep(text: &str, anchor: NaiveDate, synonyms: &Synonyms) {
                     let sim = (1.0 - mix) * j + mix * s.overlap;
                     c.add(*truth, !s.veto && sim >= t);
                 }
-                eprintln!("{}", c.row(&format!("swap penalty {lambda}, overlap {mix}, threshold {t}")));
+                eprintln!(
+                    "{}",
+                    c.row(&format!(
+                        "swap penalty {lambda}, overlap {mix}, threshold {t}"
+                    ))
+                );
             }
         }
     }

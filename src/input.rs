@@ -221,13 +221,7 @@ impl InputContext<'_> {
             );
         }
         let world = crate::quiet::fingerprint(thread.as_str(), "", &gathered);
-        // A source shown whole gets its reference in front (docs/spec.md §6; mail,
-        // calendars and files label each item as they render it).
-        for t in &mut gathered.texts {
-            if let Some(labelled) = sources::refs::label_whole(t.kind, &t.name, &t.text) {
-                t.text = labelled;
-            }
-        }
+        label_whole_sources(&mut gathered.texts);
         // The screen: each source shown neutralised and marked when it
         // carries an attempt; the detections go to the journal with their source.
         let screened = screen_off_thread(std::mem::take(&mut gathered.texts)).await;
@@ -273,14 +267,7 @@ impl InputContext<'_> {
             })
             .collect();
         let shown: Vec<SourceText> = screened.into_iter().map(|(t, _, _)| t.text).collect();
-        let refs = shown
-            .iter()
-            .flat_map(|t| {
-                sources::refs::shown(&t.text)
-                    .into_iter()
-                    .map(|r| (r, t.name.clone()))
-            })
-            .collect();
+        let refs = shown_refs(&shown);
         let prompt = self
             .prompts
             .thread_prompt(thread, self.seen, &shown, &self.clock, max_tokens);
@@ -401,4 +388,26 @@ async fn screen_off_thread(
                 .collect()
         }
     }
+}
+
+/// A source shown whole gets its reference in front (docs/spec.md §6; mail, calendars
+/// and files label each item as they render it).
+fn label_whole_sources(texts: &mut [SourceText]) {
+    for t in texts {
+        if let Some(labelled) = sources::refs::label_whole(t.kind, &t.name, &t.text) {
+            t.text = labelled;
+        }
+    }
+}
+
+/// The references `shown` shows, each with the name of the source that shows it.
+fn shown_refs(shown: &[SourceText]) -> Vec<(String, String)> {
+    shown
+        .iter()
+        .flat_map(|t| {
+            sources::refs::shown(&t.text)
+                .into_iter()
+                .map(|r| (r, t.name.clone()))
+        })
+        .collect()
 }

@@ -477,7 +477,10 @@ impl Prompts {
                         .iter()
                         .flat_map(|o| [o.thread.as_str(), o.reason.as_str(), o.outcome.as_str()]),
                 )
-                .chain(told.iter().flat_map(|t| [t.entry.as_str(), t.text.as_str()]))
+                .chain(
+                    told.iter()
+                        .flat_map(|t| [t.entry.as_str(), t.text.as_str()]),
+                )
                 .collect::<Vec<_>>(),
         );
         let ctx = EscalationContext {

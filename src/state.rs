@@ -613,6 +613,10 @@ pub struct Told {
     #[serde(with = "serde_utc")]
     pub raised: DateTime<Utc>,
     pub thread: String,
+    /// The reason it was raised with: a later reason that is one fact with it is the
+    /// same matter, whichever entry it is about.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
     /// What became of it, as the history record says once settled (`pending` until).
     #[serde(default, deserialize_with = "null_as_default")]
     pub outcome: EscalationOutcome,

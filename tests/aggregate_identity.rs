@@ -6,9 +6,7 @@ use chrono::TimeDelta;
 use proptest::prelude::*;
 use thinker::aggregate::{RemovalReason, Settings, ThreadOutcome, aggregate, prune};
 use thinker::answer::{Answer, Finding, Seen};
-use thinker::state::{
-    Category, DecisionRecord, Entry, EscalationOutcome, State, Strength,
-};
+use thinker::state::{Category, DecisionRecord, Entry, EscalationOutcome, State, Strength};
 use thinker::thread::{Kind, ThreadName};
 
 use crate::support::*;
@@ -84,7 +82,11 @@ fn two_facts_from_one_sender_stay_apart_even_citing_one_mail() {
     // Guards against "same reference → same entry" without a check of what it says.
     let state = state_with(
         vec![with_refs(
-            entry("t-acme-invoice-4411", "ACME invoice 4411 for €120 overdue", 5),
+            entry(
+                "t-acme-invoice-4411",
+                "ACME invoice 4411 for €120 overdue",
+                5,
+            ),
             &["m3fq9k"],
         )],
         vec![],
@@ -96,7 +98,10 @@ fn two_facts_from_one_sender_stay_apart_even_citing_one_mail() {
     ] {
         let (next, report) = aggregate(
             &state,
-            &only(ThreadName::Watcher, seeing(vec![cited(summary, 6, &["m3fq9k"])])),
+            &only(
+                ThreadName::Watcher,
+                seeing(vec![cited(summary, 6, &["m3fq9k"])]),
+            ),
             &[],
             now(),
             &settings(),
@@ -115,7 +120,11 @@ fn a_new_entry_keeps_the_references_of_its_findings() {
             ThreadName::Watcher,
             seeing(vec![
                 cited("Parcel from DHL needs a signature Thursday", 6, &["m3fq9k"]),
-                cited("DHL parcel needs your signature on Thursday", 5, &["e7h2kq"]),
+                cited(
+                    "DHL parcel needs your signature on Thursday",
+                    5,
+                    &["e7h2kq"],
+                ),
             ]),
         ),
         &[],
@@ -130,12 +139,26 @@ fn a_new_entry_keeps_the_references_of_its_findings() {
 
 #[test]
 fn near_duplicates_in_memory_merge_into_the_older_with_the_union_of_both() {
-    let mut old = with_refs(entry("t-rent-950-unpaid", "Rent of £950 unpaid, landlord chasing", 4), &["m1aaaa"]);
+    let mut old = with_refs(
+        entry(
+            "t-rent-950-unpaid",
+            "Rent of £950 unpaid, landlord chasing",
+            4,
+        ),
+        &["m1aaaa"],
+    );
     old.created = minutes_ago(600);
     old.from = vec!["watcher/inbox".into()];
     old.importance = 6;
     old.sightings = 3;
-    let mut dup = with_refs(entry("p-landlord-chasing-unpaid", "Reminder: landlord chasing unpaid rent £950", 7), &["m2bbbb"]);
+    let mut dup = with_refs(
+        entry(
+            "p-landlord-chasing-unpaid",
+            "Reminder: landlord chasing unpaid rent £950",
+            7,
+        ),
+        &["m2bbbb"],
+    );
     dup.created = minutes_ago(60);
     dup.from = vec!["librarian/memory".into()];
     dup.importance = 8;
@@ -170,9 +193,17 @@ fn near_duplicates_in_memory_merge_into_the_older_with_the_union_of_both() {
 
 #[test]
 fn a_link_to_a_merged_entry_follows_it() {
-    let mut a = entry("t-rent-950-unpaid", "Rent of £950 unpaid, landlord chasing", 4);
+    let mut a = entry(
+        "t-rent-950-unpaid",
+        "Rent of £950 unpaid, landlord chasing",
+        4,
+    );
     a.created = minutes_ago(700);
-    let mut b = entry("t-landlord-chasing-unpaid", "Landlord chasing unpaid rent £950", 4);
+    let mut b = entry(
+        "t-landlord-chasing-unpaid",
+        "Landlord chasing unpaid rent £950",
+        4,
+    );
     b.links = vec![thinker::state::Link {
         id: "i-money-tight".into(),
         kind: thinker::state::LinkKind::Connects,
@@ -203,7 +234,11 @@ fn an_important_newcomer_takes_the_place_of_reinforced_noise() {
     let mut s = Settings::default();
     s.caps.active_threads = 3;
     let noise = |i: usize| {
-        let mut e = entry(&format!("t-weekly-digest-{i}"), &format!("Email digest number {i}"), 10);
+        let mut e = entry(
+            &format!("t-weekly-digest-{i}"),
+            &format!("Email digest number {i}"),
+            10,
+        );
         e.importance = 3;
         e.sightings = 30;
         e
@@ -213,13 +248,20 @@ fn an_important_newcomer_takes_the_place_of_reinforced_noise() {
         &state,
         &only(
             ThreadName::Watcher,
-            seeing(vec![cited("Energy direct debit €112 will bounce on 1 Dec", 9, &[])]),
+            seeing(vec![cited(
+                "Energy direct debit €112 will bounce on 1 Dec",
+                9,
+                &[],
+            )]),
         ),
         &[],
         now(),
         &s,
     );
-    assert!(next.active_threads.iter().any(|e| e.importance == 9), "{report:?}");
+    assert!(
+        next.active_threads.iter().any(|e| e.importance == 9),
+        "{report:?}"
+    );
     assert_eq!(report.removed[0].entry.importance, 3);
 }
 
@@ -239,7 +281,11 @@ fn told_rent() -> State {
         &fresh(),
         &only(
             ThreadName::Watcher,
-            escalating("Rent of £950 unpaid, landlord chasing", "Rent £950 unpaid", &["m1aaaa"]),
+            escalating(
+                "Rent of £950 unpaid, landlord chasing",
+                "Rent £950 unpaid",
+                &["m1aaaa"],
+            ),
         ),
         &[],
         minutes_ago(180),
@@ -261,25 +307,42 @@ fn a_paraphrased_re_escalation_of_what_was_told_folds_without_a_record() {
     // clock stepped back, hours later, and with eleven other records in between.
     let base = told_rent();
     let cases: [(ThreadName, &str, &str, chrono::DateTime<chrono::Utc>); 4] = [
-        (ThreadName::Watcher, "Landlord chasing unpaid rent £950", "Pay the rent today!", now()),
-        (ThreadName::Oracle, "Unpaid rent of £950: landlord chasing", "Rent still unpaid", now()),
+        (
+            ThreadName::Watcher,
+            "Landlord chasing unpaid rent £950",
+            "Pay the rent today!",
+            now(),
+        ),
+        (
+            ThreadName::Oracle,
+            "Unpaid rent of £950: landlord chasing",
+            "Rent still unpaid",
+            now(),
+        ),
         (
             ThreadName::Watcher,
             "Reminder: rent £950 unpaid",
             "rent",
             minutes_ago(182),
         ),
-        (ThreadName::Librarian, "Rent £950 outstanding, landlord chasing", "Landlord wants £950 rent", now() + TimeDelta::days(2)),
+        (
+            ThreadName::Librarian,
+            "Rent £950 outstanding, landlord chasing",
+            "Landlord wants £950 rent",
+            now() + TimeDelta::days(2),
+        ),
     ];
     for (thread, summary, reason, at) in cases {
         let mut state = base.clone();
         for i in 0..11 {
-            state.escalation_history.push(thinker::state::EscalationRecord::raised(
-                minutes_ago(170 - i),
-                "dreamer",
-                format!("an unrelated matter {i}"),
-                EscalationOutcome::Dismissed("no".into()),
-            ));
+            state
+                .escalation_history
+                .push(thinker::state::EscalationRecord::raised(
+                    minutes_ago(170 - i),
+                    "dreamer",
+                    format!("an unrelated matter {i}"),
+                    EscalationOutcome::Dismissed("no".into()),
+                ));
         }
         let (next, report) = aggregate(
             &state,
@@ -288,7 +351,11 @@ fn a_paraphrased_re_escalation_of_what_was_told_folds_without_a_record() {
             at,
             &settings(),
         );
-        assert!(report.escalations.is_empty(), "{summary}: {:?}", report.escalations);
+        assert!(
+            report.escalations.is_empty(),
+            "{summary}: {:?}",
+            report.escalations
+        );
         assert_eq!(report.folded.len(), 1, "{summary}");
         assert_eq!(next.told.len(), 1);
         assert_eq!(next.told[0].folded, 1);
@@ -308,7 +375,13 @@ fn a_re_escalation_whose_due_moved_is_news() {
             ..escalating("x", "Rent now due tomorrow", &["m1aaaa"])
         };
         state.last_tick = Some(minutes_ago(5));
-        aggregate(&state, &only(ThreadName::Watcher, a), &[], now(), &settings())
+        aggregate(
+            &state,
+            &only(ThreadName::Watcher, a),
+            &[],
+            now(),
+            &settings(),
+        )
     };
     assert_eq!(report.escalations.len(), 1, "{:?}", report.folded);
     assert_eq!(report.escalations[0].outcome, EscalationOutcome::Pending);
@@ -328,7 +401,11 @@ fn a_capped_or_failed_matter_was_never_told_and_is_raised_again() {
             &state,
             &only(
                 ThreadName::Watcher,
-                escalating("Rent of £950 unpaid, landlord chasing", "Rent unpaid", &["m1aaaa"]),
+                escalating(
+                    "Rent of £950 unpaid, landlord chasing",
+                    "Rent unpaid",
+                    &["m1aaaa"],
+                ),
             ),
             &[],
             now(),
@@ -354,7 +431,11 @@ fn a_pending_matter_folds_its_repeats_in_the_same_hour() {
         &state,
         &only(
             ThreadName::Librarian,
-            escalating("Backups will fail tonight: NAS at 99%", "backups failing", &[]),
+            escalating(
+                "Backups will fail tonight: NAS at 99%",
+                "backups failing",
+                &[],
+            ),
         ),
         &[],
         now(),
@@ -367,8 +448,8 @@ fn a_pending_matter_folds_its_repeats_in_the_same_hour() {
 // --- Properties ----------------------------------------------------------------------------
 
 const WORDS: &[&str] = &[
-    "rent", "invoice", "acme", "flight", "friday", "disk", "full", "backup", "dentist",
-    "4411", "€120", "09:40", "12 Nov", "school", "closed", "parcel",
+    "rent", "invoice", "acme", "flight", "friday", "disk", "full", "backup", "dentist", "4411",
+    "€120", "09:40", "12 Nov", "school", "closed", "parcel",
 ];
 
 fn summary() -> impl Strategy<Value = String> {
@@ -376,7 +457,13 @@ fn summary() -> impl Strategy<Value = String> {
 }
 
 fn gen_entry(cat: Category, n: usize) -> impl Strategy<Value = Entry> {
-    (summary(), 2u8..=10, 0u8..=10, 1u32..40, prop::collection::vec("[a-z][a-z2-7]{5}", 0..3))
+    (
+        summary(),
+        2u8..=10,
+        0u8..=10,
+        1u32..40,
+        prop::collection::vec("[a-z][a-z2-7]{5}", 0..3),
+    )
         .prop_map(move |(s, strength, importance, sightings, refs)| {
             let mut e = entry(&format!("{}gen-{n}", cat.id_prefix()), &s, strength);
             e.importance = importance;
@@ -439,7 +526,7 @@ proptest! {
         let state = state_with(vec![left.clone()], vec![right.clone()]);
         let (next, report) = aggregate(&state, &only(ThreadName::Oracle, Answer::default()), &[], now(), &settings());
         prop_assert_eq!(next.entry_count(), 1);
-        let kept = next.all_entries().next().map(|(_, e)| e.clone()).unwrap_or_else(|| left.clone());
+        let kept = next.all_entries().next().map_or_else(|| left.clone(), |(_, e)| e.clone());
         for f in left.from.iter().chain(&right.from) {
             prop_assert!(kept.from.contains(f), "{:?} lost {}", kept.from, f);
         }
@@ -527,12 +614,14 @@ fn a_message_still_owed_is_never_pushed_out_of_the_history() {
     owed.delivery = Some(thinker::state::Delivery::Owed);
     state.escalation_history = vec![held, owed];
     for i in 0..12 {
-        state.escalation_history.push(thinker::state::EscalationRecord::raised(
-            minutes_ago(500 - i),
-            "dreamer",
-            format!("an unrelated matter {i}"),
-            EscalationOutcome::Dismissed("no".into()),
-        ));
+        state
+            .escalation_history
+            .push(thinker::state::EscalationRecord::raised(
+                minutes_ago(500 - i),
+                "dreamer",
+                format!("an unrelated matter {i}"),
+                EscalationOutcome::Dismissed("no".into()),
+            ));
     }
     let (next, _) = aggregate(
         &state,
@@ -545,5 +634,8 @@ fn a_message_still_owed_is_never_pushed_out_of_the_history() {
     assert_eq!(h.len(), 10);
     assert_eq!(h[0].reason, "Parcel customs fee");
     assert_eq!(h[1].reason, "Flight moved");
-    assert_eq!(h[2].reason, "an unrelated matter 4", "the oldest settled ones went");
+    assert_eq!(
+        h[2].reason, "an unrelated matter 4",
+        "the oldest settled ones went"
+    );
 }

@@ -241,7 +241,11 @@ fn best_match_wins_over_first_match() {
     );
     let a = answer(vec![thinker::answer::Finding {
         refs: vec!["m1aaaa".into()],
-        ..finding("ACME invoice 4411 overdue, please pay", 5, Kind::Observation)
+        ..finding(
+            "ACME invoice 4411 overdue, please pay",
+            5,
+            Kind::Observation,
+        )
     }]);
     let (_, report) = aggregate(
         &state,
@@ -382,7 +386,11 @@ fn equal_importance_ties_go_to_the_earliest_finding() {
 #[test]
 fn findings_join_the_group_whose_first_finding_they_match() {
     // A~B and B~C but not A~C: C starts its own group (not transitive).
-    let (ta, tb, tc) = ("kiwi lemon mango", "kiwi lemon mango papaya", "lemon mango papaya");
+    let (ta, tb, tc) = (
+        "kiwi lemon mango",
+        "kiwi lemon mango papaya",
+        "lemon mango papaya",
+    );
     let key = |t: &str| thinker::aggregate::identity::Key::new(t, now().date_naive(), []);
     let same = |x: &str, y: &str| {
         thinker::aggregate::identity::compare(

@@ -1582,10 +1582,14 @@ class StandIn:
             self.said[item.id].append(t)
 
     def matches(self, item, entries):
+        """The entries the model takes for `item`: one whose summary is the item's (its
+        words, or words the model wrote for it), or one that cites an item the fact was
+        seen in and whose summary is about it (a mail or a file may hold other facts)."""
         sets = self.sets(item.id)
         refs = self.item_refs.get(item.id, set())
         return [e for e in entries
-                if any(jaccard(e[1], s) >= 0.6 for s in sets) or (e[3] & refs)]
+                if any(jaccard(e[1], s) >= 0.6 for s in sets)
+                or ((e[3] & refs) and any(contained(e[1], s) >= 0.5 for s in sets))]
 
     @staticmethod
     def satisfied(group, sources):

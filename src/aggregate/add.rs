@@ -10,9 +10,9 @@ use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 
+use super::identity::compare;
 use super::reinforce::Unmatched;
 use super::{Added, Report, Settings, ids};
-use super::identity::compare;
 use crate::recall::synonyms::Synonyms;
 use crate::state::{Category, Entry, State, Strength};
 use crate::thread::{Kind, ThreadName};
@@ -51,9 +51,9 @@ pub fn apply(
     let synonyms = Synonyms::builtin();
     let mut groups: Vec<Vec<Unmatched>> = Vec::new();
     for candidate in unmatched {
-        let home = groups.iter_mut().find(|g| {
-            compare(&g[0].key, &candidate.key, synonyms).same(settings.thresholds())
-        });
+        let home = groups
+            .iter_mut()
+            .find(|g| compare(&g[0].key, &candidate.key, synonyms).same(settings.thresholds()));
         match home {
             Some(group) => group.push(candidate),
             None => groups.push(vec![candidate]),

@@ -18,9 +18,9 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::identity::{Key, compare};
 use super::{Report, Settings, ThreadOutcome, told};
 use crate::answer::Answer;
-use super::identity::{Key, compare};
 use crate::recall::synonyms::Synonyms;
 use crate::state::{Delivery, Entry, EscalationOutcome, EscalationRecord, State, Suppression};
 use crate::thread::{Kind, ThreadName};
@@ -124,6 +124,13 @@ fn subject<'s>(
                 .map(|a| a.id.as_str()),
         )
         .collect();
+    // An entry merged into another this tick (rule 13) is that other now.
+    let mut touched = touched;
+    for m in &report.merged {
+        if touched.contains(&m.id.as_str()) && !touched.contains(&m.into.as_str()) {
+            touched.push(m.into.as_str());
+        }
+    }
     let refs: Vec<&str> = answer
         .findings
         .iter()
@@ -171,8 +178,7 @@ fn subject<'s>(
             .map(|(_, e)| e)
             .filter(|e| touched.contains(&e.id.as_str()))
             .find(|e| {
-                compare(&key, &super::reinforce::entry_key(e), synonyms)
-                    .same(settings.thresholds())
+                compare(&key, &super::reinforce::entry_key(e), synonyms).same(settings.thresholds())
             })
     })
 }
@@ -200,9 +206,12 @@ pub fn record(
         let reason = reason_of(answer);
         let about = subject(state, thread, answer, &reason, now, settings, report).cloned();
         // The matter is already told, or on its way: folded, no record (§8).
-        if let Some(entry) = &about
-            && let Some(i) = told::find(state, entry, now, settings)
-        {
+        let matter = match &about {
+            Some(entry) => told::find(state, entry, now, settings),
+            None => None,
+        }
+        .or_else(|| told::find_reason(state, &reason, now, settings));
+        if let Some(i) = matter {
             let matter = &mut state.told[i];
             matter.folded = matter.folded.saturating_add(1);
             matter.last = matter.last.max(now);

@@ -18,9 +18,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::identity::{Key, compare};
 use super::reinforce::Unmatched;
 use super::{Archived, RemovalReason, Report, Settings};
-use super::identity::{Key, compare};
 use crate::recall::synonyms::Synonyms;
 use crate::state::{Category, State};
 use crate::timestamp;

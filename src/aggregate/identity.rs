@@ -176,13 +176,69 @@ const SYNONYM_SHARE: f64 = 0.75;
 
 /// Words that frame a report rather than identify its fact (besides the stop words).
 const FRAMING: &[&str] = &[
-    "reminder", "remind", "reminds", "reminded", "update", "updated", "updates", "note",
-    "notice", "fyi", "alert", "please", "pls", "plz", "now", "new", "still", "again",
-    "currently", "just", "heads", "important", "urgent", "asap", "soon", "re", "fwd", "fw",
-    "regarding", "moved", "changed", "rescheduled", "instead", "info", "via", "per", "has",
-    "have", "had", "will", "would", "should", "must", "need", "needs", "do", "does", "did",
-    "get", "got", "also", "only", "very", "up", "out", "off", "yet", "all", "any", "some",
-    "user", "users", "user's",
+    "reminder",
+    "remind",
+    "reminds",
+    "reminded",
+    "update",
+    "updated",
+    "updates",
+    "note",
+    "notice",
+    "fyi",
+    "alert",
+    "please",
+    "pls",
+    "plz",
+    "now",
+    "new",
+    "still",
+    "again",
+    "currently",
+    "just",
+    "heads",
+    "important",
+    "urgent",
+    "asap",
+    "soon",
+    "re",
+    "fwd",
+    "fw",
+    "regarding",
+    "moved",
+    "changed",
+    "rescheduled",
+    "instead",
+    "info",
+    "via",
+    "per",
+    "has",
+    "have",
+    "had",
+    "will",
+    "would",
+    "should",
+    "must",
+    "need",
+    "needs",
+    "do",
+    "does",
+    "did",
+    "get",
+    "got",
+    "also",
+    "only",
+    "very",
+    "up",
+    "out",
+    "off",
+    "yet",
+    "all",
+    "any",
+    "some",
+    "user",
+    "users",
+    "user's",
 ];
 
 /// Abbreviations a model writes for a word (lowercase).
@@ -324,9 +380,9 @@ static PIECES: LazyLock<Option<Regex>> = LazyLock::new(|| {
         r"(?xi)
         (?P<time>\b(?P<h>\d{1,2})(?:[:.h](?P<m>\d{2}))?\s?(?P<ap>a\.?m\b\.?|p\.?m\b\.?)
             | \b(?P<h2>\d{1,2})[:h](?P<m2>\d{2})\b)
-        | (?P<amount>(?:[€£$¥₹]|\b(?:eur|usd|gbp|chf|sek|nok|dkk|pln|jpy|inr)\b)\s?\d[\d.,']*\d
-            | (?:[€£$¥₹]|\b(?:eur|usd|gbp|chf|sek|nok|dkk|pln|jpy|inr)\b)\s?\d
-            | \b\d[\d.,']*\s?(?:[€£$¥₹]|(?:eur|euros?|usd|gbp|chf|dollars?|pounds?|bucks|kr|sek|nok|dkk|pln|zł|yen|rupees?)\b))
+        | (?P<amount>(?:[€£$¥₹]|\b(?:eur|usd|gbp|chf|sek|nok|dkk|pln|jpy|inr)\b)\s?\d+(?:[.,'’]\d+)*
+            | \b\d+(?:[.,'’]\d+)*\s?(?:[€£$¥₹]|(?:eur|euros?|usd|gbp|chf|dollars?|pounds?|bucks|kr|sek|nok|dkk|pln|zł|yen|rupees?)\b))
+        | (?P<spaced>\b(?-i:[A-Z]{2,3})\x20\d{2,6}\b)
         | (?P<word>[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+|[.,/][0-9][\p{L}\p{N}]*)*)
         | (?P<stop>[.!?;:])
         ",
@@ -337,14 +393,24 @@ static PIECES: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// The digits of a number as a person means it: separators out, a decimal part of one
 /// or two digits dropped (`4,950.00` and `4.950` and `4950` are one amount).
 fn number_digits(text: &str) -> String {
+    // The number alone: a currency's letters or sign around it are not its parts.
+    let start = text.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
+    let end = text
+        .rfind(|c: char| c.is_ascii_digit())
+        .map_or(text.len(), |i| i + 1);
+    let text = text.get(start..end).unwrap_or(text);
     let mut parts: Vec<&str> = text
-        .split(['.', ',', '\'', ' '])
+        .split(['.', ',', '\'', '’', ' '])
         .filter(|p| !p.is_empty())
         .collect();
     if parts.len() > 1 && parts.last().is_some_and(|p| p.len() <= 2) {
         parts.pop();
     }
-    let digits: String = parts.concat().chars().filter(char::is_ascii_digit).collect();
+    let digits: String = parts
+        .concat()
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
     let trimmed = digits.trim_start_matches('0');
     if trimmed.is_empty() {
         "0".to_string()
@@ -382,6 +448,10 @@ fn pieces(summary: &str) -> Vec<Piece> {
                 out.push(Piece::Time(hour, minute));
             }
             sentence_start = false;
+        } else if let Some(code) = caps.name("spaced") {
+            // `TP 1367`: a code written with a space is the code.
+            out.push(Piece::Word(code.as_str().replace(' ', ""), false));
+            sentence_start = false;
         } else if let Some(amount) = caps.name("amount") {
             out.push(Piece::Amount(number_digits(amount.as_str())));
             sentence_start = false;
@@ -415,8 +485,7 @@ fn weekday_of(word: &str) -> Option<Weekday> {
 fn day_number(word: &str) -> Option<u32> {
     let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let suffix = &word[digits.len()..];
-    if !matches!(suffix, "" | "st" | "nd" | "rd" | "th") || digits.is_empty() || digits.len() > 2
-    {
+    if !matches!(suffix, "" | "st" | "nd" | "rd" | "th") || digits.is_empty() || digits.len() > 2 {
         return None;
     }
     digits.parse().ok().filter(|d| (1..=31).contains(d))
@@ -473,7 +542,9 @@ impl Key {
                 }
                 continue;
             }
-            let Some(month) = month_of(&word) else { continue };
+            let Some(month) = month_of(&word) else {
+                continue;
+            };
             let day_at = [i + 1, i.wrapping_sub(1)]
                 .into_iter()
                 .filter(|&j| j < pieces.len() && !used[j])
@@ -535,6 +606,7 @@ impl Key {
     }
 
     /// Adds references (an entry's, beside its summary).
+    #[must_use]
     pub fn with_refs<'r>(mut self, refs: impl IntoIterator<Item = &'r str>) -> Key {
         let mut all: BTreeSet<String> = self.refs.into_iter().collect();
         all.extend(refs.into_iter().map(str::to_ascii_lowercase));
@@ -552,7 +624,10 @@ impl Key {
 }
 
 fn add_date(add: &mut impl FnMut(String, Class), date: NaiveDate) {
-    add(format!("{:02}-{:02}", date.month(), date.day()), Class::Date);
+    add(
+        format!("{:02}-{:02}", date.month(), date.day()),
+        Class::Date,
+    );
     add(weekday_name(date.weekday()).to_string(), Class::Day);
 }
 
@@ -629,7 +704,10 @@ fn word_terms(
     // Words joined by `-` or `'` are compared part by part (`follow-up`, `user's`).
     if lower.contains(['-', '\'', '’']) {
         let capital = !sentence_start && word.chars().next().is_some_and(char::is_uppercase);
-        for (part, written) in lower.split(['-', '\'', '’']).zip(word.split(['-', '\'', '’'])) {
+        for (part, written) in lower
+            .split(['-', '\'', '’'])
+            .zip(word.split(['-', '\'', '’']))
+        {
             if part.chars().nth(1).is_some() {
                 single_word(part, written, !capital, anchor, add);
             }
@@ -718,7 +796,9 @@ pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
             continue;
         }
         let found = b.terms.iter().enumerate().find(|(j, x)| {
-            !b_used[*j] && matches!(x.class, Class::Word | Class::Name) && synonyms.meet(&t.text, &x.text)
+            !b_used[*j]
+                && matches!(x.class, Class::Word | Class::Name)
+                && synonyms.meet(&t.text, &x.text)
         });
         if let Some((j, x)) = found {
             b_used[j] = true;
@@ -738,7 +818,11 @@ pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
     let union = wa + wb - shared;
     let swapped = f64::min(a_alone, b_alone);
     let penalised = union + SWAP_PENALTY * swapped;
-    let jaccard = if penalised > 0.0 { shared / penalised } else { 0.0 };
+    let jaccard = if penalised > 0.0 {
+        shared / penalised
+    } else {
+        0.0
+    };
     let overlap = shared / wa.min(wb);
     Score {
         similarity: f64::midpoint(jaccard, overlap.min(1.0)),
@@ -747,8 +831,14 @@ pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
         swapped,
         shared,
         union,
-        veto: vetoed(a, b, Class::Code)
-            || vetoed(a, b, Class::Amount)
+        veto: if shared_ref {
+            // One item may name a fact by two codes (a flight number and a booking
+            // reference): within an item, only codes of one shape tell two facts apart
+            // (invoices 4411 and 4412).
+            codes_of_a_shape_differ(a, b)
+        } else {
+            vetoed(a, b, Class::Code)
+        } || vetoed(a, b, Class::Amount)
             || names_differ(a, b),
         shared_ref,
     }
@@ -772,9 +862,31 @@ fn names_differ(a: &Key, b: &Key) -> bool {
         && !nb.iter().any(|n| said(a, n))
 }
 
+/// The shape of a code: its letters as `a`, its digits as `9` (`tp1367` → `aa9999`).
+fn shape(code: &str) -> String {
+    code.chars()
+        .map(|c| if c.is_ascii_digit() { '9' } else { 'a' })
+        .collect()
+}
+
+/// Both carry codes, share none, and two of them have one shape.
+fn codes_of_a_shape_differ(a: &Key, b: &Key) -> bool {
+    let codes = |k: &Key| -> Vec<String> {
+        k.terms
+            .iter()
+            .filter(|t| t.class == Class::Code)
+            .map(|t| t.text.clone())
+            .collect()
+    };
+    let (ca, cb) = (codes(a), codes(b));
+    if ca.iter().any(|c| cb.contains(c)) {
+        return false;
+    }
+    ca.iter().any(|x| cb.iter().any(|y| shape(x) == shape(y)))
+}
+
 /// Both carry terms of `class` and share none.
 fn vetoed(a: &Key, b: &Key, class: Class) -> bool {
-    debug_assert!(class.vetoes());
     fn of(k: &Key, class: Class) -> Vec<&str> {
         k.terms
             .iter()
@@ -782,6 +894,7 @@ fn vetoed(a: &Key, b: &Key, class: Class) -> bool {
             .map(|t| t.text.as_str())
             .collect()
     }
+    debug_assert!(class.vetoes());
     let (ta, tb) = (of(a, class), of(b, class));
     !ta.is_empty() && !tb.is_empty() && !ta.iter().any(|t| tb.contains(t))
 }
@@ -849,7 +962,13 @@ mod tests {
                 texts(text)
             );
         }
-        assert_eq!(texts("invoice 4411"), [("4411".to_string(), Class::Code), ("invoic".to_string(), Class::Word)]);
+        assert_eq!(
+            texts("invoice 4411"),
+            [
+                ("4411".to_string(), Class::Code),
+                ("invoic".to_string(), Class::Word)
+            ]
+        );
         assert!(texts("Flight TP-1367").contains(&("tp1367".to_string(), Class::Code)));
     }
 
@@ -873,7 +992,10 @@ mod tests {
     fn two_bills_from_one_sender_stay_apart() {
         for (a, b) in [
             ("ACME invoice 4411 overdue", "ACME invoice 4412 overdue"),
-            ("ACME bill of €120 due Friday", "ACME bill of €80 due Friday"),
+            (
+                "ACME bill of €120 due Friday",
+                "ACME bill of €80 due Friday",
+            ),
         ] {
             let s = score(a, b);
             assert!(s.veto, "{a} / {b}");
@@ -896,7 +1018,10 @@ mod tests {
         let cases = [
             ("Disk /home 91% full", "disk home is 93% full now"),
             ("", "anything"),
-            ("Dentist Thursday 10:00", "Dentist appt moved to Friday 10:00"),
+            (
+                "Dentist Thursday 10:00",
+                "Dentist appt moved to Friday 10:00",
+            ),
         ];
         for (a, b) in cases {
             let (x, y) = (score(a, b), score(b, a));

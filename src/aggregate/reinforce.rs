@@ -69,11 +69,13 @@ pub fn best_match(
         }
         let better = match best {
             None => true,
-            Some((b, bscore)) => {
-                score.rank() > bscore.rank()
-                    || (score.rank() == bscore.rank()
-                        && (candidate.0, candidate.1) < (existing[b].0, existing[b].1))
-            }
+            Some((b, bscore)) => match score.rank().total_cmp(&bscore.rank()) {
+                std::cmp::Ordering::Greater => true,
+                std::cmp::Ordering::Less => false,
+                std::cmp::Ordering::Equal => {
+                    (candidate.0, candidate.1) < (existing[b].0, existing[b].1)
+                }
+            },
         };
         if better {
             best = Some((i, score));
@@ -165,6 +167,10 @@ pub fn apply(
 
 /// Marks every entry the agent used or a thread saw again (by id or by a matching
 /// finding) and returns the findings that matched nothing.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the rule's inputs, each used once: bundling them would only rename them"
+)]
 fn mark(
     seen: &mut [Seen],
     existing: &[(Category, &str, Key)],

@@ -125,8 +125,8 @@ fn is_about(told: &Told, entry: &Entry, key: &Key, settings: &Settings) -> bool 
 
 /// The matter that keeps a new escalation about `entry` from being raised, if any: one
 /// that counts ([`counts`]) and whose `due` has not moved since.
-pub fn find<'s>(
-    state: &'s State,
+pub fn find(
+    state: &State,
     entry: &Entry,
     now: DateTime<Utc>,
     settings: &Settings,
@@ -134,6 +134,28 @@ pub fn find<'s>(
     let key = super::reinforce::entry_key(entry);
     state.told.iter().position(|t| {
         counts(t, now, settings) && t.due == entry.due && is_about(t, entry, &key, settings)
+    })
+}
+
+/// The matter a new escalation's `reason` repeats, if any: one that counts and whose
+/// own reason is one fact with it (docs/spec.md §8) — so a repeat about a second entry
+/// of the same fact (one no rule could tell was the same) is not told twice.
+pub fn find_reason(
+    state: &State,
+    reason: &str,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> Option<usize> {
+    let key = Key::new(reason, now.date_naive(), []);
+    state.told.iter().position(|t| {
+        counts(t, now, settings)
+            && !t.reason.is_empty()
+            && compare(
+                &Key::new(&t.reason, t.raised.date_naive(), []),
+                &key,
+                Synonyms::builtin(),
+            )
+            .same(settings.thresholds())
     })
 }
 
@@ -146,6 +168,7 @@ pub fn open(record: &EscalationRecord, entry: &Entry) -> Told {
         due: entry.due,
         raised: record.timestamp,
         thread: record.thread.clone(),
+        reason: record.reason.clone(),
         outcome: record.outcome.clone(),
         text: String::new(),
         folded: 0,

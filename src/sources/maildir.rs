@@ -580,7 +580,11 @@ fn read_header(file: &File) -> Result<Listed, Unlisted> {
         .filter(|d| d.is_valid())
         .and_then(|d| DateTime::from_timestamp(d.to_timestamp(), 0))
         .unwrap_or(file.modified);
-    let reference = match message.message_id().map(str::trim).filter(|m| !m.is_empty()) {
+    let reference = match message
+        .message_id()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+    {
         Some(id) => super::refs::reference('m', id),
         None => super::refs::reference('m', file.name.split(":2,").next().unwrap_or(&file.name)),
     };

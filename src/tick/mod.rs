@@ -645,7 +645,8 @@ impl ThreadJob<'_> {
                 // A finding cites only what its sources showed this tick (docs/spec.md
                 // §5); one that names no source is attributed to its first reference's.
                 for f in &mut answer.findings {
-                    f.refs.retain(|r| input.refs.iter().any(|(shown, _)| shown == r));
+                    f.refs
+                        .retain(|r| input.refs.iter().any(|(shown, _)| shown == r));
                     if f.from.is_none()
                         && let Some(first) = f.refs.first()
                     {

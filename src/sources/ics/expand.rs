@@ -159,6 +159,10 @@ pub(super) struct Occurrence {
     /// kept a copy per occurrence).
     pub(super) summary: Arc<str>,
     pub(super) location: Arc<str>,
+    /// Its reference ([`crate::sources::refs`]): of its event's `UID` (else its title),
+    /// and, for one occurrence of a recurring event, the instant it was scheduled for —
+    /// so a moved single event keeps its reference, and each occurrence has its own.
+    pub(super) reference: String,
 }
 
 /// How long each occurrence lasts.
@@ -190,6 +194,11 @@ fn length(e: &Event, zone: Zone) -> Length {
             Length::Exact(exact.clamp(TimeDelta::zero(), TimeDelta::days(3660)))
         }
     }
+}
+
+/// A stamp as a key: what names the occurrence an override replaces, whatever the zone.
+fn stamp_key(stamp: Stamp) -> String {
+    format!("{stamp:?}")
 }
 
 /// The occurrences of one event in the window (at most `max` + 1), `replaced` ones left
@@ -268,12 +277,22 @@ pub(super) fn occurrences(
             end > window.start
         };
         if in_window {
+            let name = e.uid.as_deref().unwrap_or(&e.summary);
+            let key = match (&e.rrule, e.recurrence_id) {
+                (_, Some(id)) => match frame.at(id, zone) {
+                    Some(t) => format!("{name}|{}", t.timestamp()),
+                    None => format!("{name}|{}", stamp_key(id)),
+                },
+                (Some(_), None) => format!("{name}|{}", occurrence.timestamp()),
+                (None, None) => name.to_string(),
+            };
             out.push(Occurrence {
                 start,
                 end,
                 days,
                 summary: Arc::clone(&e.summary),
                 location: Arc::clone(&e.location),
+                reference: crate::sources::refs::reference('e', &key),
             });
             // One more than can be listed: the list then says there are more.
             if out.len() > max {

@@ -81,10 +81,11 @@ fn line(o: &Occurrence, now: DateTime<Utc>, zone: Zone) -> String {
     };
     let location = one_line(&o.location, ' ', LOCATION_CHARS);
     let location = location.trim();
+    let label = crate::sources::refs::label(&o.reference);
     if location.is_empty() {
-        format!("- {when} ({away}): {summary}")
+        format!("- {label} {when} ({away}): {summary}")
     } else {
-        format!("- {when} ({away}): {summary} — at {location}")
+        format!("- {label} {when} ({away}): {summary} — at {location}")
     }
 }
 
