@@ -141,8 +141,9 @@ impl Policy {
 
     /// `state` as a `Withheld` provider may see it in `thread`'s prompt, and how many
     /// items were left out: entries added or sighted by seeing threads (a sighting moves a
-    /// due and raises importance), the seeing threads' recent findings, hints when another
-    /// thread is seeing, and escalations whose reason or outcome came from private text.
+    /// due and raises importance) and the links of the others to them, the seeing
+    /// threads' recent findings, hints when another thread is seeing, and escalations
+    /// whose reason or outcome came from private text.
     pub fn public_state(&self, state: &State) -> (State, usize) {
         let mut public = state.clone();
         let mut items = 0;
@@ -154,6 +155,14 @@ impl Policy {
                     || e.from.iter().any(|f| self.sighted_privately(f)))
             });
             items += before - entries.len();
+        }
+        // A kept entry's links name only kept entries: a link to one left out would show
+        // its id, whose words are its summary's (issue 30).
+        let kept: BTreeSet<String> = public.all_entries().map(|(_, e)| e.id.clone()).collect();
+        for cat in Category::ALL {
+            for e in public.entries_mut(cat) {
+                e.links.retain(|l| kept.contains(&l.id));
+            }
         }
         for thread in ThreadName::ALL {
             let others_seeing = ThreadName::ALL
@@ -353,10 +362,21 @@ private = false
             from: from.iter().map(|f| (*f).to_string()).collect(),
             ..entry(id, Some("oracle"))
         };
+        // Regression (issue 30): a public entry's link showed a private entry's id.
+        let linked = |id: &str, to: &[&str]| Entry {
+            links: to
+                .iter()
+                .map(|to| crate::state::Link {
+                    id: (*to).to_string(),
+                    kind: crate::state::LinkKind::Contradicts,
+                })
+                .collect(),
+            ..entry(id, Some("oracle"))
+        };
         let mut state = State {
             active_threads: vec![
                 entry("t-from-mail", Some("librarian")),
-                entry("t-from-calendar", Some("oracle")),
+                linked("t-from-calendar", &["t-from-mail", "t-confirmed-by-inbox"]),
                 entry("t-nobody-knows", None),
                 // A seeing thread's sighting from a private source (or an unnamed one)
                 // may have moved the due: left out. A thread that is not seeing had its
@@ -380,6 +400,16 @@ private = false
             .map(|e| e.id.as_str())
             .collect();
         assert_eq!(ids, ["t-from-calendar", "t-confirmed-by-inbox"]);
+        let links: Vec<&str> = public.active_threads[0]
+            .links
+            .iter()
+            .map(|l| l.id.as_str())
+            .collect();
+        assert_eq!(
+            links,
+            ["t-confirmed-by-inbox"],
+            "no link to a left-out entry"
+        );
         assert!(
             public
                 .thread_state

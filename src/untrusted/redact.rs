@@ -626,8 +626,13 @@ impl Redactor {
     /// them), and learning more from the texts it is given ([`Redactor::learn`]).
     #[must_use]
     pub fn with_names(mut self, names: KnownNames) -> Redactor {
-        self.names = Some(RwLock::new(names));
+        self.keep_names(names);
         self
+    }
+
+    /// [`Redactor::with_names`] in place.
+    pub fn keep_names(&mut self, names: KnownNames) {
+        self.names = Some(RwLock::new(names));
     }
 
     /// Learns the names the header lines of `text` give (a person's, with their parts):
@@ -664,21 +669,25 @@ impl Redactor {
 
     /// The names to keep: those learned since this redactor was made, and the others
     /// while a word of `memory` (the memory's and the archive's texts) is one of their
-    /// parts. Empty when it keeps none.
-    pub fn names_to_keep<'a>(&self, memory: impl IntoIterator<Item = &'a str>) -> KnownNames {
-        let Some(lock) = &self.names else {
-            return KnownNames::default();
-        };
-        let mut names = lock
+    /// parts. `None` when it keeps no names ([`Redactor::with_names`]); `memory` is read
+    /// only when it knows some.
+    pub fn names_to_keep<S: AsRef<str>>(
+        &self,
+        memory: impl IntoIterator<Item = S>,
+    ) -> Option<KnownNames> {
+        let mut names = self
+            .names
+            .as_ref()?
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
         if names.is_empty() {
-            return names;
+            return Some(names);
         }
         let mut seen = HashSet::new();
         for text in memory {
             for word in text
+                .as_ref()
                 .split(|c: char| !c.is_alphanumeric())
                 .filter(|w| w.chars().nth(2).is_some())
             {
@@ -686,7 +695,7 @@ impl Redactor {
             }
         }
         names.retain(&seen);
-        names
+        Some(names)
     }
 
     /// The keyed hash a name's part (in one of its [`names::forms`]) is kept under.
@@ -1842,7 +1851,7 @@ mod tests {
     fn names_are_kept_while_the_memory_mentions_them() {
         let first = redactor().with_names(KnownNames::default());
         first.learn("From: Hannah Weber <hannah@example.org>\nTo: Jörg Müller <j@example.de>");
-        let kept = first.names_to_keep(["nothing of them"]);
+        let kept = first.names_to_keep(["nothing of them"]).unwrap();
         assert_eq!(kept.len(), 2, "learned by this process");
         let text = kept.to_json().unwrap();
         assert!(
@@ -1851,11 +1860,10 @@ mod tests {
         );
         // The next tick loads them: kept while a word of the memory is one of theirs.
         let next = redactor().with_names(KnownNames::from_json(&text).unwrap());
-        assert_eq!(
-            next.names_to_keep(["[t-jorg-muller-owes] 500 EUR"]).len(),
-            1
-        );
-        assert_eq!(next.names_to_keep(["Backup fails on Mondays"]).len(), 0);
+        let keep = |memory: &str| next.names_to_keep([memory]).unwrap().len();
+        assert_eq!(keep("[t-jorg-muller-owes] 500 EUR"), 1);
+        assert_eq!(keep("Backup fails on Mondays"), 0);
+        assert!(redactor().names_to_keep(["Hannah"]).is_none());
         assert_eq!(
             next.redact("Joerg Mueller owes 500 EUR"),
             format!(
