@@ -32,6 +32,7 @@ mod hook_openclaw;
 mod ledger_spending;
 mod mcp;
 mod privacy;
+mod privacy_leaks;
 mod privacy_redaction;
 mod prompts;
 mod provider_breaker;

@@ -2,7 +2,8 @@
 //! sources, whether its answers may carry private text (*seeing*), whether a model of its
 //! chain gets private text withheld, and the public copies of the memory and of the
 //! escalation a `Withheld` provider may see ([`Policy::public_state`],
-//! [`Policy::public_escalation`]).
+//! [`Policy::public_escalation`]). Also where each thread's sources come from, for the
+//! agent's block ([`origins`]: the user's own text or outside text).
 //!
 //! It reads the validated [`Config`], so it stands above `crate::config`, while the
 //! words it applies (`PrivateTo`, `Access`, which source is private) stay in
@@ -13,11 +14,61 @@ use std::collections::BTreeSet;
 use crate::aggregate::ThreadOutcome;
 use crate::config::Config;
 use crate::provider::config::ModelRef;
-use crate::sources::{SourceKind, source_names};
+use crate::recall::{Origin, Origins};
+use crate::sources::{Source, SourceKind, source_names};
 use crate::state::{Category, State};
 use crate::thread::ThreadName;
 
-use super::{Access, PrivateTo, WITHHELD_REASON, access, source_is_private};
+use super::{Access, PrivateTo, WITHHELD_REASON, access, in_memory_dir, source_is_private};
+
+/// Where each configured thread's sources come from (every thread, enabled or not: the
+/// memory holds what a thread wrote before it was turned off), for the marks of the
+/// agent's block: the user's own text — the conversation (`transcript`), notes
+/// (`files` in the memory directory) and other files — or outside text — mail
+/// (`maildir`), calendars (`ics`), command output (`command`, which is how mail and
+/// calendars are often read) — or thinker's own reading (`system`, `archive`).
+pub fn origins(config: &Config) -> Origins {
+    let memory_dir = config.escalation.memory_dir.as_deref();
+    let mut origins = Origins::default();
+    for thread in ThreadName::ALL {
+        let Some(t) = config.thread(thread) else {
+            continue;
+        };
+        for (source, name) in t.sources.iter().zip(source_names(&t.sources)) {
+            for (origin, word) in source_origins(source, memory_dir) {
+                origins.add(thread.as_str(), &name, origin, word);
+            }
+        }
+    }
+    origins
+}
+
+/// Where one source's text comes from, with a word for people.
+fn source_origins(
+    source: &Source,
+    memory_dir: Option<&std::path::Path>,
+) -> Vec<(Origin, &'static str)> {
+    match &source.kind {
+        SourceKind::Transcript(_) => vec![(Origin::User, "conversation")],
+        SourceKind::Files(f) => {
+            let notes = f
+                .patterns()
+                .iter()
+                .any(|p| in_memory_dir(std::path::Path::new(p), memory_dir));
+            vec![(Origin::User, if notes { "notes" } else { "files" })]
+        }
+        SourceKind::Maildir(_) => vec![(Origin::Outside, "mail")],
+        SourceKind::Ics(_) => vec![(Origin::Outside, "calendar")],
+        SourceKind::Command(_) => vec![(Origin::Outside, "command output")],
+        SourceKind::System(_) => vec![(Origin::Machine, "this machine")],
+        SourceKind::Archive(_) => vec![(Origin::Machine, "forgotten memory")],
+        SourceKind::Sample(s) => s
+            .sources()
+            .iter()
+            .flat_map(|s| source_origins(s, memory_dir))
+            .collect(),
+    }
+}
 
 /// The privacy of one configuration: private sources, seeing threads, who withholds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

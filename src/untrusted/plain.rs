@@ -93,7 +93,9 @@ fn needs_plain(text: &str) -> bool {
 const MIN_SPACED: usize = 8;
 
 /// For each character of `chars`, whether it is a space between two characters of a
-/// spaced run (which the plain copy leaves out).
+/// spaced run (which the plain copy leaves out). A character of the run stands alone
+/// between white space; the last one may have a sentence's punctuation after it
+/// (`… 0 0;`).
 fn spaced_runs(chars: &[(usize, char)]) -> Vec<bool> {
     let mut joined = vec![false; chars.len()];
     let visible = |k: usize| chars.get(k).is_some_and(|&(_, c)| !c.is_whitespace());
@@ -102,17 +104,23 @@ fn spaced_runs(chars: &[(usize, char)]) -> Vec<bool> {
             .get(k)
             .is_some_and(|&(_, c)| c == ' ' || c == '\u{3000}')
     };
+    let closing = |k: usize| {
+        chars
+            .get(k)
+            .is_some_and(|&(_, c)| matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']'))
+    };
+    // A character alone: white space (or the end) after it, or closing punctuation and
+    // then white space.
+    let alone = |k: usize| visible(k) && (!visible(k + 1) || closing(k + 1) && !visible(k + 2));
     let mut k = 0;
     while k < chars.len() {
-        // A run starts at a visible character alone: white space (or the start) before
-        // it, a space after it.
-        let starts = visible(k) && (k == 0 || !visible(k - 1)) && space(k + 1) && visible(k + 2);
+        let starts = visible(k) && (k == 0 || !visible(k - 1)) && space(k + 1) && alone(k + 2);
         if !starts {
             k += 1;
             continue;
         }
         let mut end = k; // the last single character of the run
-        while space(end + 1) && visible(end + 2) && !visible(end + 3) {
+        while space(end + 1) && alone(end + 2) {
             end += 2;
         }
         let singles = (end - k) / 2 + 1;
@@ -189,6 +197,10 @@ mod tests {
         assert_eq!(
             plain("mail j a n e @ e x a m p l e . o r g now"),
             "mail jane@example.org now"
+        );
+        assert_eq!(
+            plain("IBAN D E 8 9 3 7 0 4 0 0 4 4 0 5 3 2 0 1 3 0 0 0; thanks"),
+            "IBAN DE89370400440532013000; thanks"
         );
         // Short runs are prose.
         assert!(Plain::of("a b c d and I a m here").is_none());
