@@ -143,6 +143,7 @@ pub(super) fn plain_char(c: char) -> char {
         0xff01..=0xff5e => char::from_u32(u - 0xff01 + 0x21).unwrap_or(c),
         0x3000 => ' ',
         0xfe6b => '@',
+        _ if !c.is_numeric() => c,
         _ => digit(u).map_or(c, |d| char::from(b'0' + d)),
     }
 }
