@@ -28,18 +28,22 @@ const RULES: &[&str] = &[
     r"\b(?:index-url|extra-index-url|registry\s*=)",
 ];
 
-static COMPILED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    RULES
+/// The rules as one regex, ASCII-only word classes and case folding (the words are
+/// English; a hook builds it on every prompt, so it is kept small).
+static COMPILED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    let alternation = RULES
         .iter()
-        .filter_map(|r| Regex::new(&format!("(?i){r}")).ok())
-        .collect()
+        .map(|r| format!("(?:{r})"))
+        .collect::<Vec<_>>()
+        .join("|");
+    Regex::new(&format!("(?i-u){alternation}")).ok()
 });
 
 /// Whether `summary` claims something about what the user prefers, allows or
 /// instructs, or tells the agent what to do (see the module doc).
 pub fn about_the_user(summary: &str) -> bool {
     let text = super::clean_line(summary);
-    COMPILED.iter().any(|r| r.is_match(&text))
+    COMPILED.as_ref().is_some_and(|r| r.is_match(&text))
 }
 
 #[cfg(test)]

@@ -779,9 +779,11 @@ impl Redactor {
         tally: &mut Tally,
         aliases: &mut Aliases,
     ) -> String {
-        let known = |word: &str| names.and_then(|n| self.known_name(n, word));
-        let mut spans = find_spans(text, &known);
-        self.alias_ids(text, &mut spans, &known, aliases);
+        let lookup = |word: &str| names.and_then(|n| self.known_name(n, word));
+        let known: Option<&dyn Fn(&str) -> Option<String>> =
+            names.is_some_and(|n| !n.is_empty()).then_some(&lookup);
+        let mut spans = find_spans(text, known);
+        self.alias_ids(text, &mut spans, &lookup, aliases);
         let found = spans.into_sorted();
         if found.iter().all(|f| f.class.is_none() && f.fixed.is_none()) {
             return text.to_string();
@@ -1088,7 +1090,7 @@ impl Spans {
 /// Every redactable value in `text`, in order, none overlapping (see [`find_spans`]),
 /// with no known name.
 fn find(text: &str) -> Vec<Found> {
-    find_spans(text, &|_: &str| None).into_sorted()
+    find_spans(text, None).into_sorted()
 }
 
 /// Every redactable value in `text`: the placeholders already there (kept), then
@@ -1096,7 +1098,7 @@ fn find(text: &str) -> Vec<Found> {
 /// phones, the addresses and numbers of its plain copy (digits of any script, full-width
 /// characters, values spaced letter by letter: [`Plain`]), the names the headers give,
 /// and the words that are known names (`known`: a lowercase word's placeholder).
-fn find_spans(text: &str, known: &dyn Fn(&str) -> Option<String>) -> Spans {
+fn find_spans(text: &str, known: Option<&dyn Fn(&str) -> Option<String>>) -> Spans {
     let mut spans = Spans::default();
     if let Some(re) = PLACEHOLDER.as_ref() {
         for m in re.find_iter(text) {
@@ -1113,22 +1115,29 @@ fn find_spans(text: &str, known: &dyn Fn(&str) -> Option<String>) -> Spans {
     find_passwords(text, &mut spans);
     find_emails(text, &mut spans);
     find_numbers(text, &mut spans);
-    if let Some(plain) = Plain::of(text) {
-        let mut inner = Spans::default();
-        find_emails(&plain.text, &mut inner);
-        find_numbers(&plain.text, &mut inner);
-        for f in inner.into_sorted() {
-            if let Some(range) = plain.original(f.start..f.end) {
-                spans.add(Found {
-                    start: range.start,
-                    end: range.end,
-                    ..f
-                });
+    // Line by line: a value is written on one line, and most lines need no plain copy.
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(plain) = Plain::of(line) {
+            let mut inner = Spans::default();
+            find_emails(&plain.text, &mut inner);
+            find_numbers(&plain.text, &mut inner);
+            for f in inner.into_sorted() {
+                if let Some(range) = plain.original(f.start..f.end) {
+                    spans.add(Found {
+                        start: offset + range.start,
+                        end: offset + range.end,
+                        ..f
+                    });
+                }
             }
         }
+        offset += line.len();
     }
     find_names(text, &mut spans);
-    find_known_names(text, &mut spans, known);
+    if let Some(known) = known {
+        find_known_names(text, &mut spans, known);
+    }
     spans
 }
 
@@ -1147,8 +1156,9 @@ fn find_known_names(text: &str, spans: &mut Spans, known: &dyn Fn(&str) -> Optio
             (None, true) => start = Some(i),
             (Some(s), false) => {
                 start = None;
-                let word = text[s..i].trim_matches(['\'', '’', '-']);
-                let s = s + text[s..i].find(word).unwrap_or(0);
+                let raw = &text[s..i];
+                let word = raw.trim_matches(['\'', '’', '-']);
+                let s = s + (raw.len() - raw.trim_start_matches(['\'', '’', '-']).len());
                 if !word.chars().next().is_some_and(char::is_uppercase)
                     || word.chars().nth(2).is_none()
                 {
