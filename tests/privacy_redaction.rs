@@ -161,6 +161,8 @@ fn a_name_s_parts_stand_for_the_whole_name() {
 fn value() -> impl Strategy<Value = (Class, String)> {
     prop_oneof![
         "[a-z]{1,8}(\\.[a-z]{1,6})?@[a-z]{2,8}\\.(org|com|de)".prop_map(|v| (Class::Email, v)),
+        // An id-shaped word in the domain (`t-online`): the address's, not an id.
+        "[a-z]{1,8}@[tphi]-[a-z]{2,8}\\.(org|com|de)".prop_map(|v| (Class::Email, v)),
         "\\+49 30 [1-9][0-9]{6}".prop_map(|v| (Class::Phone, v)),
         "[2-9][0-9]{2}\\.[0-9]{3}\\.[0-9]{4}".prop_map(|v| (Class::Phone, v)),
     ]
@@ -172,6 +174,7 @@ fn filler() -> impl Strategy<Value = String> {
         prop::sample::select(
             &[
                 "the", "meeting", "was", "moved", "to", "Friday", "ok", "\n", "a", "invoice",
+                "[t-backup-fails-mondays]",
             ][..],
         ),
         0..8,

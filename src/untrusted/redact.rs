@@ -780,8 +780,7 @@ impl Redactor {
         aliases: &mut Aliases,
     ) -> String {
         let lookup = |word: &str| names.and_then(|n| self.known_name(n, word));
-        let known: Option<&dyn Fn(&str) -> Option<String>> =
-            names.is_some_and(|n| !n.is_empty()).then_some(&lookup);
+        let known: Option<&Lookup<'_>> = names.is_some_and(|n| !n.is_empty()).then_some(&lookup);
         let mut spans = find_spans(text, known);
         self.alias_ids(text, &mut spans, &lookup, aliases);
         let found = spans.into_sorted();
@@ -821,7 +820,7 @@ impl Redactor {
             if let Some(class) = f.class {
                 tally.count(class);
             }
-            last_name = (f.class == Some(Class::Name)).then(|| (out.len(), replacement));
+            last_name = (f.class == Some(Class::Name)).then_some((out.len(), replacement));
         }
         out.push_str(&text[at..]);
         out
@@ -834,13 +833,7 @@ impl Redactor {
     /// placeholder without its brackets (`name-k3f9az`). The alias is the same for the
     /// same id in every text; one that another id of the text (or another alias) holds
     /// gets a keyed suffix.
-    fn alias_ids(
-        &self,
-        text: &str,
-        spans: &mut Spans,
-        known: &dyn Fn(&str) -> Option<String>,
-        aliases: &mut Aliases,
-    ) {
+    fn alias_ids(&self, text: &str, spans: &mut Spans, known: &Lookup<'_>, aliases: &mut Aliases) {
         let ids = alias::ids(text);
         if ids.is_empty() {
             return;
@@ -873,6 +866,14 @@ impl Redactor {
         let taken: HashSet<&str> = ids.iter().map(|r| &text[r.clone()]).collect();
         for range in ids {
             let id = &text[range.clone()];
+            // Part of a longer value (`mutti@t-online.example`): the value is replaced.
+            if spans.0.values().any(|f| {
+                f.start < range.end
+                    && f.end > range.start
+                    && (f.start < range.start || f.end > range.end)
+            }) {
+                continue;
+            }
             let alias = match aliases.alias_of(id) {
                 Some(a) => Some(a.to_string()),
                 None => self.alias_of(text, range.clone(), spans, &words, known),
@@ -920,7 +921,7 @@ impl Redactor {
         range: std::ops::Range<usize>,
         spans: &Spans,
         words: &HashMap<String, String>,
-        known: &dyn Fn(&str) -> Option<String>,
+        known: &Lookup<'_>,
     ) -> Option<String> {
         let id = &text[range.clone()];
         let (prefix, rest) = id.split_at(2);
@@ -1087,6 +1088,9 @@ impl Spans {
     }
 }
 
+/// A lookup of a lowercase word among the known names: its name's placeholder.
+type Lookup<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
 /// Every redactable value in `text`, in order, none overlapping (see [`find_spans`]),
 /// with no known name.
 fn find(text: &str) -> Vec<Found> {
@@ -1098,7 +1102,7 @@ fn find(text: &str) -> Vec<Found> {
 /// phones, the addresses and numbers of its plain copy (digits of any script, full-width
 /// characters, values spaced letter by letter: [`Plain`]), the names the headers give,
 /// and the words that are known names (`known`: a lowercase word's placeholder).
-fn find_spans(text: &str, known: Option<&dyn Fn(&str) -> Option<String>>) -> Spans {
+fn find_spans(text: &str, known: Option<&Lookup<'_>>) -> Spans {
     let mut spans = Spans::default();
     if let Some(re) = PLACEHOLDER.as_ref() {
         for m in re.find_iter(text) {
@@ -1144,7 +1148,7 @@ fn find_spans(text: &str, known: Option<&dyn Fn(&str) -> Option<String>>) -> Spa
 /// The words of `text` that are known names (see [`super::names`]): capitalized words of
 /// three letters or more (`Hannah`, `Müller`, `O'Brien`, `Anna-Lena`; `Hannah's` as
 /// `Hannah`), each its name's placeholder.
-fn find_known_names(text: &str, spans: &mut Spans, known: &dyn Fn(&str) -> Option<String>) {
+fn find_known_names(text: &str, spans: &mut Spans, known: &Lookup<'_>) {
     let mut start = None;
     let word_char = |c: char| c.is_alphabetic() || matches!(c, '\'' | '’' | '-');
     let ends = text
@@ -1971,6 +1975,24 @@ mod tests {
             "jane@example.org",
             Class::Email,
         );
+    }
+
+    /// An id-shaped word inside an address (`t-online`) is the address's: it is replaced
+    /// with it, once (a pass that aliased it freed the address's start, so every pass
+    /// changed the text).
+    #[test]
+    fn an_id_inside_a_value_is_the_value_s() {
+        let r = redactor();
+        let text = "mailto:mutti.meier@t-online.example for the photos";
+        let out = r.redact_request(&[text]);
+        assert_eq!(
+            out.texts[0],
+            format!(
+                "mailto:{} for the photos",
+                r.placeholder(Class::Email, "mutti.meier@t-online.example")
+            )
+        );
+        assert!(out.aliases.is_empty());
     }
 
     #[test]
