@@ -139,7 +139,8 @@ fn spaced_runs(chars: &[(usize, char)]) -> Vec<bool> {
 pub(super) fn plain_char(c: char) -> char {
     let u = c as u32;
     match u {
-        0..=0x7f => c,
+        // ASCII, and the Latin letters of European text: no digit among them.
+        0..=0x24f => c,
         0xff01..=0xff5e => char::from_u32(u - 0xff01 + 0x21).unwrap_or(c),
         0x3000 => ' ',
         0xfe6b => '@',
