@@ -173,7 +173,16 @@ fn filler() -> impl Strategy<Value = String> {
     prop::collection::vec(
         prop::sample::select(
             &[
-                "the", "meeting", "was", "moved", "to", "Friday", "ok", "\n", "a", "invoice",
+                "the",
+                "meeting",
+                "was",
+                "moved",
+                "to",
+                "Friday",
+                "ok",
+                "\n",
+                "a",
+                "invoice",
                 "[t-backup-fails-mondays]",
             ][..],
         ),

@@ -65,25 +65,21 @@ fn needs_plain(text: &str) -> bool {
     if !text.is_ascii() && text.chars().any(|c| plain_char(c) != c) {
         return true;
     }
-    // `x y z …`: a character, a space, a character… (bytes: fast, ASCII only, which is
-    // what the spaced values of interest are once full-width ones have been caught).
+    // `x y z …`: a character, a space, a character…; found from space to space (a
+    // memchr), so a text is not read byte by byte. Only ASCII characters count here,
+    // which is what the spaced values of interest are once full-width ones have been
+    // caught; [`spaced_runs`] decides exactly.
     let bytes = text.as_bytes();
     let mut run = 0;
-    let mut i = 0;
-    while i + 1 < bytes.len() {
-        let single = !bytes[i].is_ascii_whitespace()
-            && (i == 0 || bytes[i - 1] == b' ')
-            && bytes[i + 1] == b' ';
-        if single {
-            run += 1;
-            if run >= MIN_SPACED {
-                return true;
-            }
-            i += 2;
-        } else {
-            run = 0;
-            i += 1;
+    let mut last: Option<usize> = None;
+    for (at, _) in text.match_indices(' ') {
+        let single = last.is_some_and(|l| at == l + 2 && !bytes[l + 1].is_ascii_whitespace());
+        run = if single { run + 1 } else { 0 };
+        // The run's first and last characters stand outside its spaces.
+        if run + 2 >= MIN_SPACED {
+            return true;
         }
+        last = Some(at);
     }
     false
 }

@@ -1,12 +1,17 @@
 //! Redaction of personal data and secrets from text sent to a third party (SPEC §9):
 //! e-mail addresses (IDN, fullwidth `＠`, quoted local parts, IP-literal domains, and
-//! spelled-out "name at example dot org"), phone numbers (international, national,
-//! North American with dashes, dots or spaces), card numbers (Luhn-checked, with spaces,
-//! dashes or dots), IBANs (mod-97-checked, any case, spaces or dashes), key and token
-//! shapes and the value after a password word (`password: Tr0ub4dor&3-horse`), and the
-//! names that mail headers give (`From: Jörg Müller <…>`: the whole name and its parts,
-//! wherever they appear in the same text) become placeholders: `<email-k3f9az>`,
-//! `<phone-…>`, `<card-…>`, `<iban-…>`, `<secret-…>`, `<name-…>`.
+//! spelled-out "name at example dot org"), phone numbers (international, with a trunk
+//! `(0)` or a `/` too, national, North American with dashes, dots or spaces), card
+//! numbers (Luhn-checked, with spaces, dashes or dots), IBANs (mod-97-checked, any case,
+//! spaces or dashes) — numbers and addresses also in full-width characters, in other
+//! scripts' digits or spaced letter by letter (their plain copy, `plain`) — key and
+//! token shapes (one table, [`SECRET_SHAPES`]: the providers thinker knows and the
+//! common services) and the value after a password word (`password: Tr0ub4dor&3-horse`),
+//! and the names that mail headers give (`From: Jörg Müller <…>`: the whole name and its
+//! parts, wherever they appear in the same text, and — once learned, [`Redactor::learn`]
+//! — in any text) become placeholders: `<email-k3f9az>`, `<phone-…>`, `<card-…>`,
+//! `<iban-…>`, `<secret-…>`, `<name-…>`. Entry ids whose words hold such a value get an
+//! alias made of the redacted words ([`Redactor::redact_request`], `super::alias`).
 //!
 //! **Stable, and revealing nothing.** A placeholder is a keyed hash (HMAC-SHA256 with the
 //! state directory's [`RedactionKey`]) of the value's class and normal form (an address
@@ -20,7 +25,8 @@
 //! **Idempotent.** A placeholder is never redacted again, and the text is redacted
 //! again until nothing changes (a value freed by a replacement), so redacting redacted
 //! text changes nothing. Redaction applies only to what is sent: nothing maps a
-//! placeholder back, and no answer, state or note of the user's is rewritten.
+//! placeholder back (only an id's alias, in the answer: [`Aliases::restore`]), and no
+//! answer, state or note of the user's is rewritten.
 //!
 //! Names come only from header lines in the same text (`From:`, `To:`, `Cc:`,
 //! `Reply-To:`, `Sender:` and their German, French, Spanish, Dutch forms) whose entry
@@ -28,7 +34,12 @@
 //! letters, capitalized, not a word such as "Support" or "Billing") are replaced where
 //! they stand alone, by the whole name's placeholder — unless the address is a role's
 //! (`info@`, `no-reply@`, `newsletter@`: an organisation, whose name is replaced only
-//! whole). Names in prose that no header gives ("lunch with Sarah") are not found.
+//! whole). Names in prose that no header gives ("lunch with Sarah") are not found,
+//! unless a header gave them before: a redactor made [`Redactor::with_names`] learns the
+//! names of a person from every text it is given and replaces their capitalized parts
+//! in any text after, keyed ([`super::names`]); the tick keeps them in the state
+//! directory while the memory mentions them, so the memory written from a mail that has
+//! left the inbox is redacted as the mail was.
 //!
 //! Pure: no I/O, no logging of what it redacts; the only randomness is
 //! [`RedactionKey::random`], which makes a state directory's key once (and an ephemeral
