@@ -120,6 +120,22 @@ fn a_name_whose_mail_left_the_inbox_stays_redacted_while_remembered() {
     assert!(!names.exists(), "{}", fs::read_to_string(&names).unwrap());
 }
 
+/// A names file that does not read as one stops the tick before it calls anything (the
+/// names it held would go out in clear), and says the way out.
+#[test]
+fn an_unreadable_names_file_stops_the_tick_and_says_the_way_out() {
+    let mut tick = world("redacted");
+    fs::write(tick.dir().join("redaction-names.json"), "Jörg Müller\n").unwrap();
+    let out = tick.run();
+    out.expect_exit(1);
+    assert!(
+        out.stderr.contains("redaction-names.json") && out.stderr.contains("delete it"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(tick.requests(Watcher).len(), 0, "nothing was sent");
+}
+
 /// Regression (issue 30): under `local`, a public entry's link showed the id of a
 /// private one (its words are the private summary's).
 #[test]
