@@ -237,7 +237,7 @@ macro_rules! secret_shapes {
         /// names — then the common token shapes of other services. Every row has a
         /// literal of its own (a prefix), so the gate in front of the pattern stays
         /// selective: a shape with none (Mistral's or Cohere's bare 32–40 characters)
-        /// is only found after a key word ([`SECRET_VALUE_PATTERN`]).
+        /// is only found after a key word (`api_key = …`, `Bearer …`).
         pub const SECRET_SHAPES: &[(&str, &str)] = &[($first_issuer, $first) $(, ($issuer, $pattern))*];
 
         /// Every row of [`SECRET_SHAPES`], as one alternation.
