@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 use crate::privacy::{Access, PrivateTo, Reach, Withheld, access, reach};
 use crate::provider::config::ProviderConfig;
 use crate::provider::wire::CallRequest;
-use crate::untrusted::redact::{Redactor, Tally};
+use crate::untrusted::alias::Aliases;
+use crate::untrusted::redact::Redactor;
 
 /// One call's egress, as the journal keeps it on each attempt that was made.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,7 +49,7 @@ pub struct Egress {
     #[serde(skip_serializing_if = "is_zero")]
     pub withheld_items: u64,
     /// Values replaced by placeholders, by category (`email`, `phone`, `card`, `iban`,
-    /// `secret`, `name`).
+    /// `secret`, `name`), and `id`: the entry ids given an alias.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub redactions: BTreeMap<String, u64>,
 }
@@ -109,15 +110,21 @@ impl Outgoing {
     }
 }
 
-/// What `provider` is sent of `out` under `private_to`, and its egress record (bytes
-/// still 0: the transport fills them in once it has sent). The one function the
-/// fallback chain and `thinker prompt --as-sent` share.
+/// What `provider` is sent of `out` under `private_to`, its egress record (bytes still
+/// 0: the transport fills them in once it has sent) and the aliases its entry ids were
+/// given (the answer gets the ids back through [`Aliases::restore`]). The one function
+/// the fallback chain and `thinker prompt --as-sent` share.
+///
+/// The redactor learns the names the prompt's header lines give whatever the provider
+/// (a local model reading the mail is how a remote one later sees what it wrote):
+/// [`Redactor::learn`].
 pub fn prepare(
     provider: &ProviderConfig,
     private_to: PrivateTo,
     redactor: &Redactor,
     out: &Outgoing,
-) -> (CallRequest, Egress) {
+) -> (CallRequest, Egress, Aliases) {
+    redactor.learn(&out.request.prompt);
     let access = access(provider, private_to);
     let mut request = out.request.clone();
     let mut egress = Egress {
@@ -135,18 +142,27 @@ pub fn prepare(
         egress.withheld.clone_from(&public.withheld.sources);
         egress.withheld_items = public.withheld.items as u64;
     }
+    let mut aliases = Aliases::default();
     if provider.redact {
-        let mut tally = Tally::default();
-        let system = redactor.redact_counted(&request.system);
-        let prompt = redactor.redact_counted(&request.prompt);
-        tally.add(&system.tally);
-        tally.add(&prompt.tally);
-        request.system = system.text;
-        request.prompt = prompt.text;
-        egress.redactions = tally.by_word();
+        let sent = redactor.redact_request(&[&request.system, &request.prompt]);
+        // Two texts in, two out.
+        let mut texts = sent.texts.into_iter();
+        request.system = texts.next().unwrap_or_default();
+        request.prompt = texts.next().unwrap_or_default();
+        egress.redactions = sent.tally.by_word();
+        if !sent.aliases.is_empty() {
+            egress
+                .redactions
+                .insert(ID_ALIASES.into(), sent.aliases.len() as u64);
+        }
+        aliases = sent.aliases;
     }
-    (request, egress)
+    (request, egress, aliases)
 }
+
+/// The category of the egress record's `redactions` that counts the entry ids given an
+/// alias (their words held a personal value: [`Redactor::redact_request`]).
+pub const ID_ALIASES: &str = "id";
 
 /// What left the machine for one provider on one local day: the sums of its records.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

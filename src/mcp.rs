@@ -94,6 +94,9 @@ pub struct Tools {
     pub allowances: Allowances,
     pub clock: ClockSource,
     pub recall: RecallSettings,
+    /// Where each thread's sources come from, for the marks of the block
+    /// (`privacy::policy::origins`).
+    pub origins: recall::Origins,
 }
 
 impl std::fmt::Debug for Tools {
@@ -179,7 +182,7 @@ impl Tools {
         let block = if ranked.is_empty() {
             recall::Block::default()
         } else {
-            recall::compact_text(state, Some(&ranked), &clock, &limits)
+            recall::compact_text(state, Some(&ranked), &clock, &limits, &self.origins)
         };
         let text = if block.is_empty() {
             // The memory's age first, as a block would say it.
@@ -206,7 +209,7 @@ impl Tools {
         let state = self.load_state()?;
         let clock = (self.clock)();
         let limits = self.recall.limits(max_bytes);
-        let block = recall::compact_text(&state, None, &clock, &limits);
+        let block = recall::compact_text(&state, None, &clock, &limits, &self.origins);
         let text = if block.is_empty() {
             "thinker's memory is empty: its threads have found nothing worth keeping yet."
                 .to_string()

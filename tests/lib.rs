@@ -42,6 +42,7 @@ mod notify_retry;
 mod notify_stale;
 mod notify_webhook;
 mod privacy;
+mod privacy_leaks;
 mod privacy_redaction;
 mod prompts;
 mod provider_breaker;

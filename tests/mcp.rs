@@ -415,6 +415,7 @@ fn tools(dir: &Path, now: &str) -> Tools {
         allowances: Allowances::default(),
         clock: Box::new(move || Clock::utc(now)),
         recall: thinker::recollect::RecallSettings::default(),
+        origins: thinker::recall::Origins::default(),
     }
 }
 

@@ -71,6 +71,7 @@ pub(crate) fn tools(dir: &Path, now: &str) -> Tools {
         allowances: Allowances::from_config(None),
         clock: Box::new(move || Clock::utc(now)),
         recall: thinker::recollect::RecallSettings::default(),
+        origins: thinker::recall::Origins::default(),
     }
 }
 

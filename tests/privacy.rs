@@ -14,7 +14,7 @@ use crate::escalation_tick::{Primary, appending, decision};
 use crate::support::Tick;
 
 /// A mail with personal data in the forms a hostile probe found sent verbatim.
-const MAIL: &str = "From: Jörg Müller <jörg.müller@bäckerei.de>\n\
+pub(crate) const MAIL: &str = "From: Jörg Müller <jörg.müller@bäckerei.de>\n\
 To: Me <me@home.example>\n\
 Subject: Rechnung 4411\n\
 Date: Sun, 22 Nov 2026 09:00:00 +0000\n\
@@ -24,7 +24,7 @@ Hallo, bitte überweisen Sie 500 EUR auf de89 3704 0044 0532 0130 00 oder zahlen
 4111.1111.1111.1111. Rückruf unter 555.123.4567. Das Portal: password: Tr0ub4dor&3-horse\n";
 
 /// Notes in the agent's memory directory, with addresses spelled every way.
-const NOTES: &str = "Ana: ana＠example.org, \"john doe\"@example.com, root@[192.168.1.1], \
+pub(crate) const NOTES: &str = "Ana: ana＠example.org, \"john doe\"@example.com, root@[192.168.1.1], \
 jane at example dot org; IBAN DE89-3704-0044-0532-0130-00.\n";
 
 /// What must never reach a provider that may not see private text, nor (redacted) a
@@ -47,7 +47,7 @@ const PERSONAL: &[&str] = &[
 
 /// A seed whose memory holds an entry the (local) librarian wrote from the mail, and one
 /// the oracle wrote.
-const SEED: &str = r#"{
+pub(crate) const SEED: &str = r#"{
   "version": 1, "tick_count": 4, "last_tick": "2026-11-22T10:00:00Z",
   "active_threads": [
     {"id": "t-jorg-muller-owes", "summary": "Jörg Müller owes 500 EUR for Rechnung 4411", "strength": 5,
@@ -60,7 +60,7 @@ const SEED: &str = r#"{
 "#;
 
 /// The sources every thread of these tests reads.
-fn sources(thread: ThreadName) -> String {
+pub(crate) fn sources(thread: ThreadName) -> String {
     format!(
         "[[threads.{thread}.sources]]\nkind = \"maildir\"\nname = \"inbox\"\npath = \"Mail/INBOX\"\n\
          [[threads.{thread}.sources]]\nkind = \"files\"\nname = \"notes\"\npaths = [\"agent/memory/*.md\"]\n\
@@ -71,7 +71,7 @@ fn sources(thread: ThreadName) -> String {
 /// A home with the inbox and the notes, two providers (`local` on loopback, `remote`
 /// marked `local = false`), the watcher and the oracle on `remote`, the librarian (and
 /// the dreamer) on `local`.
-fn world(private_to: &str) -> Tick {
+pub(crate) fn world(private_to: &str) -> Tick {
     let tick = Tick::new()
         .state(SEED)
         .provider("remote", "local = false")
@@ -91,7 +91,7 @@ fn world(private_to: &str) -> Tick {
 }
 
 /// The prompt a request carried (its user message), and the body's size.
-fn prompt_of(request: &Request) -> String {
+pub(crate) fn prompt_of(request: &Request) -> String {
     let body: Value = serde_json::from_slice(&request.body).unwrap();
     body["messages"]
         .as_array()
@@ -103,7 +103,7 @@ fn prompt_of(request: &Request) -> String {
 }
 
 /// The egress records of `thread`'s attempts in the last tick.
-fn egress(out: &crate::support::Outcome, thread: ThreadName) -> Vec<Value> {
+pub(crate) fn egress(out: &crate::support::Outcome, thread: ThreadName) -> Vec<Value> {
     out.thread(thread)["attempts"]
         .as_array()
         .unwrap()
@@ -279,11 +279,13 @@ fn by_default_the_remote_provider_gets_every_form_redacted() {
     let [w] = egress(&out, Watcher).try_into().unwrap();
     assert_eq!(w["private"], "redacted");
     assert_eq!(w["bytes"], remote[0].body.len() as u64);
+    // Placeholders by category; `id` counts the entry ids given an alias.
     let counted: u64 = w["redactions"]
         .as_object()
         .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
+        .iter()
+        .filter(|(k, _)| *k != "id")
+        .map(|(_, v)| v.as_u64().unwrap())
         .sum();
     let placeholders = regex::Regex::new(r"<(?:email|phone|card|iban|secret|name)-[a-z0-9]{6}>")
         .unwrap()

@@ -57,6 +57,14 @@ fn every_form_is_replaced() {
          &["Smith", "Anna"], &[Name, Email, Name]),
         ("To: Bob Lee <bob@x.org>\nCc: Eve Park <eve@x.org>\nBob and Eve agreed",
          &["Bob", "Lee", "Eve", "Park"], &[Name, Email, Name, Email, Name, Name]),
+        // The third probe's forms (issue 30).
+        ("Büro +49 (0) 30 / 1234 5678", &["1234 5678", "(0) 30"], &[Phone]),
+        ("Tel. ＋４９ ３０ １２３４５６７", &["１２３４"], &[Phone]),
+        ("Karte ４１１１ １１１１ １１１１ １１１１", &["４１１１"], &[Card]),
+        ("IBAN D E 8 9 3 7 0 4 0 0 4 4 0 5 3 2 0 1 3 0 0 0; danke", &["D E 8 9", "0 0 0"], &[Iban]),
+        ("mail j a n e @ e x a m p l e . o r g now", &["j a n e", "o r g"], &[Email]),
+        ("groq gsk_Q2xT9vLmP4kR8sW1yZ3nB6cF0hJ5dG7aE2uI9oKqXw4Vb8Nm1Lp3Rt6Ys0Zc", &["gsk_"], &[Secret]),
+        ("replicate r8_Hk3Lm9Qp2Rs7Tv4Wx1Yz6Ab0Cd5Ef8Gh2Ij", &["r8_"], &[Secret]),
     ];
     let r = redactor();
     for (text, gone, classes) in table {
@@ -80,6 +88,42 @@ fn every_form_is_replaced() {
     }
 }
 
+/// Every provider `thinker init` writes has a row in the one table of key shapes, and
+/// a key of its shape is masked and redacted (issue 30: Groq, the default provider, had
+/// none).
+#[test]
+fn the_key_shapes_cover_the_providers_thinker_knows() {
+    use thinker::init::Cloud;
+    use thinker::untrusted::redact::{SECRET_SHAPES, mask_secrets};
+    for cloud in Cloud::ALL {
+        assert!(
+            SECRET_SHAPES
+                .iter()
+                .any(|(issuer, _)| issuer.to_lowercase().contains(cloud.name())),
+            "no key shape for {}",
+            cloud.name()
+        );
+    }
+    let r = redactor();
+    for key in [
+        "gsk_Q2xT9vLmP4kR8sW1yZ3nB6cF0hJ5dG7aE2uI9oKqXw4Vb8Nm1Lp3Rt6Ys0Zc",
+        "AIzaSyD3x9Qm2Lp5Rt8Vw1Yz4Ab7Cd0Ef3Gh6Ij",
+        "sk-or-v1-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        "sk-proj-Zq8Xr2Lm5Np7Kt1Vw4Yb6Hd9Jf3Gs0Ac",
+        "sk-ant-api03-Zq8Xr2Lm5Np7Kt1Vw4Yb6Hd9Jf3Gs0Ac-Qe2Ru8To4Ip6Ol",
+        "r8_Hk3Lm9Qp2Rs7Tv4Wx1Yz6Ab0Cd5Ef8Gh2Ij",
+        "xai-Zq8Xr2Lm5Np7Kt1Vw4Yb6Hd9Jf3Gs0Ac",
+        "pplx-Zq8Xr2Lm5Np7Kt1Vw4Yb6Hd9Jf3Gs0Ac",
+        "hf_Zq8Xr2Lm5Np7Kt1Vw4Yb6Hd9Jf3Gs0AcQe",
+        "glpat-Zq8Xr2Lm5Np7Kt1Vw4Yb",
+    ] {
+        let text = format!("the key is {key}, keep it safe");
+        assert_eq!(mask_secrets(&text), "the key is <secret>, keep it safe");
+        let out = r.redact_counted(&text);
+        assert_eq!(out.tally.get(Class::Secret), 1, "{key}: {}", out.text);
+    }
+}
+
 #[test]
 fn ordinary_text_stays() {
     let r = redactor();
@@ -97,6 +141,9 @@ fn ordinary_text_stays() {
         "Billing address changed; Support team answered",
         "We went home at 6. Then dinner.",
         "<email-k3f9az> owes 500 EUR to <name-aaaaaa>",
+        "a b c d e f, I a m, 1 2 3 4 5 6 7",
+        "task-abcdefghijklmnopqrstuvwxyz and fw_update_2024_v2",
+        "[t-backup-fails-mondays] and p-invoice-2026-0412",
     ] {
         assert_eq!(r.redact(text), text);
     }
@@ -114,6 +161,8 @@ fn a_name_s_parts_stand_for_the_whole_name() {
 fn value() -> impl Strategy<Value = (Class, String)> {
     prop_oneof![
         "[a-z]{1,8}(\\.[a-z]{1,6})?@[a-z]{2,8}\\.(org|com|de)".prop_map(|v| (Class::Email, v)),
+        // An id-shaped word in the domain (`t-online`): the address's, not an id.
+        "[a-z]{1,8}@[tphi]-[a-z]{2,8}\\.(org|com|de)".prop_map(|v| (Class::Email, v)),
         "\\+49 30 [1-9][0-9]{6}".prop_map(|v| (Class::Phone, v)),
         "[2-9][0-9]{2}\\.[0-9]{3}\\.[0-9]{4}".prop_map(|v| (Class::Phone, v)),
     ]
@@ -124,7 +173,17 @@ fn filler() -> impl Strategy<Value = String> {
     prop::collection::vec(
         prop::sample::select(
             &[
-                "the", "meeting", "was", "moved", "to", "Friday", "ok", "\n", "a", "invoice",
+                "the",
+                "meeting",
+                "was",
+                "moved",
+                "to",
+                "Friday",
+                "ok",
+                "\n",
+                "a",
+                "invoice",
+                "[t-backup-fails-mondays]",
             ][..],
         ),
         0..8,

@@ -151,7 +151,19 @@ fn answer(ctx: &Context<'_>, input: &mut dyn Read, host: Host) -> Result<Option<
     let limits = settings.limits(host.max_bytes(settings.max_bytes));
     let question = (!start).then(|| event.prompt.as_deref().unwrap_or_default());
     let inputs = recollect::blocking(&dir, &state, &settings, question, ctx.clock.now);
-    let block = recall::block(&state, question, &ctx.clock, &limits, &inputs.inputs());
+    let origins = resolved
+        .config
+        .as_ref()
+        .map(crate::privacy::policy::origins)
+        .unwrap_or_default();
+    let block = recall::block(
+        &state,
+        question,
+        &ctx.clock,
+        &limits,
+        &inputs.inputs(),
+        &origins,
+    );
     if !dir.path().is_dir() {
         return Ok(None);
     }

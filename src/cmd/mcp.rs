@@ -38,6 +38,11 @@ pub fn run(ctx: &mut Context<'_>) -> Result<u8, Error> {
             .as_ref()
             .map(|c| c.recall.clone())
             .unwrap_or_default(),
+        origins: resolved
+            .config
+            .as_ref()
+            .map(crate::privacy::policy::origins)
+            .unwrap_or_default(),
     });
     tracing::info!(
         "thinker mcp: serving on stdio, state {}",

@@ -78,7 +78,8 @@ fn as_sent(
     };
     let providers = Providers::new(config.providers.clone())
         .map_err(Error::Providers)?
-        .with_privacy(config.privacy.private_to, &key);
+        .with_privacy(config.privacy.private_to, &key)
+        .with_names(dir.known_names()?);
     let pressure = seen.thread_state.get(thread).novelty_pressure;
     // The run the tick would make: the next one (only a `replay` provider reads it).
     let outgoing = input.outgoing(thread_request(thread, cfg, pressure, 0))?;

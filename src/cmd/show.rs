@@ -62,7 +62,19 @@ pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
         let limits = settings.limits(args.max_bytes.map_or(settings.max_bytes, |n| n as usize));
         let question = args.for_text.as_deref();
         let inputs = recollect::blocking(&dir, &state, &settings, question, ctx.clock.now);
-        let block = recall::block(&state, question, &ctx.clock, &limits, &inputs.inputs());
+        let origins = resolved
+            .config
+            .as_ref()
+            .map(crate::privacy::policy::origins)
+            .unwrap_or_default();
+        let block = recall::block(
+            &state,
+            question,
+            &ctx.clock,
+            &limits,
+            &inputs.inputs(),
+            &origins,
+        );
         ctx.stdout(block.text.as_bytes())?;
         if let Some(text) = question
             && block.text.is_empty()

@@ -8,7 +8,9 @@
 //! span scan, `answer::spans`), reading the action (an action it does not know —
 //! `run`, `execute`, `shell`, … — becomes [`Action::Propose`], with the asked action's
 //! name kept in front of the text), cleaning `text` (multi-line) and `why` (one line) with
-//! [`crate::untrusted`] and cutting them to [`MAX_TEXT_CHARS`] / [`MAX_WHY_CHARS`].
+//! [`crate::untrusted`], masking key and token shapes in them
+//! ([`crate::untrusted::redact::mask_secrets`]: a decision goes to the notifier, the
+//! state and the journal) and cutting them to [`MAX_TEXT_CHARS`] / [`MAX_WHY_CHARS`].
 //!
 //! Must not: execute anything. A decision is only data: `propose` is never run by
 //! anything, only ever shown to the user as a proposal. Pure functions; no I/O, no clock.
@@ -18,6 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::answer;
 use crate::untrusted;
+use crate::untrusted::redact::mask_secrets;
 
 /// The longest `text` kept (characters), and the schema's `maxLength` for it.
 pub const MAX_TEXT_CHARS: usize = 600;
@@ -211,11 +214,15 @@ fn from_object(map: &Map<String, Value>, raw: &str) -> Result<Decision, Decision
         _ => return Err(DecisionError::NoAction(excerpt(raw))),
     };
     let text = match map.get("text") {
-        Some(Value::String(s)) => cut(untrusted::clean(s).trim(), MAX_TEXT_CHARS),
+        // Masked before it is cut: a key cut in two is no longer a key's shape.
+        Some(Value::String(s)) => cut(
+            mask_secrets(untrusted::clean(s).trim()).trim(),
+            MAX_TEXT_CHARS,
+        ),
         _ => String::new(),
     };
     let why = match map.get("why") {
-        Some(Value::String(s)) => one_line(s, MAX_WHY_CHARS),
+        Some(Value::String(s)) => one_line(&mask_secrets(s), MAX_WHY_CHARS),
         _ => String::new(),
     };
     let (action, text) = match Action::known(asked) {
@@ -223,7 +230,7 @@ fn from_object(map: &Map<String, Value>, raw: &str) -> Result<Decision, Decision
         // Never executed: shown to the user as a proposal, with what was asked for.
         None if text.is_empty() => (Action::Propose, text),
         None => {
-            let name = one_line(asked, MAX_ACTION_NAME_CHARS);
+            let name = one_line(&mask_secrets(asked), MAX_ACTION_NAME_CHARS);
             (
                 Action::Propose,
                 cut(&format!("{name}: {text}"), MAX_TEXT_CHARS),
@@ -380,6 +387,31 @@ mod tests {
         for (name, input, want) in cases {
             assert_eq!(parse_decision(&input), want, "{name}");
         }
+    }
+
+    /// Regression (issue 30): an `sk-ant-…` key in a decision's text went verbatim to the
+    /// notifier, the state and the journal. Text, why and an unknown action's name are
+    /// masked before they are cut (a key cut in two keeps no key's shape).
+    #[test]
+    fn keys_in_a_decision_are_masked() {
+        let key = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+        let groq = "gsk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghij";
+        let text = format!("{}Tell the user: the key {key} leaked", "x ".repeat(280));
+        let raw =
+            serde_json::json!({"action": "notify", "text": text, "why": format!("it is {groq}")});
+        let d = from_value(&raw).unwrap();
+        assert!(
+            !d.text.contains("sk-ant") && d.text.ends_with("<secret> leaked"),
+            "{}",
+            d.text
+        );
+        assert_eq!(d.why, "it is <secret>");
+        let asked = serde_json::json!({"action": groq, "text": "do it"});
+        let d = from_value(&asked).unwrap();
+        assert_eq!(
+            (d.action, d.text.as_str()),
+            (Action::Propose, "<secret>: do it")
+        );
     }
 
     #[test]

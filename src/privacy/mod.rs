@@ -133,7 +133,7 @@ pub fn source_is_private(source: &Source, memory_dir: Option<&Path>) -> bool {
 
 /// Whether a (resolved) path or glob lies in the agent's memory directory: under
 /// `memory_dir`, or with a `memory` or `memories` directory in it.
-fn in_memory_dir(pattern: &Path, memory_dir: Option<&Path>) -> bool {
+pub(crate) fn in_memory_dir(pattern: &Path, memory_dir: Option<&Path>) -> bool {
     if memory_dir.is_some_and(|d| pattern.starts_with(d)) {
         return true;
     }

@@ -2,7 +2,8 @@
 //! sources, whether its answers may carry private text (*seeing*), whether a model of its
 //! chain gets private text withheld, and the public copies of the memory and of the
 //! escalation a `Withheld` provider may see ([`Policy::public_state`],
-//! [`Policy::public_escalation`]).
+//! [`Policy::public_escalation`]). Also where each thread's sources come from, for the
+//! agent's block ([`origins`]: the user's own text or outside text).
 //!
 //! It reads the validated [`Config`], so it stands above `crate::config`, while the
 //! words it applies (`PrivateTo`, `Access`, which source is private) stay in
@@ -13,11 +14,61 @@ use std::collections::BTreeSet;
 use crate::aggregate::ThreadOutcome;
 use crate::config::Config;
 use crate::provider::config::ModelRef;
-use crate::sources::{SourceKind, source_names};
+use crate::recall::{Origin, Origins};
+use crate::sources::{Source, SourceKind, source_names};
 use crate::state::{Category, State};
 use crate::thread::ThreadName;
 
-use super::{Access, PrivateTo, WITHHELD_REASON, access, source_is_private};
+use super::{Access, PrivateTo, WITHHELD_REASON, access, in_memory_dir, source_is_private};
+
+/// Where each configured thread's sources come from (every thread, enabled or not: the
+/// memory holds what a thread wrote before it was turned off), for the marks of the
+/// agent's block: the user's own text — the conversation (`transcript`), notes
+/// (`files` in the memory directory) and other files — or outside text — mail
+/// (`maildir`), calendars (`ics`), command output (`command`, which is how mail and
+/// calendars are often read) — or thinker's own reading (`system`, `archive`).
+pub fn origins(config: &Config) -> Origins {
+    let memory_dir = config.escalation.memory_dir.as_deref();
+    let mut origins = Origins::default();
+    for thread in ThreadName::ALL {
+        let Some(t) = config.thread(thread) else {
+            continue;
+        };
+        for (source, name) in t.sources.iter().zip(source_names(&t.sources)) {
+            for (origin, word) in source_origins(source, memory_dir) {
+                origins.add(thread.as_str(), &name, origin, word);
+            }
+        }
+    }
+    origins
+}
+
+/// Where one source's text comes from, with a word for people.
+fn source_origins(
+    source: &Source,
+    memory_dir: Option<&std::path::Path>,
+) -> Vec<(Origin, &'static str)> {
+    match &source.kind {
+        SourceKind::Transcript(_) => vec![(Origin::User, "conversation")],
+        SourceKind::Files(f) => {
+            let notes = f
+                .patterns()
+                .iter()
+                .any(|p| in_memory_dir(std::path::Path::new(p), memory_dir));
+            vec![(Origin::User, if notes { "notes" } else { "files" })]
+        }
+        SourceKind::Maildir(_) => vec![(Origin::Outside, "mail")],
+        SourceKind::Ics(_) => vec![(Origin::Outside, "calendar")],
+        SourceKind::Command(_) => vec![(Origin::Outside, "command output")],
+        SourceKind::System(_) => vec![(Origin::Machine, "this machine")],
+        SourceKind::Archive(_) => vec![(Origin::Machine, "forgotten memory")],
+        SourceKind::Sample(s) => s
+            .sources()
+            .iter()
+            .flat_map(|s| source_origins(s, memory_dir))
+            .collect(),
+    }
+}
 
 /// The privacy of one configuration: private sources, seeing threads, who withholds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -141,8 +192,9 @@ impl Policy {
 
     /// `state` as a `Withheld` provider may see it in `thread`'s prompt, and how many
     /// items were left out: entries added or sighted by seeing threads (a sighting moves a
-    /// due and raises importance), the seeing threads' recent findings, hints when another
-    /// thread is seeing, and escalations whose reason or outcome came from private text.
+    /// due and raises importance) and the links of the others to them, the seeing
+    /// threads' recent findings, hints when another thread is seeing, and escalations
+    /// whose reason or outcome came from private text.
     pub fn public_state(&self, state: &State) -> (State, usize) {
         let mut public = state.clone();
         let mut items = 0;
@@ -154,6 +206,14 @@ impl Policy {
                     || e.from.iter().any(|f| self.sighted_privately(f)))
             });
             items += before - entries.len();
+        }
+        // A kept entry's links name only kept entries: a link to one left out would show
+        // its id, whose words are its summary's (issue 30).
+        let kept: BTreeSet<String> = public.all_entries().map(|(_, e)| e.id.clone()).collect();
+        for cat in Category::ALL {
+            for e in public.entries_mut(cat) {
+                e.links.retain(|l| kept.contains(&l.id));
+            }
         }
         for thread in ThreadName::ALL {
             let others_seeing = ThreadName::ALL
@@ -353,10 +413,21 @@ private = false
             from: from.iter().map(|f| (*f).to_string()).collect(),
             ..entry(id, Some("oracle"))
         };
+        // Regression (issue 30): a public entry's link showed a private entry's id.
+        let linked = |id: &str, to: &[&str]| Entry {
+            links: to
+                .iter()
+                .map(|to| crate::state::Link {
+                    id: (*to).to_string(),
+                    kind: crate::state::LinkKind::Contradicts,
+                })
+                .collect(),
+            ..entry(id, Some("oracle"))
+        };
         let mut state = State {
             active_threads: vec![
                 entry("t-from-mail", Some("librarian")),
-                entry("t-from-calendar", Some("oracle")),
+                linked("t-from-calendar", &["t-from-mail", "t-confirmed-by-inbox"]),
                 entry("t-nobody-knows", None),
                 // A seeing thread's sighting from a private source (or an unnamed one)
                 // may have moved the due: left out. A thread that is not seeing had its
@@ -380,6 +451,16 @@ private = false
             .map(|e| e.id.as_str())
             .collect();
         assert_eq!(ids, ["t-from-calendar", "t-confirmed-by-inbox"]);
+        let links: Vec<&str> = public.active_threads[0]
+            .links
+            .iter()
+            .map(|l| l.id.as_str())
+            .collect();
+        assert_eq!(
+            links,
+            ["t-confirmed-by-inbox"],
+            "no link to a left-out entry"
+        );
         assert!(
             public
                 .thread_state

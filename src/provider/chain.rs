@@ -142,21 +142,27 @@ impl Providers {
                 refused.get_or_insert(error);
                 continue;
             }
-            let sent = self.as_sent(model, out);
-            let outcome = match &sent {
-                Some((req, _)) => self.run(model, req, progress).await,
+            let sent = self.prepared(model, out);
+            let mut outcome = match &sent {
+                Some((req, _, _)) => self.run(model, req, progress).await,
                 None => self.run(model, req, progress).await,
             };
+            // The ids the provider was shown as aliases are the entries' own again.
+            if let (Some((_, _, aliases)), Ok(completion)) = (&sent, &mut outcome.result) {
+                completion.text = aliases.restore(&completion.text);
+            }
             let usage = outcome.usage.unwrap_or_default();
             if let Some(config) = gated {
                 gate.record(config, usage.tokens_in, usage.tokens_out, usage.cost);
                 gate.verdict(config, outcome.result.as_ref().err());
             }
-            let egress = sent.filter(|_| gated.is_some()).map(|(_, egress)| Egress {
-                bytes: outcome.body_bytes.saturating_mul(u64::from(outcome.tries)),
-                requests: outcome.tries,
-                ..egress
-            });
+            let egress = sent
+                .filter(|_| gated.is_some())
+                .map(|(_, egress, _)| Egress {
+                    bytes: outcome.body_bytes.saturating_mul(u64::from(outcome.tries)),
+                    requests: outcome.tries,
+                    ..egress
+                });
             let mut attempt = Attempt::made(model, &outcome, usage, egress);
             let error = match outcome.result {
                 Ok(completion) => match self.accept(config, completion, &accept).await {

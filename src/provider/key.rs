@@ -13,6 +13,7 @@ use std::fmt;
 use reqwest::header::HeaderValue;
 
 use crate::untrusted;
+use crate::untrusted::redact::mask_secrets;
 
 /// Server text put in an error is cut to this many characters (and an `…`).
 pub const EXCERPT_CHARS: usize = 200;
@@ -240,15 +241,14 @@ impl Iterator for VisibleChars<'_> {
     }
 }
 
-/// Server text as an error may quote it: scrubbed, cut to an excerpt of
-/// [`EXCERPT_CHARS`] (cleaned of control, escape and invisible characters, white space
-/// collapsed), and scrubbed again (cleaning can join the pieces of a key split by control
-/// characters).
+/// Server text as an error may quote it: scrubbed of this provider's key and masked of
+/// every key and token shape ([`mask_secrets`]: another provider's key, echoed by a
+/// proxy or a router, is a key too), cut to an excerpt of [`EXCERPT_CHARS`] (cleaned of
+/// control, escape and invisible characters, white space collapsed), and scrubbed and
+/// masked again (cleaning can join the pieces of a key split by control characters).
 pub fn quote(text: &str, key: Option<&ApiKey>) -> String {
-    scrub(
-        &untrusted::excerpt(&scrub(text, key), EXCERPT_CHARS + 1),
-        key,
-    )
+    let clean = |text: &str| mask_secrets(&scrub(text, key));
+    clean(&untrusted::excerpt(&clean(text), EXCERPT_CHARS + 1))
 }
 
 #[cfg(test)]
@@ -330,6 +330,19 @@ mod tests {
             Some(&k),
         );
         assert!(!quoted.contains("sk-ZQX7v"), "{quoted}");
+    }
+
+    /// Regression (issue 30): another provider's key in an error body was journaled
+    /// verbatim.
+    #[test]
+    fn quoting_masks_any_key_shape() {
+        let k = ApiKey::new("sk-ZQX7vK93pAbCdEfFs6A");
+        let body = r#"{"error": "upstream groq refused gsk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 (and r8_AbCdEfGhIjKlMnOpQrStUvWxYz01234)"}"#;
+        let quoted = quote(body, Some(&k));
+        assert!(
+            !quoted.contains("gsk_Ab") && !quoted.contains("r8_Ab") && quoted.contains("<secret>"),
+            "{quoted}"
+        );
     }
 
     #[test]

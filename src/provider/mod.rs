@@ -62,6 +62,8 @@ pub(crate) use transport::{build_client, error_chain};
 
 use crate::egress::{self, Egress, Outgoing};
 use crate::privacy::PrivateTo;
+use crate::untrusted::alias::Aliases;
+use crate::untrusted::names::KnownNames;
 use crate::untrusted::redact::{RedactionKey, Redactor};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -242,6 +244,13 @@ impl Providers {
     /// [`egress::prepare`] with these providers' setting and key. `None` for an unknown
     /// provider.
     pub fn as_sent(&self, model: &ModelRef, out: &Outgoing) -> Option<(CallRequest, Egress)> {
+        self.prepared(model, out)
+            .map(|(request, egress, _)| (request, egress))
+    }
+
+    /// [`Providers::as_sent`], with the aliases the request's entry ids were given (the
+    /// chain gives the answer its ids back).
+    fn prepared(&self, model: &ModelRef, out: &Outgoing) -> Option<(CallRequest, Egress, Aliases)> {
         let config = self.configs.get(&model.provider)?;
         Some(egress::prepare(
             config,
@@ -249,6 +258,28 @@ impl Providers {
             &self.redactor,
             out,
         ))
+    }
+
+    /// The names the redactor knows, learned from mail headers (keyed), so that a name
+    /// is still replaced when the mail that gave it has left the inbox: loaded from the
+    /// state directory, and added to by every prompt prepared. Only when some provider
+    /// redacts: otherwise nothing is learned.
+    #[must_use]
+    pub fn with_names(mut self, names: KnownNames) -> Self {
+        if self.configs.values().any(|c| c.redact) {
+            self.redactor.keep_names(names);
+        }
+        self
+    }
+
+    /// The names to keep in the state directory: those learned now, and those the
+    /// `memory` texts still mention ([`Redactor::names_to_keep`]); `None` when no
+    /// provider redacts (nothing was learned, and the file is left as it is).
+    pub fn names_to_keep<S: AsRef<str>>(
+        &self,
+        memory: impl IntoIterator<Item = S>,
+    ) -> Option<KnownNames> {
+        self.redactor.names_to_keep(memory)
     }
 
     /// Replaces how environment variables are read (tests; embedding).
@@ -275,9 +306,13 @@ impl Providers {
     /// Asks one model, retrying as its provider is configured to (redacted when the
     /// provider redacts).
     pub async fn call(&self, model: &ModelRef, req: &CallRequest) -> Result<Completion, CallError> {
-        let sent = self.as_sent(model, &Outgoing::plain(req.clone()));
-        let req = sent.as_ref().map_or(req, |(r, _)| r);
-        self.run(model, req, &Progress::default()).await.result
+        let sent = self.prepared(model, &Outgoing::plain(req.clone()));
+        let req = sent.as_ref().map_or(req, |(r, _, _)| r);
+        let mut result = self.run(model, req, &Progress::default()).await.result;
+        if let (Some((_, _, aliases)), Ok(completion)) = (&sent, &mut result) {
+            completion.text = aliases.restore(&completion.text);
+        }
+        result
     }
 
     /// One model's call: a replay file, or the transport speaking the provider's wire

@@ -15,10 +15,13 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::error::{Aftermath, StorageError, access_error, not_a_directory, write_error};
-use super::{BACKUP_FILE, JOURNAL_FILE, Lock, REDACTION_KEY_FILE, STATE_FILE, StateDir};
+use super::{
+    BACKUP_FILE, JOURNAL_FILE, Lock, REDACTION_KEY_FILE, REDACTION_NAMES_FILE, STATE_FILE, StateDir,
+};
 use crate::journal::files;
 use crate::ledger::{LEDGER_FILE, Ledger};
 use crate::state::{State, StateProblem};
+use crate::untrusted::names::KnownNames;
 use crate::untrusted::redact::RedactionKey;
 
 /// A new state written to a synced temp file, not yet in place
@@ -484,6 +487,44 @@ impl StateDir {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(source) => Err(StorageError::Read { path, source }),
         }
+    }
+
+    /// The names learned from mail headers, keyed (SPEC §9): none when there is no file
+    /// yet. A file that does not read as them is an error (a tick would send the names
+    /// it held in clear), which says the way out.
+    pub fn known_names(&self) -> Result<KnownNames, StorageError> {
+        self.refuse_link(REDACTION_NAMES_FILE)?;
+        let path = self.file(REDACTION_NAMES_FILE);
+        match fs::read_to_string(&path) {
+            Ok(text) => KnownNames::from_json(&text).ok_or(StorageError::RedactionNames {
+                path,
+                message: "it is not thinker's list of keyed names".into(),
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(KnownNames::default()),
+            Err(source) => Err(StorageError::Read { path, source }),
+        }
+    }
+
+    /// Writes the names to keep (atomically, 0600), under the lock; no file when there
+    /// are none (and the file removed when there were).
+    pub fn write_names(&self, _lock: &Lock, names: &KnownNames) -> Result<(), StorageError> {
+        if names.is_empty() {
+            self.refuse_link(REDACTION_NAMES_FILE)?;
+            let path = self.file(REDACTION_NAMES_FILE);
+            return match fs::remove_file(&path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(StorageError::Write {
+                    path,
+                    source: e,
+                    aftermath: Aftermath::Unchanged,
+                }),
+                _ => Ok(()),
+            };
+        }
+        let text = names.to_json().map_err(|source| StorageError::Serialize {
+            what: "the learned names",
+            source,
+        })?;
+        self.write_file(REDACTION_NAMES_FILE, text.as_bytes())
     }
 
     /// The state's redaction key, written now (atomically, 0600) from the operating

@@ -13,13 +13,13 @@ use std::path::{Path, PathBuf};
 use super::error::{StorageError, access_error, not_a_directory};
 use super::{
     ARCHIVE_FILE, BACKUP_FILE, CRON_LOG_FILE, FEEDBACK_FILE, HOOKS_DIR, JOURNAL_FILE,
-    JournalRotation, LOCK_FILE, REDACTION_KEY_FILE, STATE_FILE, StateDir, consumed_order,
-    journal_file_start,
+    JournalRotation, LOCK_FILE, REDACTION_KEY_FILE, REDACTION_NAMES_FILE, STATE_FILE, StateDir,
+    consumed_order, journal_file_start,
 };
 use crate::ledger::LEDGER_FILE;
 
 /// The files of the state directory that [`StateDir::tidy`] keeps at mode 0600.
-pub(super) const PRIVATE_FILES: [&str; 8] = [
+pub(super) const PRIVATE_FILES: [&str; 9] = [
     STATE_FILE,
     BACKUP_FILE,
     LOCK_FILE,
@@ -28,6 +28,7 @@ pub(super) const PRIVATE_FILES: [&str; 8] = [
     LEDGER_FILE,
     FEEDBACK_FILE,
     REDACTION_KEY_FILE,
+    REDACTION_NAMES_FILE,
 ];
 
 /// Holds the tick lock until dropped.

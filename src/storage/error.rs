@@ -80,6 +80,12 @@ pub enum StorageError {
         path.display()
     )]
     RedactionKey { path: PathBuf, message: String },
+    /// `redaction-names.json` does not hold the names learned from mail headers.
+    #[error(
+        "learned names {} are unusable ({message}); they let thinker replace the names of people whose mail has left the inbox. Restore the file from a backup, or delete it: names it held are then sent in clear to a redacting provider until a mail header gives them again",
+        path.display()
+    )]
+    RedactionNames { path: PathBuf, message: String },
     /// A value that must be written as JSON does not serialize (a bug: please report it).
     #[error("cannot serialize {what} as JSON: {source} (a bug in thinker: please report it)")]
     Serialize {

@@ -77,6 +77,11 @@ pub const CRON_LOG_FILE: &str = "cron.log";
 /// already mentions.
 pub const REDACTION_KEY_FILE: &str = "redaction.key";
 
+/// The names learned from mail headers, keyed with the redaction key (SPEC §9): each a
+/// placeholder and the keyed hashes of its parts, never a name in clear; 0600. Kept
+/// while the memory mentions them ([`crate::untrusted::names`]).
+pub const REDACTION_NAMES_FILE: &str = "redaction-names.json";
+
 /// An open state directory.
 #[derive(Debug, Clone)]
 pub struct StateDir {

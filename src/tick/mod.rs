@@ -116,12 +116,13 @@ async fn tick(
     // The screen's rules compile once (15–20 ms): off the runtime thread, meanwhile.
     let _warm = tokio::task::spawn_blocking(crate::untrusted::screen::warm);
     let opened = Opened::open(config, state_dir, options)?;
-    // What may leave the machine (SPEC §9): the policy, and the state's key for stable
-    // placeholders.
+    // What may leave the machine (SPEC §9): the policy, the state's key for stable
+    // placeholders and the names learned from mail headers (keyed).
     let privacy = Policy::new(config);
     let providers = Providers::new(config.providers.clone())
         .map_err(Error::Providers)?
-        .with_privacy(config.privacy.private_to, &opened.redaction_key()?);
+        .with_privacy(config.privacy.private_to, &opened.redaction_key()?)
+        .with_names(opened.dir.known_names()?);
     let breakers = Breakers::new(
         &opened.ledger.breakers,
         providers.fingerprints(),
@@ -177,6 +178,7 @@ async fn tick(
         (None, dry_run_prompt(&phase, committed, &outcomes))
     } else {
         write(&opened, &ledger, &budget, &aggregated, &journal)?;
+        opened.keep_names(&providers, committed);
         (phase.settle(committed.clone(), &outcomes).await?, None)
     };
     Ok(TickReport {
@@ -280,6 +282,25 @@ impl Opened {
             .redaction_key()?
             .or_else(RedactionKey::random)
             .unwrap_or(RedactionKey::from_bytes([0; 32])))
+    }
+
+    /// Keeps the names learned from mail headers (keyed) for as long as the memory or
+    /// the archive mentions them (SPEC §9): a name whose mail has left the inbox is still
+    /// replaced in what the memory says of it. After the commit, so a failure to write
+    /// them is a warning: the next tick learns again what its mail gives.
+    fn keep_names(&self, providers: &Providers, state: &State) {
+        let Some(lock) = &self.lock else {
+            return;
+        };
+        // Read only when some names are known.
+        let memory = std::iter::once_with(|| state.to_json().unwrap_or_default()).chain(
+            std::iter::once_with(|| crate::recollect::archive_summaries(&self.dir)).flatten(),
+        );
+        if let Some(names) = providers.names_to_keep(memory)
+            && let Err(e) = self.dir.write_names(lock, &names)
+        {
+            tracing::warn!("{e}");
+        }
     }
 
     /// Today's budget. Outside a dry run, spending is written ahead of each call, so a

@@ -197,6 +197,6 @@ pub(super) const RAW: &[&[&[u8]]] = &[
     &[b"color\x09", b"color\x0a", b"color\x0b", b"color\x0c", b"color\x0d", b"color ", b"color:", b"display\x09", b"display\x0a", b"display\x0b", b"display\x0c", b"display\x0d", b"display ", b"display:", b"font-siz", b"opacity\x09", b"opacity\x0a", b"opacity\x0b", b"opacity\x0c", b"opacity\x0d", b"opacity ", b"opacity:", b"visibili"],
 ];
 
-pub(super) const SECRET: &[&[u8]] = &[b"-----beg", b"aiza", b"akia", b"asia", b"eyj", b"gho_", b"ghp_", b"ghr_", b"ghs_", b"ghu_", b"github_p", b"glpat-", b"hf_", b"npm_", b"pk_live_", b"pk_test_", b"rk_live_", b"rk_test_", b"sk-", b"sk_live_", b"sk_test_", b"xoxa-", b"xoxb-", b"xoxo-", b"xoxp-", b"xoxr-", b"xoxs-"];
+pub(super) const SECRET: &[&[u8]] = &[b"-----beg", b"aiza", b"akia", b"asia", b"dckr_pat", b"doo_v1_", b"dop_v1_", b"dor_v1_", b"eyj", b"fw_", b"gho_", b"ghp_", b"ghr_", b"ghs_", b"ghu_", b"github_p", b"glpat-", b"gsk_", b"hf_", b"lin_api_", b"lsv2_pt_", b"lsv2_sk_", b"npm_", b"ntn_", b"pk_live_", b"pk_test_", b"pplx-", b"pypi-age", b"r8_", b"rk_live_", b"rk_test_", b"sg.", b"shpat_", b"shpca_", b"shppa_", b"shpss_", b"sk-", b"sk_live_", b"sk_test_", b"tvly-", b"xai-", b"xoxa-", b"xoxb-", b"xoxo-", b"xoxp-", b"xoxr-", b"xoxs-", b"ya29."];
 
 pub(super) const SECRET_VALUE: &[&[u8]] = &[b"acce", b"api-", b"api_", b"apik", b"api\xe2", b"auth", b"bear", b"clie", b"pass", b"pas\xc5", b"pa\xc5\xbf", b"priv", b"pwd", b"secr", b"toke", b"to\xe2\x84", b"\xc5\xbfec"];

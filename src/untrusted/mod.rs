@@ -14,8 +14,13 @@
 //!
 //! The injection screen ([`screen`], with its folding in `fold`, its rules in `rules`
 //! and their generated gates in `gates`) and the redaction of personal data and
-//! secrets ([`redact`]) live beside these functions.
+//! secrets ([`redact`], with the plain copy of a text it reads numbers and addresses in
+//! again in `plain`, the names it has learned in [`names`] and the ids it aliases in
+//! [`alias`]) live beside these functions, as does [`claims`], the reading of a
+//! summary that claims what the user wants or allows.
 
+pub mod alias;
+pub mod claims;
 mod features;
 mod fold;
 #[rustfmt::skip]
@@ -24,7 +29,9 @@ pub mod guard;
 mod kind;
 mod lexicon;
 pub mod links;
+pub mod names;
 pub mod outbound;
+mod plain;
 pub mod redact;
 mod rules;
 pub mod screen;

@@ -1,12 +1,17 @@
 //! Redaction of personal data and secrets from text sent to a third party (SPEC §9):
 //! e-mail addresses (IDN, fullwidth `＠`, quoted local parts, IP-literal domains, and
-//! spelled-out "name at example dot org"), phone numbers (international, national,
-//! North American with dashes, dots or spaces), card numbers (Luhn-checked, with spaces,
-//! dashes or dots), IBANs (mod-97-checked, any case, spaces or dashes), key and token
-//! shapes and the value after a password word (`password: Tr0ub4dor&3-horse`), and the
-//! names that mail headers give (`From: Jörg Müller <…>`: the whole name and its parts,
-//! wherever they appear in the same text) become placeholders: `<email-k3f9az>`,
-//! `<phone-…>`, `<card-…>`, `<iban-…>`, `<secret-…>`, `<name-…>`.
+//! spelled-out "name at example dot org"), phone numbers (international, with a trunk
+//! `(0)` or a `/` too, national, North American with dashes, dots or spaces), card
+//! numbers (Luhn-checked, with spaces, dashes or dots), IBANs (mod-97-checked, any case,
+//! spaces or dashes) — numbers and addresses also in full-width characters, in other
+//! scripts' digits or spaced letter by letter (their plain copy, `plain`) — key and
+//! token shapes (one table, [`SECRET_SHAPES`]: the providers thinker knows and the
+//! common services) and the value after a password word (`password: Tr0ub4dor&3-horse`),
+//! and the names that mail headers give (`From: Jörg Müller <…>`: the whole name and its
+//! parts, wherever they appear in the same text, and — once learned, [`Redactor::learn`]
+//! — in any text) become placeholders: `<email-k3f9az>`, `<phone-…>`, `<card-…>`,
+//! `<iban-…>`, `<secret-…>`, `<name-…>`. Entry ids whose words hold such a value get an
+//! alias made of the redacted words ([`Redactor::redact_request`], `super::alias`).
 //!
 //! **Stable, and revealing nothing.** A placeholder is a keyed hash (HMAC-SHA256 with the
 //! state directory's [`RedactionKey`]) of the value's class and normal form (an address
@@ -20,7 +25,8 @@
 //! **Idempotent.** A placeholder is never redacted again, and the text is redacted
 //! again until nothing changes (a value freed by a replacement), so redacting redacted
 //! text changes nothing. Redaction applies only to what is sent: nothing maps a
-//! placeholder back, and no answer, state or note of the user's is rewritten.
+//! placeholder back (only an id's alias, in the answer: [`Aliases::restore`]), and no
+//! answer, state or note of the user's is rewritten.
 //!
 //! Names come only from header lines in the same text (`From:`, `To:`, `Cc:`,
 //! `Reply-To:`, `Sender:` and their German, French, Spanish, Dutch forms) whose entry
@@ -28,22 +34,30 @@
 //! letters, capitalized, not a word such as "Support" or "Billing") are replaced where
 //! they stand alone, by the whole name's placeholder — unless the address is a role's
 //! (`info@`, `no-reply@`, `newsletter@`: an organisation, whose name is replaced only
-//! whole). Names in prose that no header gives ("lunch with Sarah") are not found.
+//! whole). Names in prose that no header gives ("lunch with Sarah") are not found,
+//! unless a header gave them before: a redactor made [`Redactor::with_names`] learns the
+//! names of a person from every text it is given and replaces their capitalized parts
+//! in any text after, keyed ([`super::names`]); the tick keeps them in the state
+//! directory while the memory mentions them, so the memory written from a mail that has
+//! left the inbox is redacted as the mail was.
 //!
 //! Pure: no I/O, no logging of what it redacts; the only randomness is
 //! [`RedactionKey::random`], which makes a state directory's key once (and an ephemeral
 //! one for callers without a state).
 //! Must not decide which provider gets redacted text (that is `crate::privacy`'s).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
-use std::sync::{LazyLock, OnceLock};
+use std::sync::{LazyLock, OnceLock, RwLock};
 
 use aho_corasick::AhoCorasick;
 
 use regex::Regex;
 
+use super::alias::{self, Aliases};
 use super::gates::{self, gate};
+use super::names::{self, KnownNames};
+use super::plain::{Plain, plain_char};
 
 /// What a redacted value was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -177,10 +191,14 @@ impl Tally {
     }
 }
 
-/// Redacts text with stable keyed placeholders (see the module doc). Cheap to build;
-/// holds no memory of what it has seen.
+/// Redacts text with stable keyed placeholders (see the module doc). Cheap to build.
+/// Its only memory is the names it was given or has learned ([`Redactor::with_names`],
+/// [`Redactor::learn`]), keyed.
 pub struct Redactor {
     key: ring::hmac::Key,
+    /// The names learned from headers, kept keyed (`None`: it neither knows nor learns
+    /// any but those of the text it redacts).
+    names: Option<RwLock<KnownNames>>,
 }
 
 impl fmt::Debug for Redactor {
@@ -198,23 +216,70 @@ pub struct Redacted {
 
 /// One redactable value (or a placeholder to keep) found in a text.
 struct Found {
-    /// `None`: a placeholder already there, kept as it is.
+    /// `None`: a placeholder already there, kept as it is (or an id's alias, `fixed`).
     class: Option<Class>,
     start: usize,
     end: usize,
     /// What identifies the value (so `A@x.com` and `a at x dot com` are one person).
     key: String,
+    /// The replacement, when it is known already: a learned name's placeholder, an id's
+    /// alias.
+    fixed: Option<String>,
 }
 
-/// Key and token shapes: private keys, then the prefixed tokens of the common services.
-pub(super) const SECRET_PATTERN: &str = concat!(
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\z)",
-    r"|(?-u:\b)(?:sk-(?:proj-|ant-(?:api[0-9][0-9]-)?|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
-    r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|glpat-[A-Za-z0-9_-]{20,}",
-    r"|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}",
-    r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}",
-    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
-);
+/// Builds [`SECRET_SHAPES`] and [`SECRET_PATTERN`] from one table, so the pattern the
+/// redactor and the gates use is the table, row for row.
+macro_rules! secret_shapes {
+    ($first_issuer:literal => $first:literal $(, $issuer:literal => $pattern:literal)* $(,)?) => {
+        /// Key and token shapes, one row per issuer: `(issuer, pattern)`. First the
+        /// providers thinker knows — the clouds `thinker init` writes (Groq, Gemini,
+        /// OpenRouter, OpenAI, Anthropic) and the OpenAI-compatible services SPEC §9
+        /// names — then the common token shapes of other services. Every row has a
+        /// literal of its own (a prefix), so the gate in front of the pattern stays
+        /// selective: a shape with none (Mistral's or Cohere's bare 32–40 characters)
+        /// is only found after a key word (`api_key = …`, `Bearer …`).
+        pub const SECRET_SHAPES: &[(&str, &str)] = &[($first_issuer, $first) $(, ($issuer, $pattern))*];
+
+        /// Every row of [`SECRET_SHAPES`], as one alternation.
+        pub(super) const SECRET_PATTERN: &str = concat!("(?:", $first $(, "|", $pattern)*, ")");
+    };
+}
+
+secret_shapes! {
+    "private key (PEM)" =>
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\z)",
+    // The providers thinker knows.
+    "OpenAI, Anthropic, OpenRouter, DeepSeek (`sk-`, `sk-proj-`, `sk-ant-api03-`, `sk-or-v1-`)" =>
+        r"(?-u:\b)sk-(?:proj-|ant-(?:api[0-9][0-9]-|admin[0-9][0-9]-)?|or-v1-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+    "Groq (`gsk_`)" => r"(?-u:\b)gsk_[A-Za-z0-9]{20,}",
+    "Gemini, Google Cloud (`AIza`)" => r"(?-u:\b)AIza[0-9A-Za-z_-]{35}",
+    "Google OAuth access token (`ya29.`)" => r"(?-u:\b)ya29\.[0-9A-Za-z_-]{20,}",
+    "Replicate (`r8_`)" => r"(?-u:\b)r8_[A-Za-z0-9]{20,}",
+    "xAI (`xai-`)" => r"(?-u:\b)xai-[A-Za-z0-9]{20,}",
+    "Perplexity (`pplx-`)" => r"(?-u:\b)pplx-[A-Za-z0-9]{20,}",
+    "Cerebras (`csk-`)" => r"(?-u:\b)csk-[A-Za-z0-9]{20,}",
+    "Fireworks (`fw_`)" => r"(?-u:\b)fw_[A-Za-z0-9]{20,}",
+    "Hugging Face (`hf_`)" => r"(?-u:\b)hf_[A-Za-z0-9]{30,}",
+    "LangSmith (`lsv2_`)" => r"(?-u:\b)lsv2_(?:pt|sk)_[A-Za-z0-9_]{20,}",
+    "Tavily (`tvly-`)" => r"(?-u:\b)tvly-(?:dev-)?[A-Za-z0-9]{20,}",
+    // The common token shapes.
+    "GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`)" => r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{30,}",
+    "GitHub fine-grained (`github_pat_`)" => r"(?-u:\b)github_pat_[A-Za-z0-9_]{40,}",
+    "GitLab (`glpat-`)" => r"(?-u:\b)glpat-[A-Za-z0-9_-]{20,}",
+    "AWS access key id (`AKIA`, `ASIA`)" => r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}",
+    "Slack (`xoxb-`, `xoxp-`, …)" => r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}",
+    "Stripe (`sk_live_`, `rk_test_`, …)" => r"(?-u:\b)(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
+    "npm (`npm_`)" => r"(?-u:\b)npm_[A-Za-z0-9]{36}",
+    "PyPI (`pypi-`)" => r"(?-u:\b)pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}",
+    "Docker Hub (`dckr_pat_`)" => r"(?-u:\b)dckr_pat_[A-Za-z0-9_-]{20,}",
+    "DigitalOcean (`dop_v1_`)" => r"(?-u:\b)do[opr]_v1_[a-f0-9]{64}",
+    "Shopify (`shpat_`, …)" => r"(?-u:\b)shp(?:at|ca|pa|ss)_[A-Za-z0-9]{32}",
+    "SendGrid (`SG.`)" => r"(?-u:\b)SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+    "Notion (`ntn_`)" => r"(?-u:\b)ntn_[A-Za-z0-9]{40,}",
+    "Linear (`lin_api_`)" => r"(?-u:\b)lin_api_[A-Za-z0-9]{40}",
+    "JSON Web Token (`eyJ…`)" =>
+        r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+}
 
 /// A value next to a key, token, secret or password word (`api_key = "…"`, `Bearer …`).
 pub(super) const SECRET_VALUE_PATTERN: &str = r#"(?i)(?:(?:api[_-]?key|apikey|access[_-]?key|secret(?:[_-]?key)?|client[_-]?secret|token|access[_-]?token|auth[_-]?token|password|passwd|pwd|private[_-]?key)["']?\s*[:=]\s*["']?|bearer\s+|authorization:\s*(?:basic|bearer)?\s*)([A-Za-z0-9_\-+/=.~]{12,})"#;
@@ -334,14 +399,15 @@ static CARD: LazyLock<Option<Regex>> = LazyLock::new(|| {
     )
 });
 
-/// Phone shapes: international (`+49 30 1234567`, `+1 (555) 123-4567`, `+1.555.123.4567`),
+/// Phone shapes: international (`+49 30 1234567`, `+1 (555) 123-4567`, `+1.555.123.4567`,
+/// `+49 (0) 30 / 1234 5678`),
 /// national with a trunk zero (`030 1234 5678`, `06 12 34 56 78`, `06.12.34.56.78`,
 /// `(030) 1234567`, `089 / 55 66 77 0`), North American (`(555) 123-4567`, `555-123-4567`, `555.123.4567`,
 /// `555 123 4567`, `1-800-555-0199`). Dates, versions and ids do not start with `+`, `(`
 /// or `0` and a group of digits, or have too few digits.
 static PHONE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     regex(concat!(
-        r"\+[0-9]{1,3}(?:[ .-]?\(?[0-9]{1,4}\)?){2,5}(?-u:\b)",
+        r"\+[0-9]{1,3}(?:(?:[ .-]| ?/ ?)?\(?[0-9]{1,5}\)?){2,6}(?-u:\b)",
         r"|(?-u:\b)0[0-9]{1,4}(?:(?:[ /.-]| / )[0-9]{2,8}){1,4}(?:[ .-][0-9])?(?-u:\b)",
         r"|\(0[0-9]{1,4}\) ?[0-9]{2,8}(?:[ /-][0-9]{2,8}){0,3}(?-u:\b)",
         r"|\([0-9]{3}\) ?[0-9]{3}[ .-][0-9]{4}(?-u:\b)",
@@ -548,11 +614,134 @@ const NOT_A_NAME: &[&str] = &[
     "all",
 ];
 
+/// A call's texts as a redacting provider is sent them ([`Redactor::redact_request`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    /// The texts redacted, in the order given.
+    pub texts: Vec<String>,
+    pub tally: Tally,
+    /// The ids given an alias: the answer gets them back through [`Aliases::restore`].
+    pub aliases: Aliases,
+}
+
 impl Redactor {
     /// A redactor whose placeholders are keyed with `key`.
     pub fn new(key: &RedactionKey) -> Redactor {
         Redactor {
             key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &key.0),
+            names: None,
+        }
+    }
+
+    /// This redactor knowing `names` (learned earlier, as the state directory keeps
+    /// them), and learning more from the texts it is given ([`Redactor::learn`]).
+    #[must_use]
+    pub fn with_names(mut self, names: KnownNames) -> Redactor {
+        self.keep_names(names);
+        self
+    }
+
+    /// [`Redactor::with_names`] in place.
+    pub fn keep_names(&mut self, names: KnownNames) {
+        self.names = Some(RwLock::new(names));
+    }
+
+    /// Learns the names the header lines of `text` give (a person's, with their parts):
+    /// from then on they are replaced wherever they stand as words, in any text, even
+    /// without a header beside them. Does nothing unless it keeps names
+    /// ([`Redactor::with_names`]).
+    pub fn learn(&self, text: &str) {
+        let Some(lock) = &self.names else {
+            return;
+        };
+        let learned: Vec<(String, Vec<u64>)> = header_names(text)
+            .into_iter()
+            .filter(|n| !n.parts.is_empty())
+            .map(|n| {
+                let hashes = n
+                    .parts
+                    .iter()
+                    .flat_map(|p| names::part_words(p))
+                    .map(|w| self.part_hash(&w))
+                    .collect();
+                (self.placeholder(Class::Name, &n.key), hashes)
+            })
+            .collect();
+        if learned.is_empty() {
+            return;
+        }
+        let mut names = lock
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (placeholder, hashes) in learned {
+            names.learn(placeholder, hashes);
+        }
+    }
+
+    /// The names to keep: those learned since this redactor was made, and the others
+    /// while a word of `memory` (the memory's and the archive's texts) is one of their
+    /// parts. `None` when it keeps no names ([`Redactor::with_names`]); `memory` is read
+    /// only when it knows some.
+    pub fn names_to_keep<S: AsRef<str>>(
+        &self,
+        memory: impl IntoIterator<Item = S>,
+    ) -> Option<KnownNames> {
+        let mut names = self
+            .names
+            .as_ref()?
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if names.is_empty() {
+            return Some(names);
+        }
+        let mut seen = HashSet::new();
+        for text in memory {
+            for word in text
+                .as_ref()
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| w.chars().nth(2).is_some())
+            {
+                seen.insert(self.part_hash(&word.to_lowercase()));
+            }
+        }
+        names.retain(&seen);
+        Some(names)
+    }
+
+    /// The keyed hash a name's part (in one of its [`names::forms`]) is kept under.
+    fn part_hash(&self, word: &str) -> u64 {
+        let mut ctx = ring::hmac::Context::with_key(&self.key);
+        ctx.update(b"name part\0");
+        ctx.update(word.as_bytes());
+        let tag = ctx.sign();
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&tag.as_ref()[..8]);
+        u64::from_be_bytes(bytes)
+    }
+
+    /// The placeholder of the known name one of whose parts `word` (lowercase) is.
+    fn known_name(&self, names: &KnownNames, word: &str) -> Option<String> {
+        if names.is_empty() {
+            return None;
+        }
+        names.placeholder(self.part_hash(word)).map(str::to_string)
+    }
+
+    /// A call's texts (its system text and prompt) redacted for one provider, with the
+    /// entry ids they show given aliases made from redacted words (one alias per id
+    /// across the texts; see [`super::alias`]).
+    pub fn redact_request(&self, texts: &[&str]) -> Sent {
+        let mut tally = Tally::default();
+        let mut aliases = Aliases::default();
+        let texts = texts
+            .iter()
+            .map(|t| self.redact_with(t, &mut tally, &mut aliases))
+            .collect();
+        Sent {
+            texts,
+            tally,
+            aliases,
         }
     }
 
@@ -569,40 +758,215 @@ impl Redactor {
     /// text with nothing redactable is read once).
     pub fn redact_counted(&self, text: &str) -> Redacted {
         let mut tally = Tally::default();
-        let mut out = self.redact_once(text, &mut tally);
+        let text = self.redact_with(text, &mut tally, &mut Aliases::default());
+        Redacted { text, tally }
+    }
+
+    /// `text` redacted again until nothing changes (see [`Redactor::redact_counted`]).
+    fn redact_with(&self, text: &str, tally: &mut Tally, aliases: &mut Aliases) -> String {
+        let names = self
+            .names
+            .as_ref()
+            .map(|l| l.read().unwrap_or_else(std::sync::PoisonError::into_inner));
+        let names = names.as_deref();
+        let mut out = self.redact_once(text, names, tally, aliases);
         if out == text {
-            return Redacted { text: out, tally };
+            return out;
         }
         for _ in 1..MAX_PASSES {
-            let next = self.redact_once(&out, &mut tally);
+            let next = self.redact_once(&out, names, tally, aliases);
             if next == out {
                 break;
             }
             out = next;
         }
-        Redacted { text: out, tally }
+        out
     }
 
-    fn redact_once(&self, text: &str, tally: &mut Tally) -> String {
-        let found = find(text);
-        if found.iter().all(|f| f.class.is_none()) {
+    fn redact_once(
+        &self,
+        text: &str,
+        names: Option<&KnownNames>,
+        tally: &mut Tally,
+        aliases: &mut Aliases,
+    ) -> String {
+        let lookup = |word: &str| names.and_then(|n| self.known_name(n, word));
+        let known: Option<&Lookup<'_>> = names.is_some_and(|n| !n.is_empty()).then_some(&lookup);
+        let mut spans = find_spans(text, known);
+        self.alias_ids(text, &mut spans, &lookup, aliases);
+        let found = spans.into_sorted();
+        if found.iter().all(|f| f.class.is_none() && f.fixed.is_none()) {
             return text.to_string();
         }
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
+        // The end (in `out`) and text of the last name placeholder written.
+        let mut last_name: Option<(usize, String)> = None;
         for f in found {
-            out.push_str(&text[at..f.start]);
-            match f.class {
-                Some(class) => {
-                    out.push_str(&self.placeholder(class, &f.key));
-                    tally.count(class);
+            let gap = &text[at..f.start];
+            let replacement = match (f.fixed, f.class) {
+                (Some(fixed), _) => fixed,
+                (None, Some(class)) => self.placeholder(class, &f.key),
+                (None, None) => {
+                    out.push_str(gap);
+                    out.push_str(&text[f.start..f.end]);
+                    at = f.end;
+                    last_name = None;
+                    continue;
                 }
-                None => out.push_str(&text[f.start..f.end]),
-            }
+            };
+            // "Hannah Weber" found as two words of one name: one placeholder.
+            let same_name = f.class == Some(Class::Name)
+                && last_name
+                    .as_ref()
+                    .is_some_and(|(end, p)| *end == out.len() && *p == replacement)
+                && !gap.is_empty()
+                && gap.chars().all(|c| c == ' ' || c == '\t');
             at = f.end;
+            if same_name {
+                continue;
+            }
+            out.push_str(gap);
+            out.push_str(&replacement);
+            if let Some(class) = f.class {
+                tally.count(class);
+            }
+            last_name = (f.class == Some(Class::Name)).then_some((out.len(), replacement));
         }
         out.push_str(&text[at..]);
         out
+    }
+
+    /// Gives the entry ids of `text` whose words hold a personal value an alias made of
+    /// the redacted words (see [`super::alias`]): a word that is a name's part (a name
+    /// found in the text or a known one), a piece of an address's local part found in
+    /// the text, or a part of a number or key found in it becomes the value's
+    /// placeholder without its brackets (`name-k3f9az`). The alias is the same for the
+    /// same id in every text; one that another id of the text (or another alias) holds
+    /// gets a keyed suffix.
+    fn alias_ids(&self, text: &str, spans: &mut Spans, known: &Lookup<'_>, aliases: &mut Aliases) {
+        let ids = alias::ids(text);
+        if ids.is_empty() {
+            return;
+        }
+        // The words of the names and the addresses' local parts found in the text.
+        let mut words: HashMap<String, String> = HashMap::new();
+        for f in spans.0.values() {
+            let Some(class @ (Class::Name | Class::Email)) = f.class else {
+                continue;
+            };
+            let value = &text[f.start..f.end];
+            let value = match class {
+                Class::Email => value.split(['@', '＠', '﹫']).next().unwrap_or_default(),
+                _ => value,
+            };
+            let code = bare(
+                &f.fixed
+                    .clone()
+                    .unwrap_or_else(|| self.placeholder(class, &f.key)),
+            );
+            for piece in value
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|p| p.chars().nth(2).is_some())
+            {
+                for form in names::forms(piece) {
+                    words.entry(form).or_insert_with(|| code.clone());
+                }
+            }
+        }
+        let taken: HashSet<&str> = ids.iter().map(|r| &text[r.clone()]).collect();
+        for range in ids {
+            let id = &text[range.clone()];
+            // Part of a longer value (`mutti@t-online.example`): the value is replaced.
+            if spans.0.values().any(|f| {
+                f.start < range.end
+                    && f.end > range.start
+                    && (f.start < range.start || f.end > range.end)
+            }) {
+                continue;
+            }
+            let alias = match aliases.alias_of(id) {
+                Some(a) => Some(a.to_string()),
+                None => self.alias_of(text, range.clone(), spans, &words, known),
+            };
+            let Some(mut alias) = alias else {
+                continue;
+            };
+            if aliases.alias_of(id).is_none() {
+                if (taken.contains(alias.as_str()) && alias != id) || aliases.taken(&alias, id) {
+                    alias = format!("{alias}-{}", self.id_code(id));
+                }
+                aliases.insert(alias.clone(), id.to_string());
+            }
+            spans.replace(Found {
+                class: None,
+                start: range.start,
+                end: range.end,
+                key: String::new(),
+                fixed: Some(alias),
+            });
+        }
+    }
+
+    /// Four characters of a keyed hash of `id`: what tells two ids with one alias apart.
+    fn id_code(&self, id: &str) -> String {
+        let mut ctx = ring::hmac::Context::with_key(&self.key);
+        ctx.update(b"id\0");
+        ctx.update(id.as_bytes());
+        let tag = ctx.sign();
+        let bits = u32::from_be_bytes([
+            tag.as_ref()[0],
+            tag.as_ref()[1],
+            tag.as_ref()[2],
+            tag.as_ref()[3],
+        ]);
+        (0..4)
+            .map(|i| ALPHABET[((bits >> (27 - 5 * i)) & 31) as usize] as char)
+            .collect()
+    }
+
+    /// The alias of the id at `range` of `text`, `None` when no word of it is personal.
+    fn alias_of(
+        &self,
+        text: &str,
+        range: std::ops::Range<usize>,
+        spans: &Spans,
+        words: &HashMap<String, String>,
+        known: &Lookup<'_>,
+    ) -> Option<String> {
+        let id = &text[range.clone()];
+        let (prefix, rest) = id.split_at(2);
+        let mut parts: Vec<String> = Vec::new();
+        let mut changed = false;
+        let mut at = range.start + 2;
+        for word in rest.split('-') {
+            let (start, end) = (at, at + word.len());
+            at = end + 1;
+            let code = words
+                .get(word)
+                .cloned()
+                .or_else(|| {
+                    (word.chars().nth(2).is_some() && !word.chars().all(|c| c.is_ascii_digit()))
+                        .then(|| known(word))
+                        .flatten()
+                        .map(|p| bare(&p))
+                })
+                .or_else(|| {
+                    spans
+                        .overlapping(start..end)
+                        .and_then(|f| f.class.map(|c| bare(&self.placeholder(c, &f.key))))
+                });
+            match code {
+                Some(code) => {
+                    changed = true;
+                    if parts.last() != Some(&code) {
+                        parts.push(code);
+                    }
+                }
+                None => parts.push(word.to_string()),
+            }
+        }
+        changed.then(|| format!("{prefix}{}", parts.join("-")))
     }
 
     /// The placeholder of a value of `class` whose normal form is `key`.
@@ -619,6 +983,14 @@ impl Redactor {
             .collect();
         format!("<{}-{code}>", class.word())
     }
+}
+
+/// A placeholder without its brackets, as an id's alias writes it: `name-k3f9az`.
+fn bare(placeholder: &str) -> String {
+    placeholder
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .to_string()
 }
 
 /// The placeholders' alphabet: 32 letters and digits, none that reads as another
@@ -700,12 +1072,48 @@ impl Spans {
     fn into_sorted(self) -> Vec<Found> {
         self.0.into_values().collect()
     }
+
+    /// A value found that overlaps `range`: the last one to start before its end, if it
+    /// ends after its start (the values do not overlap, so one that starts earlier ends
+    /// earlier).
+    fn overlapping(&self, range: std::ops::Range<usize>) -> Option<&Found> {
+        self.0
+            .range(..range.end)
+            .next_back()
+            .map(|(_, f)| f)
+            .filter(|f| f.end > range.start)
+    }
+
+    /// Adds `f` in place of every value found that overlaps it.
+    fn replace(&mut self, f: Found) {
+        let overlapping: Vec<usize> = self
+            .0
+            .range(..f.end)
+            .filter(|(_, o)| o.end > f.start)
+            .map(|(at, _)| *at)
+            .collect();
+        for at in overlapping {
+            self.0.remove(&at);
+        }
+        self.add(f);
+    }
 }
 
-/// Every redactable value in `text`, in order, none overlapping: the placeholders
-/// already there (kept), then secrets, passwords, e-mail addresses (as written, then
-/// spelled out), IBANs, cards, phones, and the names the headers give.
+/// A lookup of a lowercase word among the known names: its name's placeholder.
+type Lookup<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
+/// Every redactable value in `text`, in order, none overlapping (see [`find_spans`]),
+/// with no known name.
 fn find(text: &str) -> Vec<Found> {
+    find_spans(text, None).into_sorted()
+}
+
+/// Every redactable value in `text`: the placeholders already there (kept), then
+/// secrets, passwords, e-mail addresses (as written, then spelled out), IBANs, cards,
+/// phones, the addresses and numbers of its plain copy (digits of any script, full-width
+/// characters, values spaced letter by letter: [`Plain`]), the names the headers give,
+/// and the words that are known names (`known`: a lowercase word's placeholder).
+fn find_spans(text: &str, known: Option<&Lookup<'_>>) -> Spans {
     let mut spans = Spans::default();
     if let Some(re) = PLACEHOLDER.as_ref() {
         for m in re.find_iter(text) {
@@ -714,6 +1122,7 @@ fn find(text: &str) -> Vec<Found> {
                 start: m.start(),
                 end: m.end(),
                 key: String::new(),
+                fixed: None,
             });
         }
     }
@@ -721,8 +1130,77 @@ fn find(text: &str) -> Vec<Found> {
     find_passwords(text, &mut spans);
     find_emails(text, &mut spans);
     find_numbers(text, &mut spans);
+    // Line by line: a value is written on one line, and most lines need no plain copy.
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(plain) = Plain::of(line) {
+            let mut inner = Spans::default();
+            find_emails(&plain.text, &mut inner);
+            find_numbers(&plain.text, &mut inner);
+            for f in inner.into_sorted() {
+                if let Some(range) = plain.original(f.start..f.end) {
+                    spans.add(Found {
+                        start: offset + range.start,
+                        end: offset + range.end,
+                        ..f
+                    });
+                }
+            }
+        }
+        offset += line.len();
+    }
     find_names(text, &mut spans);
-    spans.into_sorted()
+    if let Some(known) = known {
+        find_known_names(text, &mut spans, known);
+    }
+    spans
+}
+
+/// The words of `text` that are known names (see [`super::names`]): capitalized words of
+/// three letters or more (`Hannah`, `Müller`, `O'Brien`, `Anna-Lena`; `Hannah's` as
+/// `Hannah`), each its name's placeholder.
+fn find_known_names(text: &str, spans: &mut Spans, known: &Lookup<'_>) {
+    let mut start = None;
+    let word_char = |c: char| c.is_alphabetic() || matches!(c, '\'' | '’' | '-');
+    let ends = text
+        .char_indices()
+        .map(|(i, c)| (i, Some(c)))
+        .chain(std::iter::once((text.len(), None)));
+    for (i, c) in ends {
+        match (start, c.is_some_and(word_char)) {
+            (None, true) => start = Some(i),
+            (Some(s), false) => {
+                start = None;
+                let raw = &text[s..i];
+                let word = raw.trim_matches(['\'', '’', '-']);
+                let s = s + (raw.len() - raw.trim_start_matches(['\'', '’', '-']).len());
+                if !word.chars().next().is_some_and(char::is_uppercase)
+                    || word.chars().nth(2).is_none()
+                {
+                    continue;
+                }
+                let lower = word.to_lowercase();
+                // The word, or its stem before an apostrophe (`Hannah's`).
+                let stem = lower.split(['\'', '’']).next().unwrap_or_default();
+                let hit = known(&lower).map(|p| (p, word.len())).or_else(|| {
+                    (stem.len() < lower.len() && stem.chars().nth(2).is_some())
+                        .then(|| known(stem))
+                        .flatten()
+                        .map(|p| (p, word.find(['\'', '’']).unwrap_or(word.len())))
+                });
+                if let Some((placeholder, len)) = hit {
+                    spans.add(Found {
+                        class: Some(Class::Name),
+                        start: s,
+                        end: s + len,
+                        key: String::new(),
+                        fixed: Some(placeholder),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn found(class: Class, start: usize, end: usize, key: impl Into<String>) -> Found {
@@ -731,6 +1209,7 @@ fn found(class: Class, start: usize, end: usize, key: impl Into<String>) -> Foun
         start,
         end,
         key: key.into(),
+        fixed: None,
     }
 }
 
@@ -851,13 +1330,14 @@ fn find_emails(text: &str, spans: &mut Spans) {
     }
 }
 
-/// An address's normal form: lowercased, fullwidth `＠` and dots made plain.
+/// An address's normal form: lowercased, full-width characters (`＠`, `．`, `ａ`) and
+/// other `@`s and dots made plain.
 fn normal_address(text: &str) -> String {
     text.chars()
         .map(|c| match c {
-            '＠' | '﹫' => '@',
-            '．' | '。' => '.',
-            c => c,
+            '﹫' => '@',
+            '。' => '.',
+            c => plain_char(c),
         })
         .collect::<String>()
         .to_lowercase()
@@ -927,7 +1407,16 @@ fn find_numbers(text: &str, spans: &mut Spans) {
     }
     if let Some(re) = PHONE.as_ref() {
         for m in re.find_iter(text) {
-            let digits: String = m.as_str().chars().filter(char::is_ascii_digit).collect();
+            // `+49 (0) 30 …` is `+49 30 …`: the trunk zero is not dialled from abroad.
+            let international = m.as_str().starts_with('+');
+            let digits: String = if international {
+                m.as_str().replacen("(0)", "", 1)
+            } else {
+                m.as_str().to_string()
+            }
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
             if (8..=15).contains(&digits.len())
                 && !looks_like_date(m.as_str())
                 && !glued_to_digits(text, m.start(), m.end())
@@ -1354,6 +1843,167 @@ mod tests {
             out.tally.by_word(),
             BTreeMap::from([("email".into(), 3), ("phone".into(), 1)])
         );
+    }
+
+    /// Regression (issue 30): a name from a mail that had left the inbox was no
+    /// longer known, so the memory written from the mail sent it in clear.
+    #[test]
+    fn learned_names_are_replaced_without_their_header() {
+        let r = redactor().with_names(KnownNames::default());
+        let memory = "Hannah Weber emailed; Hannah's invoice is due; hannah is a word; HANNAH";
+        assert_eq!(r.redact(memory), memory, "nothing learned yet");
+        r.learn("From: Hannah Weber <hannah@example.org>\nSubject: invoice");
+        let name = r.placeholder(Class::Name, "hannah weber");
+        let out = r.redact_counted(memory);
+        assert_eq!(
+            out.text,
+            format!("{name} emailed; {name}'s invoice is due; hannah is a word; {name}")
+        );
+        assert_eq!(
+            out.tally.get(Class::Name),
+            3,
+            "one placeholder for the two words"
+        );
+        // A redactor that keeps no names learns none.
+        let plain = redactor();
+        plain.learn("From: Hannah Weber <hannah@example.org>");
+        assert_eq!(plain.redact(memory), memory);
+    }
+
+    /// Names are kept while the memory mentions them (an id's words count), and those
+    /// learned now always.
+    #[test]
+    fn names_are_kept_while_the_memory_mentions_them() {
+        let first = redactor().with_names(KnownNames::default());
+        first.learn("From: Hannah Weber <hannah@example.org>\nTo: Jörg Müller <j@example.de>");
+        let kept = first.names_to_keep(["nothing of them"]).unwrap();
+        assert_eq!(kept.len(), 2, "learned by this process");
+        let text = kept.to_json().unwrap();
+        assert!(
+            !text.to_lowercase().contains("hannah") && !text.contains("jörg"),
+            "{text}"
+        );
+        // The next tick loads them: kept while a word of the memory is one of theirs.
+        let next = redactor().with_names(KnownNames::from_json(&text).unwrap());
+        let keep = |memory: &str| next.names_to_keep([memory]).unwrap().len();
+        assert_eq!(keep("[t-jorg-muller-owes] 500 EUR"), 1);
+        assert_eq!(keep("Backup fails on Mondays"), 0);
+        assert!(redactor().names_to_keep(["Hannah"]).is_none());
+        assert_eq!(
+            next.redact("Joerg Mueller owes 500 EUR"),
+            format!(
+                "{} owes 500 EUR",
+                next.placeholder(Class::Name, "jörg müller")
+            )
+        );
+    }
+
+    /// Regression (issue 30): an entry id kept the name its redacted summary no longer
+    /// showed (`[t-hannah-weber-emailed]` beside `<name-…> emailed`). It gets an alias
+    /// made of the redacted words, and the answer gets the id back.
+    #[test]
+    fn ids_that_carry_a_personal_word_get_an_alias() {
+        let r = redactor().with_names(KnownNames::default());
+        let prompt = "From: Hannah Weber <hannah@example.org>\n\
+                      - [t-hannah-weber-emailed] Hannah Weber emailed (links: connects [p-ana-souza-calls])\n\
+                      - [t-name-CODE-emailed] an entry a redacted answer made\n\
+                      - [p-backup-fails-mondays] Backup fails\n\
+                      - [h-call-0301-234567] call back\n\
+                      reinforce one of: t-hannah-weber-emailed, p-backup-fails-mondays";
+        let name = r.placeholder(Class::Name, "hannah weber");
+        let code = name
+            .trim_start_matches('<')
+            .trim_end_matches('>')
+            .to_string();
+        let prompt = prompt.replace("name-CODE", &code);
+        r.learn("From: Ana Souza <ana.souza@example.org>");
+        let sent = r.redact_request(&["", &prompt]);
+        let out = &sent.texts[1];
+        for gone in ["hannah", "Hannah", "souza", "0301", "234567"] {
+            assert!(!out.contains(gone), "{gone} in {out}");
+        }
+        let alias = format!("t-{code}-emailed-");
+        assert!(
+            out.contains(&format!("[{alias}")),
+            "a taken alias gets a suffix: {out}"
+        );
+        assert!(
+            out.contains(&format!("[t-{code}-emailed] an entry")),
+            "{out}"
+        );
+        assert!(
+            out.contains("[p-backup-fails-mondays]") && out.contains("[h-call-phone-"),
+            "{out}"
+        );
+        assert_eq!(sent.aliases.len(), 3, "{:?}", sent.aliases);
+        // The same id gets the same alias in every call.
+        assert_eq!(r.redact_request(&[&prompt]).texts[0], *out);
+        // The answer's ids come back.
+        let given = out[out.find(&alias).unwrap()..].split(']').next().unwrap();
+        let answer = format!(r#"{{"reinforce": ["{given}", "t-{code}-emailed"]}}"#);
+        assert_eq!(
+            sent.aliases.restore(&answer),
+            format!(r#"{{"reinforce": ["t-hannah-weber-emailed", "t-{code}-emailed"]}}"#)
+        );
+        // Redacting what was sent changes nothing.
+        assert_eq!(r.redact_request(&[out]).texts[0], *out);
+    }
+
+    /// Regression (issue 30): spellings the probe sent verbatim — a trunk zero in
+    /// brackets and a slash, full-width and other scripts' digits, a value spaced letter
+    /// by letter — are the value, with its placeholder.
+    #[test]
+    fn spellings_of_one_value_share_its_placeholder() {
+        let r = redactor();
+        let one = |a: &str, b: &str, class: Class| {
+            let (x, y) = (r.redact(a), r.redact(b));
+            assert!(x.contains(&format!("<{class}-")), "{a} → {x}");
+            assert_eq!(x, y.replace(b, a), "{a} and {b}");
+            let (px, py) = (spans(a), spans(b));
+            assert_eq!((px.len(), py.len()), (1, 1), "{a}: {px:?}; {b}: {py:?}");
+        };
+        one("+49 (0) 30 / 1234 5678", "+49 30 12345678", Class::Phone);
+        one("＋４９ ３０ １２３４５６７", "+49 30 1234567", Class::Phone);
+        one("٠١٧١ ١٢٣٤٥٦٧", "0171 1234567", Class::Phone);
+        one(
+            "４１１１ １１１１ １１１１ １１１１",
+            "4111 1111 1111 1111",
+            Class::Card,
+        );
+        one("𝟒𝟏𝟏𝟏𝟏𝟏𝟏𝟏𝟏𝟏𝟏𝟏𝟏𝟏𝟏𝟏", "4111111111111111", Class::Card);
+        one(
+            "D E 8 9 3 7 0 4 0 0 4 4 0 5 3 2 0 1 3 0 0 0",
+            "DE89 3704 0044 0532 0130 00",
+            Class::Iban,
+        );
+        one(
+            "j a n e @ e x a m p l e . o r g",
+            "jane@example.org",
+            Class::Email,
+        );
+        one(
+            "ｊａｎｅ＠ｅｘａｍｐｌｅ．ｏｒｇ",
+            "jane@example.org",
+            Class::Email,
+        );
+    }
+
+    /// An id-shaped word inside an address (`t-online`) is the address's: it is replaced
+    /// with it, once (a pass that aliased it freed the address's start, so every pass
+    /// changed the text).
+    #[test]
+    fn an_id_inside_a_value_is_the_value_s() {
+        let r = redactor();
+        let text = "mailto:mutti.meier@t-online.example for the photos";
+        let out = r.redact_request(&[text]);
+        assert_eq!(
+            out.texts[0],
+            format!(
+                "mailto:{} for the photos",
+                r.placeholder(Class::Email, "mutti.meier@t-online.example")
+            )
+        );
+        assert!(out.aliases.is_empty());
     }
 
     #[test]
