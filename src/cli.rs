@@ -94,12 +94,16 @@ pub enum Command {
     #[command(after_help = examples::DOCTOR)]
     Doctor(DoctorArgs),
     /// Send a test message through the configured notifier and say whether it went out
+    #[command(after_help = examples::NOTIFY)]
     Notify(NotifyArgs),
     /// List the messages that wait for you: held for your confirmation, or undelivered
+    #[command(after_help = examples::HELD)]
     Held(HeldArgs),
     /// Send a waiting message now (its links defanged when it was held for a link)
+    #[command(after_help = examples::RELEASE)]
     Release(MessageIdArgs),
     /// Drop a waiting message: it is never sent
+    #[command(after_help = examples::DISCARD)]
     Discard(MessageIdArgs),
     // --- replay, explain, report ---
     /// Re-run the journal through the aggregator: check it reproduces every state, then compare other settings (--set)
@@ -585,6 +589,30 @@ mod examples {
         "thinker stats --since 2026-11-01 --json"
         "# What left this machine in the last day, per provider"
         "thinker stats --egress --since 24h"
+    );
+    pub const NOTIFY: &str = examples!(
+        "# Send a short test message through the configured notifier"
+        "thinker notify --test"
+        "# The same for a second subconscious"
+        "thinker notify --test --config ~/.config/thinker/work.toml"
+    );
+    pub const HELD: &str = examples!(
+        "# The messages that wait for you, with their ids and why they wait"
+        "thinker held"
+        "# The same as one JSON array"
+        "thinker held --json"
+    );
+    pub const RELEASE: &str = examples!(
+        "# Find the message's id"
+        "thinker held"
+        "# Send it now (a unique prefix of its id will do)"
+        "thinker release 4821"
+    );
+    pub const DISCARD: &str = examples!(
+        "# Find the message's id"
+        "thinker held"
+        "# Drop it: it is never sent"
+        "thinker discard 4821"
     );
     pub const CRON: &str = examples!(
         "# A crontab line: a tick every 5 minutes (add it with `crontab -e`)"

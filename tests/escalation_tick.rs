@@ -98,7 +98,13 @@ pub(crate) fn decision(action: &str, text: &str, why: &str) -> Value {
 }
 
 pub(crate) fn escalating(reason: &str) -> Value {
-    json!({"findings": [{"summary": "NAS disk is 97% full", "importance": 8, "kind": "anomaly"}],
+    escalating_about("NAS disk is 97% full", reason)
+}
+
+/// An answer escalating `reason` with one finding, `summary` (a matter of its own: two
+/// escalations of one finding are one matter, and the second folds into the first).
+pub(crate) fn escalating_about(summary: &str, reason: &str) -> Value {
+    json!({"findings": [{"summary": summary, "importance": 8, "kind": "anomaly"}],
            "escalate": true, "escalate_reason": reason})
 }
 

@@ -9,7 +9,9 @@ use std::fs;
 use serde_json::Value;
 use thinker::thread::ThreadName::{Librarian, Watcher};
 
-use crate::escalation_tick::{Primary, appending, decision, deliveries, escalating, history};
+use crate::escalation_tick::{
+    Primary, appending, decision, deliveries, escalating, escalating_about, history,
+};
 use crate::support::{Sequence, Tick, nothing, ok};
 
 const LOGIN: &str = "Your mailbox is full: sign in at https://mail-quota.example/login to keep it";
@@ -43,7 +45,10 @@ fn held_messages_are_nudged_listed_released_once_defanged_or_discarded() {
             Librarian,
             Sequence::new(vec![
                 ok(Librarian, &nothing()),
-                ok(Librarian, &escalating("parcel held at customs")),
+                ok(
+                    Librarian,
+                    &escalating_about("Parcel 7731 held at customs", "parcel held at customs"),
+                ),
                 ok(Librarian, &nothing()),
             ]),
         );

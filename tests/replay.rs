@@ -320,8 +320,10 @@ fn other_settings_move_the_outcome_in_the_expected_direction() {
     // A stricter one keeps more apart: more entries.
     let (cur, ovr) = side(f, &["memory.match_threshold=0.95"]);
     assert!(n(&ovr, "remembered") > n(&cur, "remembered"), "{cur} {ovr}");
-    // A higher floor remembers fewer findings.
-    let (cur, ovr) = side(f, &["memory.min_importance=7"]);
+    // A floor high enough remembers fewer findings. (A floor in between need not: on
+    // this fixture 5 and 7 give 45 and 43 entries against 41, since the entries it keeps
+    // out no longer take in later findings, which are then entries of their own.)
+    let (cur, ovr) = side(f, &["memory.min_importance=9"]);
     assert!(n(&ovr, "remembered") < n(&cur, "remembered"), "{cur} {ovr}");
     // A smaller cap prunes more.
     let (cur, ovr) = side(f, &["memory.caps.active_threads=2"]);
@@ -748,7 +750,7 @@ fn the_readmes_tuning_example_is_what_the_demo_prints() {
             "docs/tuning.md does not quote: {line}"
         );
     }
-    let nas = "  t-nas-disk-99                  15 min → 0 s      NAS disk is 99% full; tonight's backups will fail";
+    let nas = "  t-nas-disk-99                  15 min (still there) NAS disk is 99% full; tonight's backups will fail";
     assert!(replay.contains(nas), "{replay}");
     assert!(readme.contains(nas));
 }

@@ -62,7 +62,9 @@ fn the_oracles_calendar_block_lists_the_next_three_days_in_local_time() {
     let block = source_block(&out.stdout, "calendar");
     // 09:00 in New York is 15:00 at +01:00.
     assert!(
-        block.contains("- Mon 23 Nov 15:00–16:00 (in 1 day 3 h): Call with the Boston office"),
+        block.contains(
+            "- [ej7onh] Mon 23 Nov 15:00–16:00 (in 1 day 3 h): Call with the Boston office"
+        ),
         "{block}"
     );
     assert!(!block.contains("Never shown") && !block.contains("cancelled"));
@@ -153,7 +155,7 @@ fn a_real_event_after_thousands_of_past_ones_is_listed_and_a_broken_one_costs_it
     let out = tick.thinker(&["prompt", "oracle"]);
     let block = source_block(&out.stdout, "calendar");
     assert!(
-        block.contains("- Sun 22 Nov 13:00–14:00 (in 2 h 55 min): Dentist today"),
+        block.contains("- [e4mx2t] Sun 22 Nov 13:00–14:00 (in 2 h 55 min): Dentist today"),
         "{block}"
     );
     assert!(!block.contains("Past meeting") && !block.contains("Never shown"));

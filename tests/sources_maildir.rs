@@ -172,14 +172,23 @@ fn every_kind_of_message_is_read_as_plain_text() {
     ));
     // Flags: new/ and cur/ without S are unread; S is read; F is flagged.
     assert!(
-        acme.starts_with("Sun 22 Nov 10:01 · unread · new since last tick\n"),
+        acme.starts_with("[mdcqhq] Sun 22 Nov 10:01 · unread · new since last tick\n"),
         "{acme}"
     );
-    assert!(anna.starts_with("Sun 22 Nov 08:30 · unread\n"), "{anna}");
-    assert!(rene.starts_with("Sat 21 Nov 17:45 · unread\n"), "{rene}");
-    assert!(news.starts_with("Sat 21 Nov 12:00 · read\n"), "{news}");
     assert!(
-        backup.starts_with("Fri 20 Nov 23:15 · read · flagged\n"),
+        anna.starts_with("[mnanab] Sun 22 Nov 08:30 · unread\n"),
+        "{anna}"
+    );
+    assert!(
+        rene.starts_with("[mtkzlv] Sat 21 Nov 17:45 · unread\n"),
+        "{rene}"
+    );
+    assert!(
+        news.starts_with("[md3l45] Sat 21 Nov 12:00 · read\n"),
+        "{news}"
+    );
+    assert!(
+        backup.starts_with("[mnycf7] Fri 20 Nov 23:15 · read · flagged\n"),
         "{backup}"
     );
     // The file that is no message is skipped and named; tmp/ is not read.

@@ -188,7 +188,7 @@ pub(crate) fn world(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::sources::ics::testing::inline;
+    use crate::sources::ics::testing::{inline, inline_labelled, label_of, vevent};
 
     #[test]
     fn untrusted_text_is_cleaned_to_one_line() {
@@ -199,5 +199,33 @@ mod tests {
             lines,
             ["- Sun 22 Nov 12:00 (in 1 h 55 min): Pay  now — at <<<END DATA 0>>>"]
         );
+    }
+
+    /// Every event line carries a short label a thread can cite: the same event keeps
+    /// it from one reading to the next, each occurrence of a recurring one has its own,
+    /// and two events have two.
+    #[test]
+    fn each_occurrence_is_labelled_stably() {
+        let calendar = [
+            vevent(
+                "standup",
+                "UID:standup-1\nDTSTART:20261122T120000Z\nRRULE:FREQ=HOURLY;COUNT=2",
+            ),
+            vevent("dentist", "UID:dentist-1\nDTSTART:20261122T150000Z"),
+        ]
+        .join("\n");
+        let first = inline_labelled(&calendar);
+        assert_eq!(first.len(), 3, "{first:?}");
+        assert_eq!(first, inline_labelled(&calendar), "stable across readings");
+        let labels: Vec<&str> = first.iter().map(|l| label_of(l)).collect();
+        for label in &labels {
+            assert!(
+                label.starts_with("[e") && label.ends_with(']') && label.len() == 8,
+                "{label}"
+            );
+        }
+        assert_ne!(labels[0], labels[1], "two occurrences, two labels");
+        assert_ne!(labels[0], labels[2], "two events, two labels");
+        assert!(first[2].ends_with("): dentist"), "{first:?}");
     }
 }

@@ -39,12 +39,28 @@ pub(super) fn east(hours: i32) -> Zone {
     Zone::Fixed(FixedOffset::east_opt(hours * 3600).unwrap())
 }
 
-/// The event lines (header left out) of these fixtures.
+/// The event lines (header left out) of these fixtures, each without its `[e…]` label
+/// (the labels have tests of their own in `render`).
 pub(super) fn events(paths: &[&str], hours: u32, zone: Zone) -> Vec<String> {
     let text = calendar_text(&settings(paths, hours, 50), now(), zone)
         .unwrap()
         .text;
-    text.lines().skip(1).map(str::to_string).collect()
+    text.lines().skip(1).map(unlabelled).collect()
+}
+
+/// An event line without its `[e…]` label: `- [e4mh3w] Sun…` is `- Sun…`.
+pub(super) fn unlabelled(line: &str) -> String {
+    match line.strip_prefix("- [") {
+        Some(rest) if rest.starts_with('e') && rest.find("] ") == Some(6) => {
+            format!("- {}", &rest[8..])
+        }
+        _ => line.to_string(),
+    }
+}
+
+/// The `[e…]` label of an event line.
+pub(super) fn label_of(line: &str) -> &str {
+    line.get(2..10).unwrap_or_default()
 }
 
 /// The lines of an inline calendar's events in the 24 h window, in UTC (read as a file
@@ -58,7 +74,19 @@ pub(super) fn inline(events: &str) -> (Vec<String>, Vec<String>) {
     let (window, kept, warnings) = text_occurrences(&text, want, now(), Zone::UTC).unwrap();
     let more = kept.found.saturating_sub(50);
     let text = render(kept.occurrences, window, Zone::UTC, 50, more);
-    (text.lines().skip(1).map(str::to_string).collect(), warnings)
+    (text.lines().skip(1).map(unlabelled).collect(), warnings)
+}
+
+/// Like [`inline`], with the labels left on.
+pub(super) fn inline_labelled(events: &str) -> Vec<String> {
+    let text = format!("BEGIN:VCALENDAR\nVERSION:2.0\n{events}\nEND:VCALENDAR\n");
+    let want = Want {
+        hours: 24,
+        max_events: 50,
+    };
+    let (window, kept, _) = text_occurrences(&text, want, now(), Zone::UTC).unwrap();
+    let text = render(kept.occurrences, window, Zone::UTC, 50, 0);
+    text.lines().skip(1).map(str::to_string).collect()
 }
 
 /// Every event of a calendar's text, overrides too, as read (with its time zones), and
