@@ -287,7 +287,8 @@ fn trim(history: &mut Vec<EscalationRecord>, keep: usize) {
     history.drain(..excess);
 }
 
-/// See [`trim`].
+/// How many times the kept history may grow past its length while records still owe the
+/// user something; past it the oldest go whatever they owe (a bound on the bookkeeping).
 pub const OWED_AT_MOST: usize = 4;
 
 /// The envelope of the original design, `{"ESCALATE": true, "reason", "context",

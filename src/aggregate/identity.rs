@@ -18,7 +18,7 @@
 //! Two keys are compared by their shared weight — a word also meets its synonym in
 //! recall's table, at three quarters of its weight. The similarity is the mean of a
 //! weighted Jaccard similarity, whose union counts the words each side says and the
-//! other does not (the lighter side's) [`SWAP_PENALTY`] more times — a word swapped for
+//! other does not (the lighter side's) `SWAP_PENALTY` more times — a word swapped for
 //! another (`physio` / `dentist`, `water bill` / `phone bill`) is what tells two near
 //! facts apart, where a paraphrase mostly adds or drops words — and the overlap
 //! coefficient (shared weight over the lighter key), so that a sentence cut short still
@@ -97,7 +97,7 @@ pub struct Key {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Score {
     /// 0..=1: the mean of the weighted Jaccard similarity (its union counting words
-    /// swapped for others [`SWAP_PENALTY`] more times) and the overlap coefficient.
+    /// swapped for others `SWAP_PENALTY` more times) and the overlap coefficient.
     pub similarity: f64,
     /// Its two parts.
     pub jaccard: f64,

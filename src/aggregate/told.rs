@@ -17,7 +17,7 @@
 //! dismissed within `dismiss_memory`; a matter that failed, was capped or was
 //! suppressed told nobody anything and does not count. A matter whose entry's `due` has
 //! moved since is news: it does not count either, and the new record's prompt shows what
-//! was told ([`told_about`]).
+//! was told (the escalation prompt's "already told" section).
 //!
 //! Pure: no I/O, no clock.
 
@@ -124,7 +124,7 @@ fn is_about(told: &Told, entry: &Entry, key: &Key, settings: &Settings) -> bool 
 }
 
 /// The matter that keeps a new escalation about `entry` from being raised, if any: one
-/// that counts ([`counts`]) and whose `due` has not moved since.
+/// that still counts (told within its relevance, or pending) and whose `due` has not moved since.
 pub fn find(
     state: &State,
     entry: &Entry,

@@ -47,7 +47,7 @@ pub fn label(reference: &str) -> String {
     format!("[{reference}]")
 }
 
-/// Whether `text` is a reference as [`reference`] makes them.
+/// Whether `text` is a reference as [`reference()`] makes them.
 pub fn is_reference(text: &str) -> bool {
     let b = text.as_bytes();
     b.len() == 1 + HASH_CHARS
