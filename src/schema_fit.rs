@@ -11,12 +11,16 @@
 //! [`MIN_STRING`] characters (a due date must still fit whole), an `enum` or a bounded
 //! number as it is.
 //!
-//! Tokens are counted conservatively ([`tokens_of`]): the longest answer pretty-printed
+//! Tokens are counted conservatively ([`worst_tokens`]): the longest answer pretty-printed
 //! (two spaces a level, as small models write it), its strings filled with plain ASCII
 //! letters, one token per [`BYTES_PER_TOKEN`] bytes, rounded up. BPE tokenizers take
 //! about 4 bytes a token on such text (SmolLM2 filled the Watcher's schema, 3,700
-//! compact bytes, in 866 tokens); a model writing every character as a `\uXXXX` escape
-//! could exceed it, which no answer does.
+//! compact bytes, in 866 tokens). A short string — at most [`CODE_CHARS`]: an item's
+//! label, a code — is counted a token a character, for a model may fill it
+//! with digits and codes, which tokenizers split a character at a time (SmolLM2's
+//! answers were cut off at 256 tokens once each finding could cite two labels). A model
+//! writing every character as a `\uXXXX` escape could exceed the count, which no answer
+//! does.
 //!
 //! A leaf: imports no module of thinker. Must not: know what an answer means.
 
@@ -27,6 +31,10 @@ pub const BYTES_PER_TOKEN: u64 = 3;
 /// A string is never scaled below this many characters (or its own `maxLength`, when
 /// shorter): an RFC 3339 time (25) or a source's name still fits.
 pub const MIN_STRING: u64 = 32;
+/// A string bounded to at most this many characters (a label, a code, an id) is counted
+/// a token a character. Below [`MIN_STRING`], so such a bound is never scaled and a
+/// prose string scaled down is never counted as one.
+pub const CODE_CHARS: u64 = MIN_STRING - 1;
 /// The scale's unit: [`scaled`] takes a factor in thousandths.
 pub const WHOLE: u64 = 1000;
 
@@ -106,11 +114,19 @@ fn bound(schema: &Value, key: &str) -> Option<u64> {
     schema.get(key).and_then(Value::as_u64)
 }
 
-/// The tokens `answer` is counted at: its pretty-printed bytes / [`BYTES_PER_TOKEN`],
-/// rounded up.
-pub fn tokens_of(answer: &Value) -> u64 {
+/// The tokens `answer`, pretty-printed, is counted at with `code_chars` of its
+/// characters in short strings ([`CODE_CHARS`]): its bytes / [`BYTES_PER_TOKEN`],
+/// each of those characters a whole token, rounded up.
+pub fn tokens_of(answer: &Value, code_chars: u64) -> u64 {
     let bytes = serde_json::to_string_pretty(answer).map_or(u64::MAX, |t| t.len() as u64);
-    bytes.div_ceil(BYTES_PER_TOKEN)
+    counted(bytes, code_chars)
+}
+
+/// `bytes` printed, of which `code_chars` are characters of short strings, in tokens.
+fn counted(bytes: u64, code_chars: u64) -> u64 {
+    bytes
+        .saturating_add(code_chars.saturating_mul(BYTES_PER_TOKEN - 1))
+        .div_ceil(BYTES_PER_TOKEN)
 }
 
 /// The tokens of the longest answer `schema` allows.
@@ -119,10 +135,10 @@ pub fn worst_tokens(schema: &Value) -> Result<u64, Unbounded> {
     match Shape::of(schema, &knobs, "", 0) {
         Some(shape) => {
             let values: Vec<u64> = knobs.iter().map(|k| k.full).collect();
-            Ok(shape.len(&values).div_ceil(BYTES_PER_TOKEN))
+            Ok(counted(shape.len(&values), shape.code_chars(&values)))
         }
         // Unbounded somewhere: `longest` names where.
-        None => longest(schema).map(|a| tokens_of(&a)),
+        None => longest(schema).map(|a| tokens_of(&a, 0)),
     }
 }
 
@@ -187,6 +203,17 @@ impl Shape {
             "boolean" => Some(Shape::Fixed(5)),
             "null" => Some(Shape::Fixed(4)),
             _ => None,
+        }
+    }
+
+    /// The characters of its short strings ([`CODE_CHARS`]) with the bounds at `values`.
+    fn code_chars(&self, values: &[u64]) -> u64 {
+        match self {
+            Shape::Fixed(_) => 0,
+            Shape::Str(k) if values[*k] <= CODE_CHARS => values[*k],
+            Shape::Str(_) => 0,
+            Shape::Obj(_, props) => props.iter().map(|(_, sub)| sub.code_chars(values)).sum(),
+            Shape::Arr(_, k, item) => values[*k] * item.code_chars(values),
         }
     }
 
@@ -327,7 +354,7 @@ pub fn fit(schema: &Value, max_tokens: u32) -> Result<Fitted, Unbounded> {
             what: "a part this module cannot measure",
         }));
     };
-    let measure = |values: &[u64]| shape.len(values).div_ceil(BYTES_PER_TOKEN);
+    let measure = |values: &[u64]| counted(shape.len(values), shape.code_chars(values));
     let at = |k: u64| knobs.iter().map(|n| n.at(k)).collect::<Vec<u64>>();
     let fitted = |values: &[u64], per_mille, fits| {
         let mut out = schema.clone();
@@ -434,8 +461,27 @@ mod tests {
                 let shape = Shape::of(&s, &knobs, "", 0).unwrap();
                 let values: Vec<u64> = knobs.iter().map(|k| k.full).collect();
                 assert_eq!(shape.len(&values), printed.len() as u64, "{printed}");
-                assert_eq!(worst_tokens(&s).unwrap(), tokens_of(&longest(&s).unwrap()));
+                let codes = short_chars(&longest(&s).unwrap());
+                assert_eq!(shape.code_chars(&values), codes, "{printed}");
+                assert_eq!(
+                    worst_tokens(&s).unwrap(),
+                    tokens_of(&longest(&s).unwrap(), codes)
+                );
             }
+        }
+    }
+
+    /// The characters of an answer's short strings that are no enum value (the schemas
+    /// here have none of at most [`CODE_CHARS`] letters other than these).
+    fn short_chars(answer: &Value) -> u64 {
+        match answer {
+            Value::String(s) if !["longer", "a", "x\"y", "é"].contains(&s.as_str()) => {
+                let n = s.chars().count() as u64;
+                if n <= CODE_CHARS { n } else { 0 }
+            }
+            Value::Array(items) => items.iter().map(short_chars).sum(),
+            Value::Object(map) => map.values().map(short_chars).sum(),
+            _ => 0,
         }
     }
 
@@ -485,7 +531,7 @@ mod tests {
         let whole = worst_tokens(&sample()).unwrap();
         let f = fit(&sample(), u32::try_from(whole).unwrap()).unwrap();
         assert_eq!((f.per_mille, f.fits), (WHOLE, true));
-        for budget in [40, 60, 100, 150] {
+        for budget in [60, 80, 100, 150] {
             let f = fit(&sample(), budget).unwrap();
             assert!(f.fits, "{budget}");
             assert!(f.worst <= u64::from(budget), "{budget}: {}", f.worst);
@@ -506,7 +552,7 @@ mod tests {
             }
         }
         // What comes first gets the room first: the list before the later strings.
-        let f = fit(&sample(), 60).unwrap();
+        let f = fit(&sample(), 80).unwrap();
         assert!(f.schema["properties"]["list"]["maxItems"].as_u64().unwrap() >= 1);
         let f = fit(&sample(), 5).unwrap();
         assert!(!f.fits);

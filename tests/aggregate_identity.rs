@@ -365,6 +365,14 @@ fn a_paraphrased_re_escalation_of_what_was_told_folds_without_a_record() {
 
 #[test]
 fn a_re_escalation_whose_due_moved_is_news() {
+    for reason in ["Rent now due tomorrow", "Rent £950 unpaid"] {
+        a_re_escalation_whose_due_moved_is_news_with(reason);
+    }
+}
+
+/// The rent's due moves and it is escalated again with `reason` (the first time's reason
+/// word for word too: the moved due makes it news however it reads).
+fn a_re_escalation_whose_due_moved_is_news_with(reason: &str) {
     let mut state = told_rent();
     let (next, report) = {
         let a = Answer {
@@ -372,7 +380,7 @@ fn a_re_escalation_whose_due_moved_is_news() {
                 due: Some(now() + TimeDelta::days(1)),
                 ..cited("Rent of £950 unpaid, landlord chasing", 9, &["m1aaaa"])
             }],
-            ..escalating("x", "Rent now due tomorrow", &["m1aaaa"])
+            ..escalating("x", reason, &["m1aaaa"])
         };
         state.last_tick = Some(minutes_ago(5));
         aggregate(
@@ -383,7 +391,7 @@ fn a_re_escalation_whose_due_moved_is_news() {
             &settings(),
         )
     };
-    assert_eq!(report.escalations.len(), 1, "{:?}", report.folded);
+    assert_eq!(report.escalations.len(), 1, "{reason}: {:?}", report.folded);
     assert_eq!(report.escalations[0].outcome, EscalationOutcome::Pending);
     assert_eq!(next.told.len(), 2);
 }
@@ -412,6 +420,63 @@ fn a_capped_or_failed_matter_was_never_told_and_is_raised_again() {
             &settings(),
         );
         assert_eq!(report.escalations.len(), 1, "{outcome}");
+    }
+}
+
+/// A message whose first send failed is retried by later ticks: until it settles, its
+/// matter is open, and a re-escalation (another thread, hours later) folds into it
+/// rather than making a second message. Once given up for good it waits for `thinker
+/// release`, and still folds; discarded, it told nobody and is raised again.
+#[test]
+fn a_message_still_being_sent_folds_its_repeats() {
+    use thinker::state::Delivery;
+    let again = || {
+        only(
+            ThreadName::Oracle,
+            escalating(
+                "Unpaid rent of £950: landlord chasing",
+                "Rent still unpaid",
+                &["m1aaaa"],
+            ),
+        )
+    };
+    for (delivery, folds) in [
+        (Some(Delivery::Owed), true),
+        (Some(Delivery::Undelivered), true),
+        (None, false),
+    ] {
+        let (mut state, _) = aggregate(
+            &fresh(),
+            &only(
+                ThreadName::Watcher,
+                escalating(
+                    "Rent of £950 unpaid, landlord chasing",
+                    "Rent £950 unpaid",
+                    &["m1aaaa"],
+                ),
+            ),
+            &[],
+            minutes_ago(180),
+            &settings(),
+        );
+        let record = &mut state.escalation_history[0];
+        record.outcome = EscalationOutcome::Failed("notifier exited 1 (try 1 of 4)".into());
+        record.delivery = delivery;
+        let (next, report) = aggregate(&state, &again(), &[], now(), &settings());
+        assert_eq!(
+            report.escalations.is_empty(),
+            folds,
+            "{delivery:?}: {:?}",
+            report.escalations
+        );
+        assert_eq!(report.folded.len(), usize::from(folds), "{delivery:?}");
+        if folds {
+            assert_eq!(
+                next.told[0].outcome,
+                EscalationOutcome::Pending,
+                "still on its way"
+            );
+        }
     }
 }
 

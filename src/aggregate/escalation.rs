@@ -206,11 +206,14 @@ pub fn record(
         let reason = reason_of(answer);
         let about = subject(state, thread, answer, &reason, now, settings, report).cloned();
         // The matter is already told, or on its way: folded, no record (§8).
+        // A matter of the entry whose due has moved since makes this news, however its
+        // reason reads.
         let matter = match &about {
-            Some(entry) => told::find(state, entry, now, settings),
-            None => None,
-        }
-        .or_else(|| told::find_reason(state, &reason, now, settings));
+            Some(entry) if told::moved(state, entry) => told::find(state, entry, now, settings),
+            Some(entry) => told::find(state, entry, now, settings)
+                .or_else(|| told::find_reason(state, &reason, now, settings)),
+            None => told::find_reason(state, &reason, now, settings),
+        };
         if let Some(i) = matter {
             let matter = &mut state.told[i];
             matter.folded = matter.folded.saturating_add(1);

@@ -6,6 +6,8 @@
 //! - [`sync`] copies into each matter the outcome its history record has reached (the
 //!   escalation phase settles records after the aggregator; a record is settled before
 //!   ten newer ones can push it out of the history, as at most four are raised a tick);
+//!   a record whose message is still owed (retried, or given up and waiting for
+//!   `thinker release`) is not settled: its matter stays open;
 //! - [`expire`] lets a matter go once its fact no longer matters: its entry has left the
 //!   memory, its due (if any) is `due_grace` past, and nothing was folded into it for
 //!   [`RELEVANT_FOR`]. At most [`MAX_TOLD`] are kept, the stalest dropped first.
@@ -26,7 +28,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use super::Settings;
 use super::identity::{Key, compare};
 use crate::recall::synonyms::Synonyms;
-use crate::state::{Entry, EscalationOutcome, EscalationRecord, State, Told};
+use crate::state::{Delivery, Entry, EscalationOutcome, EscalationRecord, State, Told};
 
 /// A matter whose entry has left the memory is kept at least this long after the last
 /// escalation of it.
@@ -50,6 +52,12 @@ pub fn sync(state: &mut State) {
         else {
             continue;
         };
+        // A send still owed (retried, or given up and waiting for `thinker release`) is
+        // on its way: the matter stays open until it settles, so a re-escalation folds
+        // into it rather than making a second message.
+        if sending(record) {
+            continue;
+        }
         told.outcome = record.outcome.clone();
         if let Some(decision) = &record.decision
             && told.text.is_empty()
@@ -64,6 +72,15 @@ pub fn sync(state: &mut State) {
             told.text = crate::untrusted::excerpt(&decision.text, TOLD_TEXT_CHARS);
         }
     }
+}
+
+/// A record whose message is still owed to the user: a send under way, to be tried
+/// again, or given up and waiting for `thinker release` or `discard`.
+fn sending(record: &EscalationRecord) -> bool {
+    matches!(
+        record.delivery,
+        Some(Delivery::Started | Delivery::Owed | Delivery::Undelivered)
+    )
 }
 
 /// Still waiting for its outcome.
@@ -135,6 +152,15 @@ pub fn find(
     state.told.iter().position(|t| {
         counts(t, now, settings) && t.due == entry.due && is_about(t, entry, &key, settings)
     })
+}
+
+/// Whether a matter of `entry` was told with another `due` than the entry has now: a new
+/// escalation of it is news (docs/spec.md §8).
+pub fn moved(state: &State, entry: &Entry) -> bool {
+    state
+        .told
+        .iter()
+        .any(|t| t.entry == entry.id && t.due != entry.due)
 }
 
 /// The matter a new escalation's `reason` repeats, if any: one that counts and whose
