@@ -209,9 +209,8 @@ impl Shape {
     /// The characters of its short strings ([`CODE_CHARS`]) with the bounds at `values`.
     fn code_chars(&self, values: &[u64]) -> u64 {
         match self {
-            Shape::Fixed(_) => 0,
             Shape::Str(k) if values[*k] <= CODE_CHARS => values[*k],
-            Shape::Str(_) => 0,
+            Shape::Fixed(_) | Shape::Str(_) => 0,
             Shape::Obj(_, props) => props.iter().map(|(_, sub)| sub.code_chars(values)).sum(),
             Shape::Arr(_, k, item) => values[*k] * item.code_chars(values),
         }
