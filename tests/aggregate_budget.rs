@@ -13,7 +13,7 @@ use thinker::thread::{Kind, ThreadName};
 use crate::support::{SEED, Sequence, Tick, answer, entry, finding, found, now, ok, only, st};
 
 /// The default `token_budget`, in estimated tokens (bytes / 4).
-const BUDGET: usize = 4000;
+const BUDGET: usize = 5000;
 
 /// The four categories of a written state, serialized as the file lays them out: what
 /// the budget measures (SPEC §7.5). Computed here independently of the aggregator.
@@ -557,10 +557,10 @@ fn over_cap_entries_are_pruned_before_matching() {
 /// strongest, as the aggregation will keep them.
 #[test]
 fn a_prompt_shows_at_most_the_caps_of_an_oversized_state() {
-    let active: Vec<Value> = (0..16)
+    let active: Vec<Value> = (0..24)
         .map(|i| {
             json!({"id": format!("t-item-{i}"), "summary": format!("Oversized item number{i} waits"),
-                   "strength": f64::from(i) * 0.5 + 0.25, "created": "2026-11-21T08:00:00Z",
+                   "strength": f64::from(i) * 0.4 + 0.25, "created": "2026-11-21T08:00:00Z",
                    "last_seen": "2026-11-22T10:00:00Z"})
         })
         .collect();
@@ -570,12 +570,12 @@ fn a_prompt_shows_at_most_the_caps_of_an_oversized_state() {
     let mut tick = Tick::new().state(&state.to_string());
     let out = tick.thinker(&["prompt", "watcher"]);
     out.expect_exit(0);
-    let shown: Vec<i32> = (0..16)
+    let shown: Vec<i32> = (0..24)
         .filter(|i| {
             out.stdout.contains(&format!("t-item-{i} "))
                 || out.stdout.contains(&format!("t-item-{i}]"))
         })
         .collect();
-    // Strengths rise with i: the twelve strongest (the default cap) are 4..16.
-    assert_eq!(shown, (4..16).collect::<Vec<_>>(), "{}", out.stdout);
+    // Strengths rise with i: the twenty strongest (the default cap) are 4..24.
+    assert_eq!(shown, (4..24).collect::<Vec<_>>(), "{}", out.stdout);
 }

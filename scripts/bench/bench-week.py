@@ -26,7 +26,9 @@ summary is the fact's), the share of its relevance window (appearance → due, o
 cancellation) spent in memory, whether it is in memory at its due time (the last tick
 at or before it), and whether `thinker show --format prompt --for QUESTION` then returns
 it for each of its natural questions. Overall: urgent facts notified exactly once, false
-alarms, calls and input tokens a day, archive lines, stderr lines of healthy ticks.
+alarms, calls and input tokens a day, archive lines, stderr lines of healthy ticks. A
+message held for the user's confirmation (a payment a mail asks for) reaches them as a
+content-free nudge: it counts as told, by the held message's text, when first nudged.
 
 Memory settings are each binary's own defaults: the `[memory]` table of
 config/default.toml is left out (so today's binary and the next run theirs), unless
@@ -1920,6 +1922,17 @@ def membership(state, world, tsets):
     return out
 
 
+def match_score(text, f, tsets):
+    """How well `text` carries fact `f`: the best containment of any of its texts in any
+    line, then (between facts that tie) how many of its words the line has."""
+    best = (0.0, 0)
+    for line in text.splitlines():
+        lt = tokens(line)
+        for s in tsets[f.id]:
+            best = max(best, (contained(s, lt), len(s & lt)))
+    return best
+
+
 def found_in(text, f, tsets, entries_only=False):
     lines = text.splitlines()
     if entries_only:  # `show`: an entry's line, not an escalation's outcome
@@ -1983,6 +1996,7 @@ def run(args, binary, world, home):
     exits, stderr_healthy, stderr_examples, notified = {}, 0, [], []
     notify_file = home / "notifications.txt"
     notify_pos = 0
+    held_nudged = set()
     started = time.monotonic()
     tick_ms = []
     for k in range(n):
@@ -2021,7 +2035,18 @@ def run(args, binary, world, home):
         if notify_file.exists():
             data = notify_file.read_text()
             for block in data[notify_pos:].split("@@end@@"):
-                if block.strip():
+                if block.strip().startswith("thinker is holding"):
+                    # The content-free nudge about messages held for the user's
+                    # confirmation (a payment asked by mail, say): what it tells of
+                    # is the held messages, each counted once, when first nudged.
+                    for r in st.get("escalation_history", []):
+                        key = (r.get("timestamp"), r.get("thread"))
+                        if str(r.get("outcome", "")).startswith("held: needs confirmation") \
+                                and key not in held_nudged:
+                            held_nudged.add(key)
+                            text = (r.get("decision") or {}).get("text", "")
+                            notified.append((now, "[held] " + text))
+                elif block.strip():
                     notified.append((now, block.strip()))
             notify_pos = len(data)
         for f in check_at.get(k, []):
@@ -2122,7 +2147,11 @@ def figures(world, res, args, binary):
     notes = {f.id: [] for f in world.facts}
     false_alarms = 0
     for when, text in res["notified"]:
-        about = [f for f in world.facts if f.urgent and found_in(text, f, tsets)]
+        # A message is about the urgent fact it matches best (a paraphrase the stand-in
+        # wrote of one fact may also be contained in a message about another).
+        scored = [(match_score(text, f, tsets), f) for f in world.facts if f.urgent]
+        top = max((sc for sc, _ in scored), default=(0.0, 0))
+        about = [f for sc, f in scored if sc[0] >= 0.8 and sc == top]
         if not about:
             false_alarms += 1
         for f in about:

@@ -76,7 +76,7 @@ impl Caps {
 impl Default for Caps {
     fn default() -> Self {
         Caps {
-            active_threads: 12,
+            active_threads: 20,
             patterns: 8,
             hunches: 6,
             insights: 4,
@@ -175,7 +175,7 @@ impl Default for Settings {
             decay: Decay::default(),
             max_decay_gap: TimeDelta::minutes(60),
             due_grace: TimeDelta::hours(6),
-            token_budget: 4000,
+            token_budget: 5000,
             escalation_cooldown: TimeDelta::minutes(60),
             escalation_history: 10,
             dismiss_memory: TimeDelta::hours(24),
