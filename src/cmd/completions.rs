@@ -156,11 +156,11 @@ fn exit_status(roff: &mut Roff, command: Option<&str>) {
             ),
             (
                 "3",
-                "tick: the tick ran and its state is written, but at least one thread failed.",
+                "tick: the tick ran and its state is written, but at least one thread failed or a message to the user was given up (thinker held lists it).",
             ),
             (
                 "75",
-                "tick: another tick holds the lock; skipped, nothing touched.",
+                "tick, release, discard: another tick holds the lock; skipped, nothing touched.",
             ),
         ],
         Some("tick") => &[
@@ -175,7 +175,7 @@ fn exit_status(roff: &mut Roff, command: Option<&str>) {
             ),
             (
                 "3",
-                "The tick ran and its state is written, but at least one thread failed.",
+                "The tick ran and its state is written, but at least one thread failed, or a message to the user was given up after its tries (thinker held lists it).",
             ),
             (
                 "75",
@@ -197,6 +197,26 @@ fn exit_status(roff: &mut Roff, command: Option<&str>) {
             ("0", "Nothing was detected."),
             ("1", "Something was detected in at least one input."),
             ("2", "An input could not be read, or a usage error."),
+        ],
+        Some("notify") => &[
+            ("0", "The test message went out."),
+            (
+                "1",
+                "It did not: no notifier, or the notifier failed (the line says how).",
+            ),
+            ("2", "A usage or config error."),
+        ],
+        Some("release" | "discard") => &[
+            ("0", "The message was sent (release) or dropped (discard)."),
+            (
+                "1",
+                "The send failed, or may have half-delivered: the message still waits.",
+            ),
+            (
+                "2",
+                "No waiting message has that id (or the prefix is ambiguous or too short), or a usage error.",
+            ),
+            ("75", "A tick holds the lock: try again in a moment."),
         ],
         Some("replay") => &[
             ("0", "The journal reproduces every state it recorded."),
@@ -288,7 +308,7 @@ fn files(roff: &mut Roff) {
         "~/.local/share/thinker/",
         "The state directory (mode 0700, files 0600):",
     );
-    let state: [(&str, &str); 7] = [
+    let state: [(&str, &str); 11] = [
         (STATE_FILE, "the subconscious, written atomically"),
         (BACKUP_FILE, "its previous version"),
         (LOCK_FILE, "held by a tick for its whole run"),
@@ -304,6 +324,22 @@ fn files(roff: &mut Roff) {
         (
             "ledger.json",
             "tokens and cost per day, the providers' breakers",
+        ),
+        (
+            "deliveries.jsonl",
+            "what release, discard and notify --test did, one line a step",
+        ),
+        (
+            "redaction.key",
+            "the key of the aliases redaction gives names (never sent)",
+        ),
+        (
+            "redaction-names.json",
+            "the names redaction learned, kept keyed while the memory mentions them",
+        ),
+        (
+            "embeddings.json",
+            "the entries' embeddings, when [recall] embeddings is set",
         ),
     ];
     roff.control("RS", []);
