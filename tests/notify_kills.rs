@@ -2,12 +2,15 @@
 //! escalation is decided `notify` with a unique delivery id (`dlv-<n>`), through a
 //! notifier that reports every third try as failed (nothing delivered: tried again on a
 //! later tick) and otherwise records the id and lingers a little, are SIGKILLed at seeded
-//! random moments — 120 times by default — then run whole until nothing is owed.
+//! random moments until 100 kills have landed (a tick that finished before its kill is
+//! counted as a tick; at most four runs a kill) — then run whole until nothing is owed.
 //!
 //! Checked: no id reached the notifier twice; every record settled `notified:` reached it
 //! exactly once; nothing is left `started` or owed; the state loads. The kill delays are
 //! fractions of 1.5 × the quickest of three whole ticks, from a seeded generator
-//! (`THINKER_KILL_SEED`, printed; `THINKER_KILL_COUNT` sets how many kills).
+//! (`THINKER_KILL_SEED`, printed; `THINKER_KILL_COUNT` sets how many kills must land).
+//! How many ticks finish before their kill depends on the machine's load, so the loop
+//! counts landed kills rather than asserting a share of them.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -83,7 +86,7 @@ fn state(dir: &Path) -> Value {
 )]
 fn no_message_is_delivered_twice_across_retries_and_kills() {
     let seed = env_or("THINKER_KILL_SEED", 31);
-    let kills = env_or("THINKER_KILL_COUNT", 120);
+    let kills = env_or("THINKER_KILL_COUNT", 100);
     eprintln!("[notify_kills] THINKER_KILL_SEED={seed} THINKER_KILL_COUNT={kills}");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -136,7 +139,9 @@ fn no_message_is_delivered_twice_across_retries_and_kills() {
     let mut rng = Rng(seed);
     let begun = Instant::now();
     let mut tally: BTreeMap<&str, u64> = BTreeMap::new();
-    for _ in 0..kills {
+    let mut runs = 0;
+    while tally.get("killed").copied().unwrap_or(0) < kills && runs < 4 * kills {
+        runs += 1;
         tick.set_now(&next_now());
         let mut child = tick
             .command(&["tick"])
@@ -228,8 +233,8 @@ fn no_message_is_delivered_twice_across_retries_and_kills() {
         answers.calls()
     );
     assert!(
-        tally.get("killed").copied().unwrap_or(0) >= kills / 2,
-        "most runs were killed: {tally:?}"
+        tally.get("killed").copied().unwrap_or(0) >= kills,
+        "{kills} kills landed in {runs} runs: {tally:?}"
     );
     assert!(ids.len() >= 10, "deliveries happened: {ids:?}");
     assert!(
