@@ -295,7 +295,13 @@ fn a_remembered_note_is_not_read_back_as_a_new_fact() {
 /// the ledger recorded, whatever zone the process runs in.
 #[test]
 fn the_daily_cap_does_not_move_with_tz() {
-    let primary = Primary::anthropic(&[decision("notify", "The NAS is full.", "urgent")]);
+    // A message of its own each time: the same one twice is `suppressed: already told`.
+    let primary = Primary::anthropic(&[
+        decision("notify", "The NAS is full.", "urgent"),
+        decision("notify", "The router rebooted three times.", "urgent"),
+        decision("notify", "The printer toner is empty.", "urgent"),
+        decision("notify", "The certificate expires tomorrow.", "urgent"),
+    ]);
     let reasons = [
         "NAS disk almost full",
         "router rebooted three times",

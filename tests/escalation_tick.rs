@@ -678,3 +678,58 @@ fn a_screened_decision_is_not_delivered() {
     assert_eq!(history(&state)[0]["outcome"], "suppressed: screened");
     assert!(deliveries(&out).is_empty(), "nothing delivered");
 }
+
+/// A fact reported in new words becomes another entry, and its escalation, with a new
+/// reason, is news to the told ledger; the primary model then writes the message it
+/// wrote before. The message is not sent again: settled `suppressed: already told`,
+/// folded into the matter that told it (issue 29: the domain's expiry told twice).
+#[test]
+fn a_message_that_says_again_what_the_user_was_told_is_not_sent() {
+    const TEXT: &str = "Domain hale.example expires tonight: its automatic renewal payment failed.";
+    let primary = Primary::anthropic(&[
+        decision("notify", TEXT, "urgent and not yet told"),
+        decision("notify", TEXT, "urgent and not yet told"),
+    ]);
+    let mut tick = Tick::new()
+        .env("PRIMARY_KEY", "sk-ant-test-0123456789")
+        .respond(
+            Watcher,
+            Sequence::new(vec![
+                ok(
+                    Watcher,
+                    &escalating_about(
+                        "Domain hale.example expires, automatic renewal failed",
+                        "Don't forget: the domain hale.example expires",
+                    ),
+                ),
+                ok(
+                    Watcher,
+                    &escalating_about(
+                        "Alert: instalment for the renewal did not go through",
+                        "Action needed: instalment did not go through",
+                    ),
+                ),
+                ok(Watcher, &nothing()),
+            ]),
+        );
+    let (script, out) = appending(tick.home());
+    tick = tick.config_extra(&primary.config(&script, ""));
+    tick.run().expect_exit(0);
+    tick.set_now("2026-11-22T10:10:00Z");
+    let second = tick.run();
+    second.expect_exit(0);
+    assert_eq!(primary.requests().len(), 2, "each escalation was decided");
+    assert_eq!(deliveries(&out), [format!("thinker (watcher): {TEXT}\n")]);
+    let h = history(&second.state());
+    assert_eq!(h.len(), 2, "{h:?}");
+    assert!(
+        h[0]["outcome"].as_str().unwrap().starts_with("notified: "),
+        "{h:?}"
+    );
+    assert_eq!(h[1]["outcome"], "suppressed: already told", "{h:?}");
+    let told = second.state()["told"].clone();
+    assert!(
+        told.as_array().unwrap().iter().any(|t| t["folded"] == 1),
+        "folded into the matter that told it: {told}"
+    );
+}

@@ -185,6 +185,37 @@ pub fn find_reason(
     })
 }
 
+/// The matter whose message to the user says what `text` would say again, if any: one
+/// notified (or held, or proposed) within its relevance, whose text is the same fact
+/// as `text` in other words or the same. The primary model decides from the reasons it
+/// is shown, and a reason in new words about a fact whose entry was another still reads
+/// as news to it; the message it writes then repeats what the user was told (docs/spec.md
+/// §8). Pure: what the escalation phase asks before delivering.
+pub fn already_told(
+    state: &State,
+    text: &str,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> Option<usize> {
+    let key = Key::new(text, now.date_naive(), []);
+    state.told.iter().position(|t| {
+        !t.text.is_empty()
+            && matches!(
+                t.outcome,
+                EscalationOutcome::Notified(_)
+                    | EscalationOutcome::Held(_)
+                    | EscalationOutcome::Proposed(_)
+            )
+            && counts(t, now, settings)
+            && compare(
+                &Key::new(&t.text, t.raised.date_naive(), []),
+                &key,
+                Synonyms::builtin(),
+            )
+            .same(settings.thresholds())
+    })
+}
+
 /// A new matter for `record`, about `entry`.
 pub fn open(record: &EscalationRecord, entry: &Entry) -> Told {
     Told {

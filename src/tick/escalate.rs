@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
-use crate::aggregate::ThreadOutcome;
+use crate::aggregate::{ThreadOutcome, told};
 use crate::answer::Finding;
 use crate::budget::Budget;
 use crate::clock::Clock;
@@ -76,7 +76,12 @@ pub(super) struct Escalation<'a> {
     pub screened: [bool; 4],
     /// The sites this tick's sources showed (the check of what leaves).
     pub links: &'a Seen,
+    /// The memory's settings: when two messages say one thing (the told ledger).
+    pub memory: &'a crate::aggregate::Settings,
 }
+
+/// The text after `suppressed: ` of a message that says again what the user was told.
+pub const ALREADY_TOLD: &str = "already told";
 
 /// A failed write of this phase: the tick itself is already in place.
 fn after_tick(e: StorageError) -> Error {
@@ -346,6 +351,11 @@ impl Escalation<'_> {
         // The guard: a message carrying an injection is never delivered; the check of
         // what leaves: one that asks to pay, carries a number or a link no trusted source
         // showed is held for the user's confirmation, never sent.
+        // What the user was told is not sent again (§8): a message saying what a matter
+        // of the told ledger said is settled `suppressed: already told`, folded into it.
+        let told_before = (record.action == "notify")
+            .then(|| told::already_told(state, &record.text, self.clock.now, self.memory))
+            .flatten();
         let screened = guard::message(&record.text);
         let tainted = due.iter().any(|&i| state.escalation_history[i].tainted);
         let held = outbound::hold(
@@ -358,7 +368,18 @@ impl Escalation<'_> {
         // A text both screened and held is held: the reasons tell the user what it asks
         // of them (a payment, a login), and it is never sent either way.
         let notifier = self.config.notifier();
-        let effect = if let Some((outcome, why)) = &held {
+        let effect = if let Some(i) = told_before {
+            let matter = &mut state.told[i];
+            matter.folded = matter.folded.saturating_add(1);
+            matter.last = matter.last.max(self.clock.now);
+            tracing::info!(
+                "the primary model's notify says again what the user was told ({}): not sent (suppressed: already told)",
+                matter.entry
+            );
+            Effect::Settled(EscalationOutcome::Suppressed(Suppression::Other(
+                ALREADY_TOLD.into(),
+            )))
+        } else if let Some((outcome, why)) = &held {
             let why: Vec<&str> = why.iter().map(outbound::Reason::kind).collect();
             // With a notifier, the nudge tells the user; without, only this line can.
             if notifier.is_configured() {
@@ -401,7 +422,7 @@ impl Escalation<'_> {
             if let Effect::Settled(outcome) = &effect {
                 r.outcome = outcome.clone();
                 // Held for confirmation: a nudge is owed (sent in this phase).
-                if held.is_some() && notifier.is_configured() {
+                if held.is_some() && told_before.is_none() && notifier.is_configured() {
                     r.delivery = Some(Delivery::Owed);
                 }
             }

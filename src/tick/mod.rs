@@ -167,6 +167,7 @@ async fn tick(
         calls_today: &opened.calls_today,
         screened,
         links: &links,
+        memory: &config.memory,
     };
     // The state as the tick leaves it: the escalation phase starts from it.
     let committed = if aggregated.report.applied {
