@@ -216,6 +216,31 @@ pub fn already_told(
     })
 }
 
+/// The matters opened for the history records at `records` were told by the message of
+/// matter `by` ([`already_told`]): they take its outcome and text, so the next
+/// escalation about their entries folds before any call.
+pub fn told_by(state: &mut State, records: &[usize], by: usize) {
+    let Some(told) = state.told.get(by) else {
+        return;
+    };
+    let (outcome, text) = (told.outcome.clone(), told.text.clone());
+    let keys: Vec<(DateTime<Utc>, String)> = records
+        .iter()
+        .filter_map(|&i| state.escalation_history.get(i))
+        .map(|r| (r.timestamp, r.thread.clone()))
+        .collect();
+    for matter in &mut state.told {
+        if is_open(&matter.outcome)
+            && keys
+                .iter()
+                .any(|(at, thread)| matter.raised == *at && matter.thread == *thread)
+        {
+            matter.outcome = outcome.clone();
+            matter.text.clone_from(&text);
+        }
+    }
+}
+
 /// A new matter for `record`, about `entry`.
 pub fn open(record: &EscalationRecord, entry: &Entry) -> Told {
     Told {
