@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use thinker::answer;
 use thinker::config::{ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
-use thinker::provider::Providers;
+use thinker::provider::{CallRequest, Providers};
 use thinker::thread::ThreadName;
 
 use crate::provider_llama::{MAX_TOKENS, watcher_request};
@@ -68,7 +68,13 @@ async fn litellm_anthropic_structured_output_answers_a_thread() {
         provider: "litellm".into(),
         model: model_name(),
     };
-    let req = watcher_request();
+    // Greedy: a small model sampling at 0.4 now and then fills the grammar's free
+    // whitespace (tabs and spaces between every token, up to 20 a break, which no count
+    // of the schema can bound) until it is cut off; at 0 the answer is the same every run.
+    let req = CallRequest {
+        temperature: 0.0,
+        ..watcher_request()
+    };
     let c = p
         .call(&model, &req)
         .await
@@ -112,7 +118,10 @@ fn litellm_a_whole_tick_of_four_threads_lands() {
     for thread in ThreadName::ALL {
         tick = tick
             .model(thread, &format!("litellm/{}", model_name()))
-            .thread(thread, &format!("max_tokens = {MAX_TOKENS}"));
+            .thread(
+                thread,
+                &format!("max_tokens = {MAX_TOKENS}\ntemperature = 0"),
+            );
     }
     let out = tick.run_with(&["-v"]);
     eprintln!("[litellm tick] stderr:\n{}", out.stderr);
