@@ -1,7 +1,9 @@
-//! Summary normalization and similarity (SPEC §7.2).
+//! Summary normalization and token similarity.
 //!
-//! Owns the stop-word list, the tokenizer and the Jaccard similarity that decide when a
-//! finding is "the same thing" as an existing entry or another finding. Pure functions.
+//! Owns the stop-word list, the tokenizer (entry ids are made from its tokens) and the
+//! plain token Jaccard similarity the `archive` source uses. Whether two reports are one
+//! fact is no longer decided here: that is `aggregate::identity` (SPEC §7.2). Pure
+//! functions.
 
 use std::cmp::Ordering;
 

@@ -1,8 +1,8 @@
 //! The check of what leaves: before a notification or a proposal is sent or a
 //! note written, its text is read ([`crate::untrusted::outbound::read`], as a browser or a
 //! phone shows it, in the screen's languages) and the decision is **held** — `held: needs
-//! confirmation (…): <text>`, shown by `show` and `log`, never sent, never released — when
-//! the text
+//! confirmation (…): <text>`, shown by `show`, `log` and `thinker held`, never sent by a
+//! tick, only by the user's `thinker release` (its links defanged) — when the text
 //! - asks to pay or transfer, or to give or confirm credentials;
 //! - carries an account number beside such a request (or an IBAN, a wallet, a card
 //!   number), or a phone number beside a request or a callback scam's words;
@@ -180,7 +180,8 @@ pub fn hold(
     Some((outcome, reasons))
 }
 
-/// Whether `outcome` is held for the user's confirmation (never released by a tick).
+/// Whether `outcome` is held for the user's confirmation (never sent by a tick; the user's
+/// `thinker release` sends it).
 pub fn needs_confirmation(outcome: &EscalationOutcome) -> bool {
     matches!(outcome, EscalationOutcome::Held(t) if t.starts_with(NEEDS_CONFIRMATION))
 }
