@@ -445,20 +445,7 @@ fn a_message_still_being_sent_folds_its_repeats() {
         (Some(Delivery::Undelivered), true),
         (None, false),
     ] {
-        let (mut state, _) = aggregate(
-            &fresh(),
-            &only(
-                ThreadName::Watcher,
-                escalating(
-                    "Rent of £950 unpaid, landlord chasing",
-                    "Rent £950 unpaid",
-                    &["m1aaaa"],
-                ),
-            ),
-            &[],
-            minutes_ago(180),
-            &settings(),
-        );
+        let mut state = told_rent();
         let record = &mut state.escalation_history[0];
         record.outcome = EscalationOutcome::Failed("notifier exited 1 (try 1 of 4)".into());
         record.delivery = delivery;

@@ -7,9 +7,7 @@
 //! binary; the notifier a script that counts its runs.
 
 use std::fs;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::Stdio;
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -36,27 +34,15 @@ fn tries(out: &Path) -> usize {
 
 /// `thinker hook claude-code` on a `SessionStart`: the context it adds.
 pub(crate) fn session_start(tick: &mut Tick) -> String {
-    let mut child = tick
-        .command(&["hook", "claude-code"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            br#"{"hook_event_name": "SessionStart", "session_id": "s-1", "source": "startup"}"#,
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    let out = tick.thinker_with_stdin(
+        &["hook", "claude-code"],
+        br#"{"hook_event_name": "SessionStart", "session_id": "s-1", "source": "startup"}"#,
+    );
+    assert_eq!(out.code, Some(0));
     if out.stdout.is_empty() {
         return String::new();
     }
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
     v["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap()

@@ -4,8 +4,6 @@
 //! such line. Snapshots of each (insta).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::process::Stdio;
 
 use serde_json::Value;
 
@@ -34,21 +32,11 @@ fn outputs(last_tick: &str) -> Vec<(&'static str, String)> {
     let show = tick.thinker(&["show", "--format", "prompt"]);
     assert_eq!(show.code, Some(0), "{}", show.stderr);
     let start = session_start(&mut tick);
-    let mut child = tick
-        .command(&["hook", "claude-code"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(br#"{"hook_event_name": "UserPromptSubmit", "session_id": "s-2", "prompt": "is the NAS disk full? will tonight's backups fail?"}"#)
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let prompt: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let out = tick.thinker_with_stdin(
+        &["hook", "claude-code"],
+        br#"{"hook_event_name": "UserPromptSubmit", "session_id": "s-2", "prompt": "is the NAS disk full? will tonight's backups fail?"}"#,
+    );
+    let prompt: Value = serde_json::from_str(&out.stdout).unwrap_or(Value::Null);
     let prompt = prompt["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap_or_default()

@@ -299,26 +299,11 @@ fn embeddings_lines(dir: &std::path::Path) -> Vec<Value> {
 
 /// `thinker hook claude-code` with a `UserPromptSubmit` of `prompt`; its stdout.
 fn hook(tick: &mut Tick, prompt: &str) -> String {
-    use std::io::Write as _;
-    use std::process::Stdio;
     let event =
         json!({"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": prompt});
-    let mut child = tick
-        .command(&["hook", "claude-code"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(event.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    String::from_utf8(out.stdout).unwrap()
+    let out = tick.thinker_with_stdin(&["hook", "claude-code"], event.to_string().as_bytes());
+    assert_eq!(out.code, Some(0));
+    out.stdout
 }
 
 impl Server {

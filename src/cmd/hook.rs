@@ -32,10 +32,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::{HookAgent, HookArgs};
 use crate::cmd::Context;
+use crate::cmd::shared::agent_block;
 use crate::error::{EXIT_OK, Error};
+use crate::recall::Block;
 use crate::recall::host::Host;
-use crate::recall::{self, Block};
-use crate::recollect::{self, RecallSettings};
+use crate::recollect::RecallSettings;
 use crate::storage::{HOOKS_DIR, StateDir};
 use crate::{timestamp, untrusted};
 
@@ -150,19 +151,14 @@ fn answer(ctx: &Context<'_>, input: &mut dyn Read, host: Host) -> Result<Option<
         .unwrap_or_default();
     let limits = settings.limits(host.max_bytes(settings.max_bytes));
     let question = (!start).then(|| event.prompt.as_deref().unwrap_or_default());
-    let inputs = recollect::blocking(&dir, &state, &settings, question, ctx.clock.now);
-    let origins = resolved
-        .config
-        .as_ref()
-        .map(crate::privacy::policy::origins)
-        .unwrap_or_default();
-    let block = recall::block(
+    let block = agent_block(
+        &dir,
         &state,
+        resolved.config.as_ref(),
+        &settings,
         question,
-        &ctx.clock,
         &limits,
-        &inputs.inputs(),
-        &origins,
+        &ctx.clock,
     );
     if !dir.path().is_dir() {
         return Ok(None);

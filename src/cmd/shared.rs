@@ -145,3 +145,22 @@ pub(crate) fn egress_today(dir: &Path, clock: &Clock) -> Result<String, ReadErro
     let (summary, _) = egress_summary(dir, midnight, clock)?;
     Ok(format!("today: {}", summary.line()))
 }
+
+/// The block an agent is given for `question` (`show --for`, the hook): recall's inputs
+/// read from `dir` (the archive, embeddings), each entry marked with where it came from
+/// under `config`'s privacy policy (none without a config).
+pub(crate) fn agent_block(
+    dir: &crate::storage::StateDir,
+    state: &crate::state::State,
+    config: Option<&Config>,
+    settings: &crate::recollect::RecallSettings,
+    question: Option<&str>,
+    limits: &crate::recall::Limits,
+    clock: &Clock,
+) -> crate::recall::Block {
+    let inputs = crate::recollect::blocking(dir, state, settings, question, clock.now);
+    let origins = config
+        .map(crate::privacy::policy::origins)
+        .unwrap_or_default();
+    crate::recall::block(state, question, clock, limits, &inputs.inputs(), &origins)
+}

@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::cli::{ShowArgs, ShowFormat};
 use crate::cmd::Context;
+use crate::cmd::shared::agent_block;
 use crate::config::ConfigError;
 use crate::error::{EXIT_OK, Error, to_json_pretty};
 use crate::recall::{self, Recalled};
@@ -61,19 +62,14 @@ pub fn run(ctx: &mut Context<'_>, args: &ShowArgs) -> Result<u8, Error> {
         let state = dir.load()?;
         let limits = settings.limits(args.max_bytes.map_or(settings.max_bytes, |n| n as usize));
         let question = args.for_text.as_deref();
-        let inputs = recollect::blocking(&dir, &state, &settings, question, ctx.clock.now);
-        let origins = resolved
-            .config
-            .as_ref()
-            .map(crate::privacy::policy::origins)
-            .unwrap_or_default();
-        let block = recall::block(
+        let block = agent_block(
+            &dir,
             &state,
+            resolved.config.as_ref(),
+            &settings,
             question,
-            &ctx.clock,
             &limits,
-            &inputs.inputs(),
-            &origins,
+            &ctx.clock,
         );
         ctx.stdout(block.text.as_bytes())?;
         if let Some(text) = question

@@ -358,6 +358,31 @@ impl Tick {
         outcome
     }
 
+    /// [`Tick::thinker`] with `stdin` written to the command's standard input (a hook's
+    /// event, say); the stream is closed once written.
+    #[track_caller]
+    pub fn thinker_with_stdin(&mut self, args: &[&str], stdin: &[u8]) -> Outcome {
+        use std::io::Write as _;
+        use std::process::Stdio;
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        let output = child.wait_with_output().unwrap();
+        let outcome = Outcome {
+            code: output.status.code(),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+            dir: self.state.clone(),
+        };
+        outcome.check(&self.expect);
+        outcome
+    }
+
     /// The command [`Tick::thinker`] runs, not started: for a test that must start it
     /// in the background (to kill it mid-tick, or to close its streams).
     pub fn command(&mut self, args: &[&str]) -> std::process::Command {
