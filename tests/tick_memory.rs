@@ -254,3 +254,41 @@ fn a_version_one_state_and_journal_upgrade_and_replay_with_a_note() {
     assert!(replay.stdout.contains("Faithful"), "{}", replay.stdout);
     assert!(!replay.stdout.contains("NOT FAITHFUL"), "{}", replay.stdout);
 }
+
+/// The previous release's journal (memory rules version 2, issue 29 made them 3): a tick
+/// of this one records its start, and `replay` notes the older ticks' rules and replays
+/// faithfully from there — a rule change is never reported as a mismatch.
+#[test]
+fn a_journal_of_rules_two_replays_with_a_note_not_a_mismatch() {
+    let mut tick = Tick::new().state(SEED);
+    let v2_lines = [
+        json!({"time": "2026-11-22T09:55:00Z", "rules": 2, "duration_ms": 900, "run": 1,
+               "tick_count": 3, "exit_code": 0,
+               "threads": [{"thread": "watcher", "status": "answered",
+                            "answer": {"findings": [], "reinforce": [], "escalate": false}}],
+               "aggregate": {"applied": true}, "tokens_in": 10, "tokens_out": 2, "cost": 0.0,
+               "state": "000000000000", "base": serde_json::from_str::<Value>(SEED).unwrap()}),
+        json!({"time": "2026-11-22T10:00:00Z", "rules": 2, "duration_ms": 900, "run": 2,
+               "tick_count": 4, "exit_code": 0,
+               "threads": [{"thread": "watcher", "status": "answered",
+                            "answer": {"findings": [], "reinforce": [], "escalate": false}}],
+               "aggregate": {"applied": true}, "tokens_in": 10, "tokens_out": 2, "cost": 0.0,
+               "state": "111111111111"}),
+    ];
+    let journal: String = v2_lines.iter().map(|l| l.to_string() + "\n").collect();
+    fs::write(tick.dir().join("journal.jsonl"), journal).unwrap();
+    tick.run().expect_exit(0);
+    tick.set_now("2026-11-22T10:10:00Z");
+    tick.run().expect_exit(0);
+    let replay = tick.thinker(&["replay"]);
+    replay.expect_exit(0);
+    assert!(
+        replay
+            .stdout
+            .contains("recorded under version 2 of the memory rules"),
+        "{}",
+        replay.stdout
+    );
+    assert!(replay.stdout.contains("Faithful"), "{}", replay.stdout);
+    assert!(!replay.stdout.contains("NOT FAITHFUL"), "{}", replay.stdout);
+}
