@@ -654,8 +654,8 @@ pub const SCHEMA_MAX_RETIRE: usize = 5;
 
 /// The JSON schema of a thread's answer (SPEC §5) as sent to providers for a call of
 /// `max_tokens`: [`schema`] scaled down until its longest answer fits them
-/// ([`crate::schema_fit`]), so a grammar-constrained model that fills every bound is
-/// not cut off. Below the smallest scale's worst case (see [`fitted`]) it is the
+/// ([`crate::schema_fit`]), so a grammar-constrained model that fills every bound with
+/// words is not cut off. Below the smallest scale's worst case (see [`fitted`]) it is the
 /// smallest scale.
 pub fn schema_for(thread: ThreadName, max_tokens: u32) -> Value {
     fitted(thread, max_tokens).map_or_else(|_| schema(thread), |f| f.schema)
@@ -764,7 +764,7 @@ impl std::fmt::Display for Room {
             .collect();
         write!(
             f,
-            "fitted to each thread's max_tokens, so a model that fills every bound is not cut off: findings at most {} (all {SCHEMA_MAX_FINDINGS} from max_tokens {}",
+            "fitted to each thread's max_tokens, so a model that fills every bound with words is not cut off: findings at most {} (all {SCHEMA_MAX_FINDINGS} from max_tokens {}",
             each.join(", "),
             self.whole.1
         )?;

@@ -18,9 +18,15 @@
 //! compact bytes, in 866 tokens). A short string — at most [`CODE_CHARS`]: an item's
 //! label, a code — is counted a token a character, for a model may fill it
 //! with digits and codes, which tokenizers split a character at a time (SmolLM2's
-//! answers were cut off at 256 tokens once each finding could cite two labels). A model
-//! writing every character as a `\uXXXX` escape could exceed the count, which no answer
-//! does.
+//! answers were cut off at 256 tokens once each finding could cite two labels).
+//!
+//! What the count does not bound: a model that fills a prose string with a run of digits
+//! (tokenizers that split digits singly — SmolLM2's, Qwen's — then spend a token a
+//! character; SmolLM2-135M at temperature 0 filled the Librarian's `suggest` with
+//! "1234567890…" and was cut off at 256), or writes every character as a `\uXXXX`
+//! escape. Counting every character as a token would shrink every real model's answer
+//! to a third for a degenerate one's sake; such an answer fails with the typed cut-off
+//! error, which names `max_tokens`, and the tick lands without it.
 //!
 //! A leaf: imports no module of thinker. Must not: know what an answer means.
 
