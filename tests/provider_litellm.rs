@@ -27,7 +27,7 @@ use thinker::config::{ModelRef, ProviderConfig, ProviderKind, StructuredOutput};
 use thinker::provider::{CallRequest, Providers};
 use thinker::thread::ThreadName;
 
-use crate::provider_llama::{MAX_TOKENS, watcher_request};
+use crate::provider_llama::{MAX_TOKENS, answered_or_degenerate, watcher_request};
 use crate::support::{SEED, Tick};
 
 fn proxy() -> String {
@@ -75,19 +75,8 @@ async fn litellm_anthropic_structured_output_answers_a_thread() {
         temperature: 0.0,
         ..watcher_request()
     };
-    // The upstream llama-server is shared with the other component tests, so requests are
-    // batched and even a greedy answer varies; SmolLM2-135M now and then fills a prose
-    // string with a run of digits, a token each, which the fitted schema does not bound
-    // (schema_fit's module doc). That one outcome is a typed cut-off at MAX_TOKENS, never
-    // a wrong reading; any other must be an answer that reads.
-    let c = match p.call(&model, &req).await {
-        Ok(c) => c,
-        Err(thinker::provider::CallError::Truncated { max_tokens, .. }) => {
-            assert_eq!(max_tokens, MAX_TOKENS);
-            eprintln!("[litellm json_schema] cut off at {max_tokens}: a degenerate fill");
-            return;
-        }
-        Err(e) => panic!("LiteLLM's Messages endpoint must answer: {e}"),
+    let Some(c) = answered_or_degenerate(p.call(&model, &req).await) else {
+        return;
     };
     eprintln!(
         "[litellm json_schema] served={} tokens={}/{} latency={:.1}s\n{}",
