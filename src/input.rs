@@ -100,9 +100,20 @@ pub struct ThreadInput {
     /// The prompt for a model that may not see private text, when the thread has some
     /// to withhold.
     pub public: Option<PublicInput>,
-    /// The references the prompt shows ([`sources::refs`]), each with the name of the
-    /// source that showed it: what a finding may cite.
-    pub refs: Vec<(String, String)>,
+    /// The items the prompt shows by reference ([`sources::refs`]): what a finding may
+    /// cite, and what one that cites nothing is grounded on.
+    pub refs: Vec<ShownItem>,
+}
+
+/// An item a thread's prompt shows under a reference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShownItem {
+    /// Its reference, as the label shows it without brackets (`m3fq9k`).
+    pub reference: String,
+    /// The source that showed it.
+    pub source: String,
+    /// Its text as shown ([`sources::refs::items`]).
+    pub text: String,
 }
 
 /// The request a thread's call makes with `prompt`: the answer schema, its `max_tokens`,
@@ -400,14 +411,18 @@ fn label_whole_sources(texts: &mut [SourceText]) {
     }
 }
 
-/// The references `shown` shows, each with the name of the source that shows it.
-fn shown_refs(shown: &[SourceText]) -> Vec<(String, String)> {
+/// The items `shown` shows by reference, each with the name of the source that shows it.
+fn shown_refs(shown: &[SourceText]) -> Vec<ShownItem> {
     shown
         .iter()
         .flat_map(|t| {
-            sources::refs::shown(&t.text)
+            sources::refs::items(&t.text)
                 .into_iter()
-                .map(|r| (r, t.name.clone()))
+                .map(|(reference, text)| ShownItem {
+                    reference,
+                    source: t.name.clone(),
+                    text,
+                })
         })
         .collect()
 }

@@ -570,6 +570,21 @@ impl Key {
                 }
             }
         }
+        // A weekday alone names the coming such day (today's, or within the week): "the
+        // car Tuesday" said on Monday is tomorrow's, and meets a summary that gives the
+        // date. Only when nothing in the summary is a date, which would say which
+        // Tuesday; it keeps a weekday's weight (a day, not a date).
+        if !terms.iter().any(|t| t.class == Class::Date) {
+            for t in terms.iter_mut().filter(|t| t.class == Class::Day) {
+                if let Some(date) = WEEKDAYS
+                    .iter()
+                    .find(|(n, _)| *n == t.text)
+                    .and_then(|(_, day)| coming(*day, anchor))
+                {
+                    t.text = format!("{:02}-{:02}", date.month(), date.day());
+                }
+            }
+        }
         terms.sort();
         // One term, its heaviest class (sorted by text, then class ascending).
         let mut distinct: Vec<Term> = Vec::with_capacity(terms.len());
@@ -764,6 +779,12 @@ fn single_word(
     add(word_stem(spelled), class);
 }
 
+/// The first `day` on or after `anchor`.
+fn coming(day: Weekday, anchor: NaiveDate) -> Option<NaiveDate> {
+    let ahead = (7 + day.num_days_from_monday() - anchor.weekday().num_days_from_monday()) % 7;
+    anchor.checked_add_days(chrono::Days::new(u64::from(ahead)))
+}
+
 /// A relative day word: the weekday and date it names.
 fn add_day(date: NaiveDate, add: &mut impl FnMut(String, Class)) {
     add_date(add, date);
@@ -814,6 +835,11 @@ pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
         .filter(|(t, used)| !**used && matches!(t.class, Class::Word | Class::Name))
         .map(|(t, _)| t.class.weight())
         .sum();
+    // Within one cited item, two codes of different shapes are two of the item's names
+    // for one fact (a flight number and its booking reference): one code shared.
+    if shared_ref && codes_name_one_item(a, b) {
+        shared += Class::Code.weight();
+    }
     let (wa, wb) = (a.weight(), b.weight());
     let union = wa + wb - shared;
     let swapped = f64::min(a_alone, b_alone);
@@ -885,6 +911,22 @@ fn codes_of_a_shape_differ(a: &Key, b: &Key) -> bool {
     ca.iter().any(|x| cb.iter().any(|y| shape(x) == shape(y)))
 }
 
+/// Both carry codes, share none, and no two of them have one shape (with a shared
+/// reference: see [`compare`]).
+fn codes_name_one_item(a: &Key, b: &Key) -> bool {
+    let has_code = |k: &Key| k.terms.iter().any(|t| t.class == Class::Code);
+    has_code(a) && has_code(b) && !share_a_code(a, b) && !codes_of_a_shape_differ(a, b)
+}
+
+/// Whether `a` and `b` share a code.
+fn share_a_code(a: &Key, b: &Key) -> bool {
+    a.terms.iter().filter(|t| t.class == Class::Code).any(|t| {
+        b.terms
+            .iter()
+            .any(|u| u.class == Class::Code && u.text == t.text)
+    })
+}
+
 /// Both carry terms of `class` and share none.
 fn vetoed(a: &Key, b: &Key, class: Class) -> bool {
     fn of(k: &Key, class: Class) -> Vec<&str> {
@@ -897,6 +939,45 @@ fn vetoed(a: &Key, b: &Key, class: Class) -> bool {
     debug_assert!(class.vetoes());
     let (ta, tb) = (of(a, class), of(b, class));
     !ta.is_empty() && !tb.is_empty() && !ta.iter().any(|t| tb.contains(t))
+}
+
+/// The least share of a finding's weight an item must hold for [`ground`] to name it.
+pub const GROUNDED: f64 = 0.5;
+/// How far the best item's share must be ahead of the next one's for [`ground`].
+pub const GROUND_MARGIN: f64 = 0.2;
+
+/// The item a finding that cites nothing came from (docs/spec.md §6): of `items` (each
+/// shown item's reference and the key of its text), the one that holds the most of the
+/// finding's weight — at least [`GROUNDED`], [`GROUND_MARGIN`] ahead of any other, and
+/// not vetoed (a code, an amount or a name the finding says and the item does not). A
+/// cheap model that forgets to cite still writes its item's words: the dentist's mail
+/// holds "check-up" and "Wednesday", the flight's its number. `None` when no item or
+/// more than one could be it.
+pub fn ground<'a>(
+    finding: &Key,
+    items: &'a [(String, Key)],
+    synonyms: &Synonyms,
+) -> Option<&'a str> {
+    let weight = finding.weight();
+    if weight <= 0.0 {
+        return None;
+    }
+    let mut held: Vec<(f64, &str)> = items
+        .iter()
+        .map(|(r, item)| {
+            let score = compare(finding, item, synonyms);
+            let share = if score.veto {
+                0.0
+            } else {
+                score.shared / weight
+            };
+            (share, r.as_str())
+        })
+        .collect();
+    held.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let best = held.first()?;
+    let next = held.get(1).map_or(0.0, |n| n.0);
+    (best.0 >= GROUNDED && best.0 - next >= GROUND_MARGIN).then_some(best.1)
 }
 
 /// Whether two keys are one fact at `thresholds`.
@@ -1011,6 +1092,74 @@ mod tests {
         let syn = Synonyms::builtin();
         assert!(compare(&a, &b, syn).same(Thresholds::default()));
         assert!(!compare(&a, &c, syn).same(Thresholds::default()));
+    }
+
+    #[test]
+    fn a_weekday_alone_is_read_as_the_coming_day_it_names() {
+        let at = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap();
+        let monday = at(2026, 11, 23);
+        let cases: &[(&str, NaiveDate, &str)] = &[
+            ("Car service Tuesday", monday, "11-24"),
+            ("Car service Monday", monday, "11-23"),
+            ("Car service on Sun", monday, "11-29"),
+            // Over a month's and a year's end.
+            ("Party Friday", at(2026, 12, 30), "01-01"),
+        ];
+        for (summary, anchor, want) in cases {
+            let k = Key::new(summary, *anchor, []);
+            assert!(
+                k.terms().contains(&Term {
+                    text: (*want).to_string(),
+                    class: Class::Day
+                }),
+                "{summary}: {:?}",
+                k.terms()
+            );
+        }
+        // A date in the summary says which day: the weekday stays a weekday.
+        let k = Key::new("Car service Tuesday 1 Dec", monday, []);
+        assert!(
+            k.terms()
+                .iter()
+                .any(|t| t.text == "12-01" && t.class == Class::Date)
+        );
+        assert!(!k.terms().iter().any(|t| t.text == "11-24"));
+        // "Tuesday" said on Monday meets the date that Tuesday is, and "tomorrow".
+        let syn = Synonyms::builtin();
+        let bare = Key::new("drop the car at the garage Tuesday", monday, []);
+        for other in ["car at the garage on 24 Nov", "car at the garage tomorrow"] {
+            let s = compare(&bare, &Key::new(other, monday, []), syn);
+            let t = compare(
+                &Key::new("drop the car at the garage", monday, []),
+                &Key::new(other, monday, []),
+                syn,
+            );
+            assert!(s.shared > t.shared, "{other}: {s:?} / {t:?}");
+        }
+    }
+
+    #[test]
+    fn within_one_cited_item_two_codes_of_two_shapes_are_one_fact() {
+        let syn = Synonyms::builtin();
+        let (a, b) = (
+            "Earlier departure for TP1367",
+            "Booking QX7P2M: departure changed to 06:05 on 27/11",
+        );
+        let cited = |s: &str| Key::new(s, day(), ["mqjzcg"]);
+        let s = compare(&cited(a), &cited(b), syn);
+        assert!(s.same(Thresholds::default()), "{s:?}");
+        // Without the item in common, two codes are two things.
+        assert!(
+            !compare(&Key::new(a, day(), []), &Key::new(b, day(), []), syn)
+                .same(Thresholds::default())
+        );
+        // Codes of one shape in one item still tell two facts apart.
+        let s = compare(
+            &cited("ACME invoice 4411 due"),
+            &cited("ACME invoice 4412 due"),
+            syn,
+        );
+        assert!(s.veto, "{s:?}");
     }
 
     #[test]

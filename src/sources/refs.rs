@@ -55,21 +55,44 @@ pub fn is_reference(text: &str) -> bool {
         && b[1..].iter().all(|c| ALPHABET.contains(c))
 }
 
+/// The reference a renderer put at the start of `line`, if any.
+fn label_at(line: &str) -> Option<&str> {
+    let rest = line
+        .strip_prefix("== ")
+        .or_else(|| line.strip_prefix("- "))
+        .unwrap_or(line);
+    let rest = rest.strip_prefix('[')?;
+    let r = &rest[..rest.find(']')?];
+    is_reference(r).then_some(r)
+}
+
 /// The references shown in `text` where a renderer puts them, in order, each once.
 pub fn shown(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for line in text.lines() {
-        let rest = line
-            .strip_prefix("== ")
-            .or_else(|| line.strip_prefix("- "))
-            .unwrap_or(line);
-        let Some(rest) = rest.strip_prefix('[') else {
-            continue;
-        };
-        let Some(end) = rest.find(']') else { continue };
-        let r = &rest[..end];
-        if is_reference(r) && !out.iter().any(|o| o == r) {
+    for r in text.lines().filter_map(label_at) {
+        if !out.iter().any(|o| o == r) {
             out.push(r.to_string());
+        }
+    }
+    out
+}
+
+/// Each reference shown in `text` ([`shown`]) with its item's text: the lines from its
+/// label to the next label or the end (an item shown twice, both parts). Lines before
+/// the first label are no item's.
+pub fn items(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut at: Option<usize> = None;
+    for line in text.lines() {
+        if let Some(r) = label_at(line) {
+            at = Some(out.iter().position(|(o, _)| o == r).unwrap_or_else(|| {
+                out.push((r.to_string(), String::new()));
+                out.len() - 1
+            }));
+        }
+        if let Some(i) = at {
+            out[i].1.push_str(line);
+            out[i].1.push('\n');
         }
     }
     out
@@ -124,7 +147,25 @@ mod tests {
             label(&f),
             label(&a)
         );
-        assert_eq!(shown(&text), [a, e, f]);
+        assert_eq!(shown(&text), [a.clone(), e.clone(), f.clone()]);
         assert!(shown("[not a ref] x\n[m3fq9] y").is_empty());
+        // Each label's item: its lines up to the next label; a label met again, both.
+        let items = items(&text);
+        let of = |r: &str| items.iter().find(|(o, _)| o == r).map(|(_, t)| t.as_str());
+        assert_eq!(items.len(), 3);
+        let mail = of(&a).unwrap();
+        assert!(
+            mail.contains("Subject: y") && mail.contains("again"),
+            "{mail}"
+        );
+        assert!(
+            !mail.contains("3 messages") && !mail.contains("dentist"),
+            "{mail}"
+        );
+        assert_eq!(
+            of(&e),
+            Some(format!("- {} Thu 10:00 dentist\n", label(&e)).as_str())
+        );
+        assert!(of(&f).unwrap().starts_with("== "));
     }
 }

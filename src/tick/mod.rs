@@ -14,6 +14,7 @@
 //! directory except through `storage`.
 
 mod escalate;
+mod ground;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -665,18 +666,19 @@ impl ThreadJob<'_> {
                     tracing::info!(thread = %thread, "the screen found {} suspicious span(s) in the answer", trace.guard.len());
                 }
                 // A finding cites only what its sources showed this tick (docs/spec.md
-                // §5); one that names no source is attributed to its first reference's.
+                // §5); one that cites nothing is grounded on the item its words come
+                // from (§6); one that names no source is attributed to its first
+                // reference's.
+                ground::ground_findings(&mut answer.findings, &input.refs, self.inputs.clock.now);
                 for f in &mut answer.findings {
-                    f.refs
-                        .retain(|r| input.refs.iter().any(|(shown, _)| shown == r));
                     if f.from.is_none()
                         && let Some(first) = f.refs.first()
                     {
                         f.from = input
                             .refs
                             .iter()
-                            .find(|(shown, _)| shown == first)
-                            .map(|(_, source)| source.clone());
+                            .find(|shown| shown.reference == *first)
+                            .map(|shown| shown.source.clone());
                     }
                 }
                 // What the aggregator needs to know of this thread's tick (provenance,
