@@ -733,3 +733,74 @@ fn a_message_that_says_again_what_the_user_was_told_is_not_sent() {
         "folded into the matter that told it: {told}"
     );
 }
+
+/// A reason that joins two facts, of which the primary model writes only the one already
+/// told: the message is not sent again, and the other fact stays untold — its entry's
+/// next escalation, after the cooldown, is decided again and its own message sent
+/// (issue 29: on the harsh
+/// week a flight was folded into a school closure told the day before and never told).
+#[test]
+fn a_repeat_of_a_told_message_does_not_count_as_telling_another_fact() {
+    const TOLD: &str = "Brookfield Primary closed tomorrow after a heating failure, Maya at home.";
+    const FLIGHT: &str = "Your Porto flight from Gatwick leaves at 06:05: check in early.";
+    let primary = Primary::anthropic(&[
+        decision("notify", TOLD, "urgent and not yet told"),
+        decision("notify", TOLD, "urgent and not yet told"),
+        decision("notify", FLIGHT, "urgent and not yet told"),
+    ]);
+    let mut tick = Tick::new()
+        .env("PRIMARY_KEY", "sk-ant-test-0123456789")
+        .respond(
+            Watcher,
+            Sequence::new(vec![
+                ok(
+                    Watcher,
+                    &escalating_about(
+                        "Brookfield Primary closed tomorrow, heating failure",
+                        "Brookfield Primary closed tomorrow after a heating failure",
+                    ),
+                ),
+                ok(
+                    Watcher,
+                    &escalating_about(
+                        "Porto flight TP1331 from Gatwick moved to 06:05",
+                        "Flight TP1331 to Porto leaves early; Brookfield Primary closed tomorrow",
+                    ),
+                ),
+                ok(
+                    Watcher,
+                    &escalating_about(
+                        "Porto flight TP1331 from Gatwick moved to 06:05",
+                        "Flight TP1331 to Porto now leaves at 06:05",
+                    ),
+                ),
+                ok(Watcher, &nothing()),
+            ]),
+        );
+    let (script, out) = appending(tick.home());
+    tick = tick.config_extra(&primary.config(&script, ""));
+    tick.run().expect_exit(0);
+    tick.set_now("2026-11-22T10:10:00Z");
+    let second = tick.run();
+    second.expect_exit(0);
+    let h = history(&second.state());
+    assert_eq!(h[1]["outcome"], "suppressed: already told", "{h:?}");
+    // After the thread's escalation cooldown (60 minutes), which holds back the same
+    // thread's same reason whatever became of it.
+    tick.set_now("2026-11-22T11:15:00Z");
+    let third = tick.run();
+    third.expect_exit(0);
+    assert_eq!(
+        primary.requests().len(),
+        3,
+        "the flight's next escalation is decided again: {:?}",
+        history(&third.state())
+    );
+    assert_eq!(
+        deliveries(&out),
+        [
+            format!("thinker (watcher): {TOLD}\n"),
+            format!("thinker (watcher): {FLIGHT}\n")
+        ]
+    );
+}

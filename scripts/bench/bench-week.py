@@ -2147,11 +2147,15 @@ def figures(world, res, args, binary):
     notes = {f.id: [] for f in world.facts}
     false_alarms = 0
     for when, text in res["notified"]:
-        # A message is about the urgent fact it matches best (a paraphrase the stand-in
-        # wrote of one fact may also be contained in a message about another).
-        scored = [(match_score(text, f, tsets), f) for f in world.facts if f.urgent]
-        top = max((sc for sc, _ in scored), default=(0.0, 0))
-        about = [f for sc, f in scored if sc[0] >= 0.8 and sc == top]
+        # The primary stand-in joins the facts of one message with "; ": each part is
+        # about the urgent fact it matches best (a paraphrase the stand-in wrote of one
+        # fact may also be contained in a part about another).
+        about = []
+        for part in text.split("; "):
+            scored = [(match_score(part, f, tsets), f) for f in world.facts if f.urgent]
+            top = max((sc for sc, _ in scored), default=(0.0, 0))
+            about += [f for sc, f in scored
+                      if sc[0] >= 0.8 and sc == top and f not in about]
         if not about:
             false_alarms += 1
         for f in about:

@@ -216,14 +216,23 @@ pub fn already_told(
     })
 }
 
-/// The matters opened for the history records at `records` were told by the message of
-/// matter `by` ([`already_told`]): they take its outcome and text, so the next
-/// escalation about their entries folds before any call.
-pub fn told_by(state: &mut State, records: &[usize], by: usize) {
+/// The matters opened for the history records at `records` were answered by a message
+/// that says again what matter `by` told ([`already_told`]). Those about the same fact
+/// as that message — their entry's summary is one fact with it, or their entry is
+/// `by`'s — take its outcome and text, so the next escalation about their entries folds
+/// before any call. The others stay as their records settle (`suppressed: already
+/// told`, which counts for nothing): the message did not speak of their fact, so it is
+/// still untold (a reason joining two facts, of which the primary model wrote only the
+/// told one).
+pub fn told_by(state: &mut State, records: &[usize], by: usize, settings: &Settings) {
     let Some(told) = state.told.get(by) else {
         return;
     };
     let (outcome, text) = (told.outcome.clone(), told.text.clone());
+    let (told_entry, said) = (
+        told.entry.clone(),
+        Key::new(&told.text, told.raised.date_naive(), []),
+    );
     let keys: Vec<(DateTime<Utc>, String)> = records
         .iter()
         .filter_map(|&i| state.escalation_history.get(i))
@@ -234,6 +243,13 @@ pub fn told_by(state: &mut State, records: &[usize], by: usize) {
             && keys
                 .iter()
                 .any(|(at, thread)| matter.raised == *at && matter.thread == *thread)
+            && (matter.entry == told_entry
+                || compare(
+                    &Key::new(&matter.summary, matter.raised.date_naive(), []),
+                    &said,
+                    Synonyms::builtin(),
+                )
+                .same(settings.thresholds()))
         {
             matter.outcome = outcome.clone();
             matter.text.clone_from(&text);

@@ -369,7 +369,7 @@ impl Escalation<'_> {
         // of them (a payment, a login), and it is never sent either way.
         let notifier = self.config.notifier();
         let effect = if let Some(i) = told_before {
-            told::told_by(state, due, i);
+            told::told_by(state, due, i, self.memory);
             let matter = &mut state.told[i];
             matter.folded = matter.folded.saturating_add(1);
             matter.last = matter.last.max(self.clock.now);
