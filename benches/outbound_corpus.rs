@@ -1,6 +1,7 @@
 //! The output check's quality on its corpus (`tests/fixtures/outbound/`: hostile outgoing
 //! texts and benign notices, written by hand in the screen's eleven languages): per split
-//! (`tune`, tuned against; `blind`, written first and never tuned against) and per
+//! (`tune`, tuned against; `blind`, `blind2` and `blind3`, each measured once before it
+//! was read — `blind3` written by an author who had not seen the rules) and per
 //! language, how many hostile texts are held and how many benign ones are held (false
 //! holds). Each text goes through the policy the tick applies
 //! (`escalation::outbound::reasons`), with no allow-listed domain and, for a benign notice
@@ -84,7 +85,7 @@ fn main() {
     let splits: &[&str] = if args.iter().any(|a| a == "--tune-only") {
         &["tune"]
     } else {
-        &["tune", "blind", "blind2"]
+        &["tune", "blind", "blind2", "blind3"]
     };
     let json_out = args
         .iter()

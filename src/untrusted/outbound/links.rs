@@ -120,10 +120,13 @@ fn schemes(view: &str, found: &mut Vec<Mention>, taken: &mut Vec<(usize, usize)>
         } else {
             format!("http{}", &view[colon..end])
         };
-        let Ok(url) = Url::parse(&as_web) else {
-            continue;
-        };
-        let Some(host) = host_string(&url) else {
+        // An address no browser parses (a punycode label that does not decode) still
+        // sends the reader somewhere: its host as written.
+        let Some(host) = Url::parse(&as_web)
+            .ok()
+            .and_then(|url| host_string(&url))
+            .or_else(|| raw_host(&view[colon + 1..end]))
+        else {
             continue;
         };
         if !(host.contains('.') || host.starts_with('[')) {
@@ -138,6 +141,17 @@ fn schemes(view: &str, found: &mut Vec<Mention>, taken: &mut Vec<(usize, usize)>
             address: view[start..end].to_lowercase(),
         });
     }
+}
+
+/// The host of an address written after its scheme's colon, as written, lowercase:
+/// after the slashes and any userinfo, up to a path, port, query or fragment; `None`
+/// unless it is dotted with a top-level domain of letters.
+fn raw_host(rest: &str) -> Option<String> {
+    let rest = rest.trim_start_matches(['/', '\\']);
+    let authority = rest.split(['/', '\\', '?', '#']).next()?;
+    let host = authority.rsplit('@').next()?.split(':').next()?;
+    let host = host.trim_end_matches('.').to_lowercase();
+    (host.contains('.') && has_letter_tld(&host)).then_some(host)
 }
 
 /// How many bytes of `rest` (after a scheme's colon, or after a host) belong to the

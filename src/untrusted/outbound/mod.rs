@@ -18,9 +18,9 @@
 //!   8392.0155.1234`), a run of eight digits or more; an IBAN or a cryptocurrency address
 //!   always; **a card number** (Luhn) always;
 //! - **a phone number** (as [`super::redact`] recognises one, spelled out in words, or a
-//!   vanity `1-800-FLOWERS`) beside a payment or credentials request or what a callback
-//!   scam names (a charge, a renewal, a refund, a locked account): a courier's number in
-//!   a delivery notice is not one;
+//!   vanity `1-800-FLOWERS`) beside a payment or credentials request, an amount of money,
+//!   or what a callback scam names (a charge, a renewal, a refund, a locked account, a
+//!   parcel held by customs): a courier's number in a delivery notice is not one;
 //! - **a shell pipe**: a download piped into a shell;
 //! - **a login link**: a link whose address names a login or verification page, or a
 //!   link in a text that asks to log or sign in;
@@ -155,7 +155,9 @@ pub fn read(text: &str) -> Reading {
         || !text::spelled_numbers(&words).is_empty()
         || !vocab::vanity_numbers(&plain).is_empty()
         || vocab::call_number(&words);
-    if phone && (asks || vocab::callback_words(&words)) {
+    // A number to call about money (`appelez le 09 70 24 88 13 … 1 240 €`) is a
+    // callback scam's shape whatever it names.
+    if phone && (asks || vocab::callback_words(&words) || vocab::names_amount(&words)) {
         concerns.insert(Concern::PhoneNumber);
     }
     let mut seen = BTreeSet::new();

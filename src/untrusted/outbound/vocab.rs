@@ -27,7 +27,7 @@ fn found(re: &LazyLock<Option<Regex>>, text: &str) -> bool {
 /// An amount of money: a currency sign or code next to digits, a currency word.
 const AMOUNT: &str = concat!(
     r"(?:(?:[€$£¥₹₽₩]|\br\$|\bus\$)\s?\d",
-    r"|\d[\d.,' ]*\s?(?:[€$£¥₹₽₩]|(?:万|萬|千|百)?(?:元|円|块|塊)|(?:만|천|백|억)?원|ユーロ|ドル|유로|달러|美元|欧元|евро|руб|долл)",
+    r"|\d[\d.,' ]*\s?(?:[€$£¥₹₽₩]|(?:万|萬|千|百)?(?:元|円|块|塊)|(?:만|천|백|억)?\s?원|ユーロ|ドル|유로|달러|美元|欧元|евро|руб|долл)",
     r"|\d[\d.,]*\s?(?:k|grand)\b",
     r"|\b(?:eur|usd|gbp|chf|jpy|cny|rmb|rub|krw|brl|inr|aud|cad|pln|sek|nok|dkk|btc|eth|usdt|usdc|xmr)\b",
     r"|\b(?:euros?|dollars?|bucks|quid|pounds|franken|francs|reais|pesos|yuan|yen|rubles?|roubles?|bitcoins?|crypto)\b",
@@ -71,7 +71,7 @@ const PAY_NOUN: &str = concat!(
 
 /// A verb that asks to send or give (money when an amount follows).
 const GIVE_VERB: &str = concat!(
-    r"(?:\b(?:send|give|lend|loan|bring|venmo|zelle)\b",
+    r"(?:\b(?:send|give|lend|loan|venmo|zelle)\b",
     r"|\b(?:sende|senden|schick|schicke|schicken|leih|gib|geben sie)\b",
     r"|\b(?:envoie|envoyez|envoyer|donnez|donne|pretez)\b",
     r"|\b(?:envia|envie|enviar|envien|enviad|manda|mande|mandar|presta|preste|empresta|empreste)\b",
@@ -87,7 +87,7 @@ const NUMBER: &str = r"(?:\b(?:\d{1,3}(?:[.,' ]\d{3})+|\d{3}|[03-9]\d{3}|1[0-8]\
 
 /// A payment app, its handle or its verb.
 const APP: &str = concat!(
-    r"(?:\b(?:zelle|venmo|cash ?app|cashapp|paypal(?:\.me)?|revolut|western union|moneygram|remitly|pix|bizum|lydia|paylib|satispay|tikkie|mobilepay|vipps|twint|alipay|wechat pay|apple cash|sbp|qiwi|kakaopay|paypay|line pay)\b",
+    r"(?:(?-u:\b)(?:zelle|venmo|cash ?app|cashapp|paypal(?:\.me)?|revolut|western union|moneygram|remitly|pix|bizum|lydia|paylib|satispay|tikkie|mobilepay|vipps|twint|alipay|wechat pay|apple cash|sbp|qiwi|kakaopay|paypay|line pay)(?-u:\b)",
     r"|\bсбп\b|支付宝|微信支付|微信转账|카카오페이|토스|ペイペイ)",
 );
 
@@ -159,7 +159,7 @@ static DONE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     regex(concat!(
         r"\b(?:was|were|has been|have been|is|are) (?:paid|transferred|sent|executed|completed|processed|settled|credited|debited|received|refunded|issued|booked|confirmed|scheduled)\b",
         r"|\b(?:you|we) (?:paid|sent|received)\b|\b(?:arrived|went through|left the account)\b",
-        r"|\b(?:gezahlt|bezahlt|erhalten)\b|\b(?:vous avez (?:recu|paye)|recu)\b|\b(?:recibido|recibiste|has recibido|pagado)\b",
+        r"|\b(?:gezahlt|bezahlt|erhalten)\b|\b(?:vous avez (?:recu|paye)|recu)\b|\b(?:recibido|recibiste|has recibido|pagado|ha llegado|llego|mandaste|enviaste)\b|\b(?:chegou|e arrivato|est arrive|ist angekommen|is aangekomen)\b",
         r"|\b(?:recebido|recebeu|voce pagou)\b|\b(?:ricevuto|hai pagato|pagato)\b|\b(?:betaald|ontvangen)\b",
         r"|收到|已收|受け取りました|受取済|받았습니다|받았어요|받음",
         r"|\bwurde\w* (?:\w+ )?(?:ausgefuhrt|uberwiesen|bezahlt|gutgeschrieben|abgebucht|erstattet)\b|\bist eingegangen\b",
@@ -168,8 +168,8 @@ static DONE: LazyLock<Option<Regex>> = LazyLock::new(|| {
         r"|\bfoi (?:concluid|realizad|pag|creditad|debitad|enviad)[ao]\b",
         r"|\b(?:e|sono) stat[oaie] (?:eseguit|pagat|accreditat|addebitat|inviat)[oaie]\b",
         r"|\bis (?:\w+ )?(?:uitgevoerd|betaald|overgemaakt|ontvangen|bijgeschreven|afgeschreven)\b",
-        r"|\b(?:выполнен|зачислен|оплачен|получен)\w*",
-        r"|已(?:向|经|完成|支付|转账|付款|汇款)|完成了|完了しました|済みです|완료되었습니다|완료됐",
+        r"|\b(?:выполнен|зачислен|оплачен|получен|прош[её]л|успешно)\w*",
+        r"|已(?:向|经|完成|支付|转账|付款|汇款|退回|退款|到账|入账|原路退回)|完成了|完了しました|済みです|완료되었습니다|완료됐",
     ))
 });
 
@@ -199,7 +199,7 @@ static GIFT_CARD: LazyLock<Option<Regex>> = LazyLock::new(|| {
         r"|\bcart[ae] (?:regalo|google play|itunes|steam|amazon|apple|prepagat\w*)\b|\bbuon[oi] regalo\b",
         r"|\b(?:cadeaukaart|cadeaubon)\w*|\b(?:google play|itunes|steam|amazon|apple|bol)[- ]?(?:kaart|tegoed)\w*",
         r"|\bподарочн\w* карт\w*|\bкарт\w* (?:google play|itunes|steam|apple|amazon)\b",
-        r"|礼品卡|禮品卡|购物卡|充值卡|ギフトカード|ギフト券|itunesカード|プリペイドカード|기프트 ?카드|상품권",
+        r"|礼品卡|禮品卡|购物卡|充值卡|e卡|点卡|储值卡|ギフトカード|ギフト券|itunesカード|プリペイドカード|기프트 ?카드|상품권",
     ))
 });
 
@@ -223,11 +223,11 @@ const SECRET: &str = concat!(
     r"(?:\b(?:password|passcode|passphrase|pass code|credentials?|login(?: details| info)?|log-in|username|2fa|mfa|otp|one[- ]time (?:code|password|passcode|pin)|(?:verification|security|confirmation|authentication|auth|access|sms) code|pin|pin code|cvv|cvc|api key|access key|secret key|token|recovery (?:code|phrase|key)|seed phrase|private key|ssn|social security number|security questions?)s?\b",
     r"|\bcode (?:we|they|google|apple|microsoft|the bank) (?:just )?(?:sent|texted)\b",
     r"|\bauthenticator (?:app )?codes?\b|\bcodes? (?:shown|displayed) (?:in|on)\b|\bcodes? (?:from|in) (?:your|the) (?:authenticator|app|sms|texts?|phone|e-?mail)\b",
-    r"|\b(?:\d|four|six|eight)[- ]digit (?:code|pin)s?\b|\bcodes? (?:you|we) (?:will |just |have |)(?:receive|received|get|got)\b",
+    r"|\b(?:\d|four|six|eight)[- ]digit (?:code|pin)s?\b|\b(?:code|codigo|codice|kode|код)s? (?:(?:de|di|van|из|of|with) )?\d+ (?:digits?|digitos|cifre|chiffres|cijfers|цифр)\b|\b(?:code|codigo|codice|код)\b.{0,30}\b(?:sms|смс)\b|\bcodes? (?:you|we) (?:will |just |have |)(?:receive|received|get|got)\b",
     r"|\b(?:passwort|kennwort|zugangsdaten|anmeldedaten|bestatigungscode|sicherheitscode|verifizierungscode|einmalcode|geheimzahl)\w*|\b(?:tan|sms-code)\b|\bcode aus der sms\b",
     r"|\bmots? de passe\b|\bidentifiants?\b|\bcode (?:de (?:verification|securite|confirmation)|recu par sms|sms|pin)\b|\bcode a usage unique\b",
     r"|\bcontrasenas?\b|\bclave(?: de acceso)?\b|\bcredenciales\b|\bcodigo (?:de verificacion|de seguridad|sms|que te llego|pin)\b",
-    r"|\bsenhas?\b|\bcredenciais\b|\bcodigo (?:de verificacao|de seguranca|sms|que chegou)\b",
+    r"|\bsenhas?\b|\bpalavras?-passe\b|\bcodigo de acesso\b|\bcredenciais\b|\bcodigo (?:de verificacao|de seguranca|sms|que chegou)\b",
     r"|\bcredenziali\b|\bcodice (?:di verifica|otp|di sicurezza|sms|che ti e arrivato|pin)\b",
     r"|\b(?:wachtwoord|inloggegevens|verificatiecode|beveiligingscode|pincode)\b",
     r"|\bпарол\w*|\bлогин\b|\bучетн\w* данн\w*|\bкод (?:из смс|подтвержд\w*|из сообщения)|\bсмс-код\b|\bпин-код\b",
@@ -287,7 +287,8 @@ static CALLBACK: LazyLock<Option<Regex>> = LazyLock::new(|| {
         r"|\b(?:addebit|abbonamento|rinnov|rimborso|bloccat|sospes|frode|sospett|non autorizzat|annull|bloccarlo)\w*",
         r"|\b(?:afgeschreven|verlengd|terugbetaling|geblokkeerd|opgeschort|verdacht|niet geautoriseerd|annuleren|blokkeren)\w*",
         r"|\b(?:списан|подписк|продлен|возврат|заблокирован|мошенн|подозрительн|отмен)\w*",
-        r"|扣款|订阅|续订|续费|退款|冻结|诈骗|异常|盗刷|定期購入|返金|凍結|不正|구독|갱신|환불|정지|차단|사기|도용",
+        r"|\b(?:customs|detained|seized|zoll\w*|douane|aduana|alfandega|dogana|таможн\w*)\b",
+        r"|扣款|订阅|续订|续费|退款|冻结|诈骗|异常|盗刷|海关|扣留|滞留|定期購入|返金|凍結|不正|税関|구독|갱신|환불|정지|차단|사기|도용|세관|보류",
         // Denial: "not you?", "if you did not make this purchase".
         r"|\b(?:not you|wasn'?t you|was not you|didn'?t (?:make|authori[sz]e|place|order)|did not (?:make|authori[sz]e|place|order)|(?:order|purchase) (?:was |has been )?placed)\b",
         r"|\b(?:nicht sie|waren sie das nicht|nicht von ihnen)\b|\b(?:ce n'?est pas vous|si ce n'?etait pas vous)\b",
@@ -297,16 +298,26 @@ static CALLBACK: LazyLock<Option<Regex>> = LazyLock::new(|| {
     ))
 });
 
+/// An amount of money ([`AMOUNT`]).
+static AN_AMOUNT: LazyLock<Option<Regex>> = LazyLock::new(|| regex(AMOUNT));
+
+/// Whether `words` names an amount of money.
+pub fn names_amount(words: &str) -> bool {
+    found(&AN_AMOUNT, words)
+}
+
 /// Whether `words` names what a callback scam names.
 pub fn callback_words(words: &str) -> bool {
     found(&CALLBACK, words)
 }
 
-/// A call, then a number of seven digits or more.
+/// A call and a number of seven digits or more, in either order.
 static CALL_NUMBER: LazyLock<Option<Regex>> = LazyLock::new(|| {
     regex(concat!(
         r"(?:\b(?:call|ring|phone|dial|text|whatsapp|sms|llam\w*|appel\w*|ruf\w*|anruf\w*|chiam\w*|lig\w*|bel|звон\w*|позвон\w*)\b|致电|拨打|电话|電話|전화)",
         r"[^\n]{0,30}?\+?\d[\d ()./-]{6,}\d",
+        // The verb last (Korean, Japanese): `1588-2741로 전화해`, `0120-…に電話`.
+        r"|\+?\d[\d ()./-]{6,}\d[^\n]{0,12}?(?:전화|電話|お電話|拨打|致电)",
     ))
 });
 
@@ -467,6 +478,7 @@ mod tests {
             ("CREDENTIALS", &CREDENTIALS),
             ("NEVER", &NEVER),
             ("CALLBACK", &CALLBACK),
+            ("AN_AMOUNT", &AN_AMOUNT),
             ("CALL_NUMBER", &CALL_NUMBER),
             ("VANITY", &VANITY),
             ("ACCOUNT", &ACCOUNT),
