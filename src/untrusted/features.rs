@@ -21,6 +21,13 @@
 //!   zero-width characters). Urgency, threat, authority, secrecy and words to a model
 //!   elsewhere in the text count half.
 //!
+//! The shapes of an instruction to the reader (its instructions set aside or declared
+//! void, a new role, permission in another's name, …) weigh these features too. Some
+//! shapes are not the reader's: a comment line of code or configuration speaks of its file ("ignore them when
+//! editing by hand"), a bullet of release notes opens with no command, an acronym is no
+//! pronoun (`IT`, `TI`), and instructions the writer calls its own ("the instructions I
+//! sent") are not the reader's when declared void.
+//!
 //! The weights add up to a base score per sentence (a negation just before a core undoes
 //! it: "we will never ask you to buy gift cards"); the screen's scoring adds its
 //! corroboration and compares with the threshold. The span of a hit is the whole
@@ -44,7 +51,7 @@ pub(super) const MAX_SENTENCE: usize = 600;
 use super::lexicon::{
     ABOUT_ATTACKS, ABOVE, ACCOUNT, ADDRESSEE, AMOUNT, AUTHORITY, BEC, CONTROL, CRED_NOUN,
     CRED_VERB, DATA_OBJ, DESTRUCTIVE, DISCUSSION, DISMISS, EMAIL, GIFT, HIDDEN, LEXICON, LINK_WORD,
-    LURE, META, MONEY_VERB, NEGATION, NEW_ROLE, PERMIT, PHONE, PRIOR, REPLY, REVEAL, RULES,
+    LURE, META, MINE, MONEY_VERB, NEGATION, NEW_ROLE, PERMIT, PHONE, PRIOR, REPLY, REVEAL, RULES,
     SECRECY, SEND_VERB, SPELLED, SYS_PROMPT, TECHNICAL, THREAT, TODO, UNBOUND, URGENT, URL, VOIDED,
     YOU,
 };
@@ -1229,6 +1236,10 @@ pub(super) fn feature_hits(
             {
                 s.lead |= feature;
             }
+            // An acronym is no pronoun (`a TI trocou`, "IT replaced it": not Italian `ti`).
+            if feature == YOU && acronym(&text[at..]) {
+                continue;
+            }
             s.roles = s.roles.saturating_add(u8::from(feature == NEW_ROLE));
             s.controls = s.controls.saturating_add(u8::from(feature == CONTROL));
             s.voids = s.voids.saturating_add(u8::from(feature == VOIDED));
@@ -1247,6 +1258,7 @@ pub(super) fn feature_hits(
     }
     // First words, on the folded text: walk its words once.
     first_verbs(folded, &mut sentences, &which);
+    files(text, &mut sentences);
 
     // The details matter only to a sentence with a core: a text without one (most
     // answers, most mail) builds no detail regex.
@@ -1437,8 +1449,9 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         if has(DISMISS) || s.voids >= 2 {
             score += 0.1;
         }
-        // Not said of the reader's own: release notes.
-        if !(has(YOU | ABOVE | DISMISS) || addressed > 0.0) {
+        // Not said of the reader's own: release notes, the writer's own instructions
+        // ("the printer instructions I sent on Monday no longer apply").
+        if !(has(YOU | ABOVE | DISMISS) || addressed > 0.0) || has(MINE) {
             score = score.min(0.45);
         }
         found.push((
@@ -1598,6 +1611,62 @@ fn mark_shapes(
             if s.range.end > h.start {
                 s.features |= HIDDEN;
             }
+        }
+    }
+}
+
+/// Whether the word at the start of `rest` is an acronym: two letters or more, all
+/// capitals.
+fn acronym(rest: &str) -> bool {
+    let word: Vec<char> = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+    word.len() >= 2 && word.iter().all(|c| c.is_uppercase())
+}
+
+/// The shapes of files: a comment line of code or configuration speaks of the file
+/// (its rules are the file's, "ignore them when editing by hand") unless it names an
+/// assistant, the system prompt or the reader's previous instructions; a bullet of
+/// release notes (a version on the first line, or a Debian `urgency=`) opens with a
+/// noun or a past tense, never a command ("- Escalation emails now…"), and its "you"
+/// is the project's user.
+fn files(text: &str, sentences: &mut [Sentence]) {
+    let code = text.lines().any(|l| {
+        let l = l.trim();
+        (l.starts_with('[') && l.ends_with(']') && l.len() > 2)
+            || l.ends_with('{')
+            || l.ends_with(';')
+            || l.split_once('=').is_some_and(|(key, _)| {
+                let key = key.trim();
+                !key.is_empty()
+                    && key
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            })
+    });
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let version = first.len() <= 60
+        && first
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0].is_ascii_digit() && w[1] == b'.' && w[2].is_ascii_digit());
+    let notes = version || text.contains("urgency=");
+    if !code && !notes {
+        return;
+    }
+    for s in sentences {
+        let line = text[s.range.clone()].trim_start();
+        if code
+            && ["#", "//", "--", "/*", "; "]
+                .iter()
+                .any(|m| line.starts_with(m))
+            && s.features & (ADDRESSEE | SYS_PROMPT | PRIOR) == 0
+        {
+            s.features |= TECHNICAL;
+        }
+        // A release note speaks to its readers ("you can now…"): a "you" near the project's
+        // voided instructions is not the reader's (and `du` of French is no German `du`).
+        if notes && ["- ", "* ", "+ "].iter().any(|m| line.starts_with(m)) {
+            s.lead &= !CONTROL;
+            s.features &= !YOU;
         }
     }
 }

@@ -12,8 +12,8 @@
 //! with their attached articles and particles). Entries in scripts without spaces
 //! between words (Chinese, Japanese, Korean) match anywhere. General vocabulary of the
 //! shapes (dismissing the reader's instructions, declaring them void, giving it a new
-//! role, sending its data, claiming to speak for its makers), never phrases of one
-//! corpus. Data only.
+//! role, sending its data, claiming to speak for its makers, the writer's
+//! own instructions), never phrases of one corpus. Data only.
 
 /// The languages the vocabulary covers, as ISO 639-1 codes.
 pub const LANGUAGES: [&str; 18] = [
@@ -79,6 +79,9 @@ pub(super) const ABOUT_ATTACKS: u64 = 1 << 39;
 pub(super) const TECHNICAL: u64 = 1 << 40;
 /// Replying or pasting into the reply: "reply with…", "antworte…".
 pub(super) const REPLY: u64 = 1 << 41;
+/// The writer's own: "the instructions I sent", `que mandei`, `yang kukirim` (instructions
+/// the writer voids are not the reader's).
+pub(super) const MINE: u64 = 1 << 42;
 
 /// Per feature and language, the entries (see the module doc).
 pub(super) const LEXICON: &[(u64, &str, &str)] = &[
@@ -1640,6 +1643,72 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
         "vi",
         "chen lenh|ke tan cong|jailbreak|bo du lieu",
     ),
+    // --- writing about attacks: threat models ---
+    (ABOUT_ATTACKS, "en", "threat model"),
+    (ABOUT_ATTACKS, "de", "bedrohungsmodell"),
+    (ABOUT_ATTACKS, "fr", "modele de menace"),
+    (ABOUT_ATTACKS, "es", "modelo de amenazas"),
+    (ABOUT_ATTACKS, "pt", "modelo de ameaca*"),
+    (ABOUT_ATTACKS, "it", "modello di minaccia"),
+    (ABOUT_ATTACKS, "nl", "dreigingsmodel"),
+    (ABOUT_ATTACKS, "ru", "модель угроз"),
+    (ABOUT_ATTACKS, "zh", "威胁模型"),
+    (ABOUT_ATTACKS, "ja", "脅威モデル"),
+    (ABOUT_ATTACKS, "ko", "위협 모델"),
+    (ABOUT_ATTACKS, "tr", "tehdit modeli"),
+    (ABOUT_ATTACKS, "pl", "model zagrozen"),
+    (ABOUT_ATTACKS, "sv", "hotmodell"),
+    (ABOUT_ATTACKS, "ar", "~نموذج التهديد|~مهاجم"),
+    (ABOUT_ATTACKS, "hi", "खतरा मॉडल|खतरे का मॉडल"),
+    (ABOUT_ATTACKS, "id", "model ancaman"),
+    (ABOUT_ATTACKS, "vi", "mo hinh de doa"),
+    // --- the writer's own instructions ---
+    (MINE, "en", "i sent|i gave you|i wrote|i shared|i sent you"),
+    (
+        MINE,
+        "de",
+        "die ich geschickt|die ich dir geschickt|ich geschickt habe|ich gesendet habe",
+    ),
+    (
+        MINE,
+        "fr",
+        "que j ai envoye*|que je t ai envoye*|que je vous ai envoye*|que j ai donne*",
+    ),
+    (
+        MINE,
+        "es",
+        "que mande|que envie|que te mande|que te envie|que te di",
+    ),
+    (
+        MINE,
+        "pt",
+        "que mandei|que enviei|que te mandei|que te enviei",
+    ),
+    (
+        MINE,
+        "it",
+        "che ho mandato|che ho inviato|che ti ho mandato|che ti ho inviato",
+    ),
+    (
+        MINE,
+        "nl",
+        "die ik stuurde|die ik heb gestuurd|die ik gestuurd",
+    ),
+    (
+        MINE,
+        "ru",
+        "которые я отправил*|которые я прислал*|что я отправил*|что я прислал*",
+    ),
+    (MINE, "zh", "我发的|我发给|我之前发"),
+    (MINE, "ja", "私が送った|送ったプリンタ|私が書いた"),
+    (MINE, "ko", "내가 보낸|제가 보낸"),
+    (MINE, "tr", "gonderdigim|yolladigim"),
+    (MINE, "pl", "ktore wyslalem|ktore wyslalam"),
+    (MINE, "sv", "som jag skickade|jag skickade"),
+    (MINE, "ar", "~التي أرسلتها|~التي ارسلتها"),
+    (MINE, "hi", "मैंने भेजे|मैंने भेजा|मैंने भेजी"),
+    (MINE, "id", "yang kukirim|yang saya kirim"),
+    (MINE, "vi", "minh gui|toi gui|em gui"),
 ];
 
 #[cfg(test)]
