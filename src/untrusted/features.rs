@@ -22,8 +22,10 @@
 //!   elsewhere in the text count half.
 //!
 //! The shapes of an instruction to the reader (its instructions set aside or declared
-//! void, a new role, permission in another's name, …) weigh these features too. Some
-//! shapes are not the reader's: a comment line of code or configuration speaks of its file ("ignore them when
+//! void, a new role, permission in another's name, …) weigh these features too; a
+//! sentence that opens by calling an assistant, AI or model by its name ("Assistant, …",
+//! "Note to the AI: …") is said to the reader, whatever its verb. Some shapes are not the
+//! reader's: a comment line of code or configuration speaks of its file ("ignore them when
 //! editing by hand"), a bullet of release notes opens with no command, an acronym is no
 //! pronoun (`IT`, `TI`), and instructions the writer calls its own ("the instructions I
 //! sent") are not the reader's when declared void.
@@ -1068,6 +1070,9 @@ struct Sentence {
     negations: Vec<usize>,
     /// The first word (folded) that is not a lead-in.
     first_verb: bool,
+    /// It opens by naming an assistant, AI or model, then a comma or a colon
+    /// ("Assistant, …", "Note to the AI: …"): what follows is said to the reader.
+    vocative: bool,
 }
 
 /// The sentences of `text`.
@@ -1212,6 +1217,7 @@ pub(super) fn feature_hits(
             voids: 0,
             negations: Vec::new(),
             first_verb: false,
+            vocative: false,
         })
         .collect();
     let starts: Vec<usize> = sentences.iter().map(|s| s.range.start).collect();
@@ -1239,6 +1245,9 @@ pub(super) fn feature_hits(
             // An acronym is no pronoun (`a TI trocou`, "IT replaced it": not Italian `ti`).
             if feature == YOU && acronym(&text[at..]) {
                 continue;
+            }
+            if feature == ADDRESSEE && at < s.range.start + 24 && named(&text[at..s.range.end]) {
+                s.vocative = true;
             }
             s.roles = s.roles.saturating_add(u8::from(feature == NEW_ROLE));
             s.controls = s.controls.saturating_add(u8::from(feature == CONTROL));
@@ -1418,8 +1427,31 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
     } else {
         0.0
     };
-    let command = s.first_verb || s.lead & LEADS != 0;
+    let command = s.first_verb || s.lead & LEADS != 0 || s.vocative;
     let mut found: Vec<(f64, Kind, &'static str)> = Vec::new();
+    // Said to the reader by name ("Assistant, …"): its instructions, or the user's data
+    // or secrets to hand over.
+    if s.vocative && has(RULES) {
+        let mut score = 0.45;
+        if has(DISMISS | VOIDED | NEW_ROLE) {
+            score += 0.15;
+        }
+        if has(YOU) {
+            score += 0.1;
+        }
+        if has(PRIOR | ABOVE) {
+            score += 0.1;
+        }
+        found.push((
+            score,
+            Kind::InstructionOverride,
+            "its instructions, said to it",
+        ));
+    }
+    if s.vocative && has(CRED_NOUN | DATA_OBJ | SYS_PROMPT) && has(SEND_VERB | REVEAL | REPLY) {
+        let score = if has(EMAIL | URL) { 0.65 } else { 0.5 };
+        found.push((score, Kind::Exfiltration, "the user's data, asked of it"));
+    }
     if has(DISMISS) && has(RULES) {
         let mut score = 0.4;
         if has(PRIOR | ABOVE) {
@@ -1622,6 +1654,14 @@ fn acronym(rest: &str) -> bool {
     word.len() >= 2 && word.iter().all(|c| c.is_uppercase())
 }
 
+/// Whether a name (of an assistant, AI or model) at the start of `rest` is followed
+/// closely by a comma or a colon: it is called by its name.
+fn named(rest: &str) -> bool {
+    rest.char_indices()
+        .take_while(|&(i, _)| i < 40)
+        .any(|(_, c)| matches!(c, ',' | ':' | '،' | '，' | '：' | '、'))
+}
+
 /// The shapes of files: a comment line of code or configuration speaks of the file
 /// (its rules are the file's, "ignore them when editing by hand") unless it names an
 /// assistant, the system prompt or the reader's previous instructions; a bullet of
@@ -1772,9 +1812,10 @@ fn judge(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
         score += 0.1;
     }
     // Data or credentials sent to an address the text gives: all of them, or secrets.
+    let commanded = s.first_verb || s.lead & (SEND_VERB | REPLY) != 0;
     if has(SEND_VERB | CRED_VERB)
         && has(EMAIL | URL)
-        && (has(DATA_OBJ) && (has(PRIOR) || s.first_verb) || has(CRED_NOUN))
+        && (has(DATA_OBJ) && (has(PRIOR) || commanded) || has(CRED_NOUN))
     {
         score += 0.2;
         kind = Kind::Exfiltration;
