@@ -1662,6 +1662,10 @@ fn named(rest: &str) -> bool {
         .any(|(_, c)| matches!(c, ',' | ':' | '،' | '，' | '：' | '、'))
 }
 
+/// How a comment line of code or configuration starts, and a bullet of release notes.
+const COMMENTS: [&str; 5] = ["#", "//", "--", "/*", "; "];
+const BULLETS: [&str; 3] = ["- ", "* ", "+ "];
+
 /// The shapes of files: a comment line of code or configuration speaks of the file
 /// (its rules are the file's, "ignore them when editing by hand") unless it names an
 /// assistant, the system prompt or the reader's previous instructions; a bullet of
@@ -1669,6 +1673,18 @@ fn named(rest: &str) -> bool {
 /// noun or a past tense, never a command ("- Escalation emails now…"), and its "you"
 /// is the project's user.
 fn files(text: &str, sentences: &mut [Sentence]) {
+    // Most texts have no comment line or bullet that these could change: look no further.
+    let marked = |s: &Sentence| {
+        let line = text[s.range.clone()].trim_start();
+        (s.features & (RULES | YOU) != 0 || s.lead & CONTROL != 0)
+            && COMMENTS
+                .iter()
+                .chain(BULLETS.iter())
+                .any(|m| line.starts_with(m))
+    };
+    if !sentences.iter().any(marked) {
+        return;
+    }
     let code = text.lines().any(|l| {
         let l = l.trim();
         (l.starts_with('[') && l.ends_with(']') && l.len() > 2)
@@ -1695,16 +1711,14 @@ fn files(text: &str, sentences: &mut [Sentence]) {
     for s in sentences {
         let line = text[s.range.clone()].trim_start();
         if code
-            && ["#", "//", "--", "/*", "; "]
-                .iter()
-                .any(|m| line.starts_with(m))
+            && COMMENTS.iter().any(|m| line.starts_with(m))
             && s.features & (ADDRESSEE | SYS_PROMPT | PRIOR) == 0
         {
             s.features |= TECHNICAL;
         }
         // A release note speaks to its readers ("you can now…"): a "you" near the project's
         // voided instructions is not the reader's (and `du` of French is no German `du`).
-        if notes && ["- ", "* ", "+ "].iter().any(|m| line.starts_with(m)) {
+        if notes && BULLETS.iter().any(|m| line.starts_with(m)) {
             s.lead &= !CONTROL;
             s.features &= !YOU;
         }
