@@ -13,8 +13,9 @@ address and e-mail), `mail`, `calendar`, `changelog` (Debian changelogs with the
 `urgency=`, release notes), `code`, `web` and `security_doc` (documentation about prompt
 injection, jailbreak datasets, phishing, quoting the phrases it warns about).
 
-Splits. `blind` (blind-written.jsonl) is never tuned on: its items are measured, their
-misses never printed. `tune` is what the screen was tuned against: tune-written.jsonl and
+Splits. `blind` (blind-written.jsonl, when there is one) is never tuned on: its items are
+measured, their misses never printed; while no blind split has been written yet the file is
+absent (or empty) and the corpus has only `tune`. `tune` is what the screen was tuned against: tune-written.jsonl and
 the blind splits that were measured and so spent. Each blind split was written before the
 changes it measured and measured once:
   - tune2-written.jsonl, the first: 96.2 % of 133 hostile detected, 4.9 % of 102 benign
@@ -25,8 +26,9 @@ changes it measured and measured once:
   - tune4-written.jsonl, the third, written in new phrasings after tuning on the second,
     with harder benign texts (release notes saying "the previous instructions no longer
     apply"): 51.1 % of 133 detected, 17.5 % of 97 flagged;
-  - blind-written.jsonl, the fourth, written after that measurement, before the screen was
-    changed again.
+  - tune5-written.jsonl, the fourth, written after that measurement, before the screen was
+    changed again: 63.2 % of 133 detected, 13.3 % of 98 flagged, then tuned on.
+A fresh blind split, blind-written.jsonl, is written before the next round is measured.
 
 Composition (deterministic, by a hash of the item's id): about half of the hostile texts
 are set inside a benign text of the same language and split (after its first paragraph);
@@ -103,9 +105,12 @@ def embed(payload, host):
 def main():
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     hostile, benign = [], []
-    sources = [("blind", "blind")] + [(t, "tune") for t in ["tune", "tune2", "tune3", "tune4"]]
+    sources = [("blind", "blind")] + [(t, "tune") for t in ["tune", "tune2", "tune3", "tune4", "tune5"]]
     for source, split in sources:
-        with open(os.path.join(DIR, f"{source}-written.jsonl")) as f:
+        path = os.path.join(DIR, f"{source}-written.jsonl")
+        if split == "blind" and not os.path.exists(path):
+            continue
+        with open(path) as f:
             rows = [json.loads(line) for line in f if line.strip()]
         count = {}
         hosts = {}

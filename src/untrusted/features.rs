@@ -21,6 +21,15 @@
 //!   zero-width characters). Urgency, threat, authority, secrecy and words to a model
 //!   elsewhere in the text count half.
 //!
+//! The shapes of an instruction to the reader (its instructions set aside or declared
+//! void, a new role, permission in another's name, …) weigh these features too; a
+//! sentence that opens by calling an assistant, AI or model by its name ("Assistant, …",
+//! "Note to the AI: …") is said to the reader, whatever its verb. Some shapes are not the
+//! reader's: a comment line of code or configuration speaks of its file ("ignore them when
+//! editing by hand"), a bullet of release notes opens with no command, an acronym is no
+//! pronoun (`IT`, `TI`), and instructions the writer calls its own ("the instructions I
+//! sent") are not the reader's when declared void.
+//!
 //! The weights add up to a base score per sentence (a negation just before a core undoes
 //! it: "we will never ask you to buy gift cards"); the screen's scoring adds its
 //! corroboration and compares with the threshold. The span of a hit is the whole
@@ -44,7 +53,7 @@ pub(super) const MAX_SENTENCE: usize = 600;
 use super::lexicon::{
     ABOUT_ATTACKS, ABOVE, ACCOUNT, ADDRESSEE, AMOUNT, AUTHORITY, BEC, CONTROL, CRED_NOUN,
     CRED_VERB, DATA_OBJ, DESTRUCTIVE, DISCUSSION, DISMISS, EMAIL, GIFT, HIDDEN, LEXICON, LINK_WORD,
-    LURE, META, MONEY_VERB, NEGATION, NEW_ROLE, PERMIT, PHONE, PRIOR, REPLY, REVEAL, RULES,
+    LURE, META, MINE, MONEY_VERB, NEGATION, NEW_ROLE, PERMIT, PHONE, PRIOR, REPLY, REVEAL, RULES,
     SECRECY, SEND_VERB, SPELLED, SYS_PROMPT, TECHNICAL, THREAT, TODO, UNBOUND, URGENT, URL, VOIDED,
     YOU,
 };
@@ -1061,6 +1070,9 @@ struct Sentence {
     negations: Vec<usize>,
     /// The first word (folded) that is not a lead-in.
     first_verb: bool,
+    /// It opens by naming an assistant, AI or model, then a comma or a colon
+    /// ("Assistant, …", "Note to the AI: …"): what follows is said to the reader.
+    vocative: bool,
 }
 
 /// The sentences of `text`.
@@ -1205,6 +1217,7 @@ pub(super) fn feature_hits(
             voids: 0,
             negations: Vec::new(),
             first_verb: false,
+            vocative: false,
         })
         .collect();
     let starts: Vec<usize> = sentences.iter().map(|s| s.range.start).collect();
@@ -1229,6 +1242,13 @@ pub(super) fn feature_hits(
             {
                 s.lead |= feature;
             }
+            // An acronym is no pronoun (`a TI trocou`, "IT replaced it": not Italian `ti`).
+            if feature == YOU && acronym(&text[at..]) {
+                continue;
+            }
+            if feature == ADDRESSEE && at < s.range.start + 24 && named(&text[at..s.range.end]) {
+                s.vocative = true;
+            }
             s.roles = s.roles.saturating_add(u8::from(feature == NEW_ROLE));
             s.controls = s.controls.saturating_add(u8::from(feature == CONTROL));
             s.voids = s.voids.saturating_add(u8::from(feature == VOIDED));
@@ -1247,6 +1267,7 @@ pub(super) fn feature_hits(
     }
     // First words, on the folded text: walk its words once.
     first_verbs(folded, &mut sentences, &which);
+    files(text, &mut sentences);
 
     // The details matter only to a sentence with a core: a text without one (most
     // answers, most mail) builds no detail regex.
@@ -1406,8 +1427,31 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
     } else {
         0.0
     };
-    let command = s.first_verb || s.lead & LEADS != 0;
+    let command = s.first_verb || s.lead & LEADS != 0 || s.vocative;
     let mut found: Vec<(f64, Kind, &'static str)> = Vec::new();
+    // Said to the reader by name ("Assistant, …"): its instructions, or the user's data
+    // or secrets to hand over.
+    if s.vocative && has(RULES) {
+        let mut score = 0.45;
+        if has(DISMISS | VOIDED | NEW_ROLE) {
+            score += 0.15;
+        }
+        if has(YOU) {
+            score += 0.1;
+        }
+        if has(PRIOR | ABOVE) {
+            score += 0.1;
+        }
+        found.push((
+            score,
+            Kind::InstructionOverride,
+            "its instructions, said to it",
+        ));
+    }
+    if s.vocative && has(CRED_NOUN | DATA_OBJ | SYS_PROMPT) && has(SEND_VERB | REVEAL | REPLY) {
+        let score = if has(EMAIL | URL) { 0.65 } else { 0.5 };
+        found.push((score, Kind::Exfiltration, "the user's data, asked of it"));
+    }
     if has(DISMISS) && has(RULES) {
         let mut score = 0.4;
         if has(PRIOR | ABOVE) {
@@ -1437,8 +1481,9 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         if has(DISMISS) || s.voids >= 2 {
             score += 0.1;
         }
-        // Not said of the reader's own: release notes.
-        if !(has(YOU | ABOVE | DISMISS) || addressed > 0.0) {
+        // Not said of the reader's own: release notes, the writer's own instructions
+        // ("the printer instructions I sent on Monday no longer apply").
+        if !(has(YOU | ABOVE | DISMISS) || addressed > 0.0) || has(MINE) {
             score = score.min(0.45);
         }
         found.push((
@@ -1602,6 +1647,84 @@ fn mark_shapes(
     }
 }
 
+/// Whether the word at the start of `rest` is an acronym: two letters or more, all
+/// capitals.
+fn acronym(rest: &str) -> bool {
+    let word: Vec<char> = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+    word.len() >= 2 && word.iter().all(|c| c.is_uppercase())
+}
+
+/// Whether a name (of an assistant, AI or model) at the start of `rest` is followed
+/// closely by a comma or a colon: it is called by its name.
+fn named(rest: &str) -> bool {
+    rest.char_indices()
+        .take_while(|&(i, _)| i < 40)
+        .any(|(_, c)| matches!(c, ',' | ':' | '،' | '，' | '：' | '、'))
+}
+
+/// How a comment line of code or configuration starts, and a bullet of release notes.
+const COMMENTS: [&str; 5] = ["#", "//", "--", "/*", "; "];
+const BULLETS: [&str; 3] = ["- ", "* ", "+ "];
+
+/// The shapes of files: a comment line of code or configuration speaks of the file
+/// (its rules are the file's, "ignore them when editing by hand") unless it names an
+/// assistant, the system prompt or the reader's previous instructions; a bullet of
+/// release notes (a version on the first line, or a Debian `urgency=`) opens with a
+/// noun or a past tense, never a command ("- Escalation emails now…"), and its "you"
+/// is the project's user.
+fn files(text: &str, sentences: &mut [Sentence]) {
+    // Most texts have no comment line or bullet that these could change: look no further.
+    let marked = |s: &Sentence| {
+        let line = text[s.range.clone()].trim_start();
+        (s.features & (RULES | YOU) != 0 || s.lead & CONTROL != 0)
+            && COMMENTS
+                .iter()
+                .chain(BULLETS.iter())
+                .any(|m| line.starts_with(m))
+    };
+    if !sentences.iter().any(marked) {
+        return;
+    }
+    let code = text.lines().any(|l| {
+        let l = l.trim();
+        (l.starts_with('[') && l.ends_with(']') && l.len() > 2)
+            || l.ends_with('{')
+            || l.ends_with(';')
+            || l.split_once('=').is_some_and(|(key, _)| {
+                let key = key.trim();
+                !key.is_empty()
+                    && key
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            })
+    });
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let version = first.len() <= 60
+        && first
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0].is_ascii_digit() && w[1] == b'.' && w[2].is_ascii_digit());
+    let notes = version || text.contains("urgency=");
+    if !code && !notes {
+        return;
+    }
+    for s in sentences {
+        let line = text[s.range.clone()].trim_start();
+        if code
+            && COMMENTS.iter().any(|m| line.starts_with(m))
+            && s.features & (ADDRESSEE | SYS_PROMPT | PRIOR) == 0
+        {
+            s.features |= TECHNICAL;
+        }
+        // A release note speaks to its readers ("you can now…"): a "you" near the project's
+        // voided instructions is not the reader's (and `du` of French is no German `du`).
+        if notes && BULLETS.iter().any(|m| line.starts_with(m)) {
+            s.lead &= !CONTROL;
+            s.features &= !YOU;
+        }
+    }
+}
+
 fn first_verbs(folded: &Folded, sentences: &mut [Sentence], which: &dyn Fn(usize) -> usize) {
     let text = folded.text.as_str();
     let mut current = usize::MAX;
@@ -1703,9 +1826,10 @@ fn judge(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
         score += 0.1;
     }
     // Data or credentials sent to an address the text gives: all of them, or secrets.
+    let commanded = s.first_verb || s.lead & (SEND_VERB | REPLY) != 0;
     if has(SEND_VERB | CRED_VERB)
         && has(EMAIL | URL)
-        && (has(DATA_OBJ) && (has(PRIOR) || s.first_verb) || has(CRED_NOUN))
+        && (has(DATA_OBJ) && (has(PRIOR) || commanded) || has(CRED_NOUN))
     {
         score += 0.2;
         kind = Kind::Exfiltration;

@@ -12,8 +12,8 @@
 //! with their attached articles and particles). Entries in scripts without spaces
 //! between words (Chinese, Japanese, Korean) match anywhere. General vocabulary of the
 //! shapes (dismissing the reader's instructions, declaring them void, giving it a new
-//! role, sending its data, claiming to speak for its makers), never phrases of one
-//! corpus. Data only.
+//! role, sending its data or the user's, claiming to speak for its makers, the writer's
+//! own instructions), never phrases of one corpus. Data only.
 
 /// The languages the vocabulary covers, as ISO 639-1 codes.
 pub const LANGUAGES: [&str; 18] = [
@@ -79,6 +79,9 @@ pub(super) const ABOUT_ATTACKS: u64 = 1 << 39;
 pub(super) const TECHNICAL: u64 = 1 << 40;
 /// Replying or pasting into the reply: "reply with…", "antworte…".
 pub(super) const REPLY: u64 = 1 << 41;
+/// The writer's own: "the instructions I sent", `que mandei`, `yang kukirim` (instructions
+/// the writer voids are not the reader's).
+pub(super) const MINE: u64 = 1 << 42;
 
 /// Per feature and language, the entries (see the module doc).
 pub(super) const LEXICON: &[(u64, &str, &str)] = &[
@@ -1640,6 +1643,230 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
         "vi",
         "chen lenh|ke tan cong|jailbreak|bo du lieu",
     ),
+    // --- sending somewhere: publishing, posting ---
+    (SEND_VERB, "en", "publish|upload them|post them|post it"),
+    (SEND_VERB, "de", "veroffentliche*"),
+    (SEND_VERB, "pt", "publique|publica"),
+    (SEND_VERB, "it", "pubblica*|pubblicale|pubblicalo"),
+    (SEND_VERB, "nl", "publiceer|zet ze op|plaats ze"),
+    (SEND_VERB, "ru", "опубликуй*|выложи*|размести*"),
+    (SEND_VERB, "zh", "发布|公布|贴到"),
+    (SEND_VERB, "ja", "投稿|公開して"),
+    (SEND_VERB, "ko", "게시|올려"),
+    (SEND_VERB, "tr", "yayinla*|paylas*"),
+    (SEND_VERB, "pl", "opublikuj*|zamiesc*"),
+    (SEND_VERB, "sv", "publicera*|lagg upp"),
+    (SEND_VERB, "ar", "~انشر|~انشرها"),
+    (SEND_VERB, "hi", "पोस्ट कर|प्रकाशित कर"),
+    (SEND_VERB, "id", "publikasikan|posting|unggah"),
+    (SEND_VERB, "vi", "dang len|dang tai|cong bo"),
+    // --- the user's data: what belongs to the person the reader works for ---
+    (DATA_OBJ, "en", "the user s|user s saved|user s stored"),
+    (DATA_OBJ, "de", "des nutzers|des benutzers|des anwenders"),
+    (DATA_OBJ, "fr", "de l utilisateur|de l utilisatrice"),
+    (DATA_OBJ, "es", "del usuario|de la usuaria"),
+    (DATA_OBJ, "pt", "do usuario|do utilizador|da usuaria"),
+    (DATA_OBJ, "it", "dell utente"),
+    (DATA_OBJ, "nl", "van de gebruiker"),
+    (DATA_OBJ, "ru", "пользователя"),
+    (DATA_OBJ, "zh", "用户的|用户保存"),
+    (DATA_OBJ, "ja", "ユーザーの"),
+    (DATA_OBJ, "ko", "사용자의"),
+    (DATA_OBJ, "tr", "kullanicinin"),
+    (DATA_OBJ, "pl", "uzytkownika"),
+    (DATA_OBJ, "sv", "anvandarens"),
+    (DATA_OBJ, "ar", "~للمستخدم|~المستخدم"),
+    (DATA_OBJ, "hi", "उपयोगकर्ता के|उपयोगकर्ता की|उपयोगकर्ता का"),
+    (
+        DATA_OBJ,
+        "id",
+        "milik pengguna|email pengguna|pesan pengguna|sandi pengguna",
+    ),
+    (DATA_OBJ, "vi", "cua nguoi dung"),
+    // --- declared void: revoked, withdrawn, suspended ---
+    (
+        VOIDED,
+        "en",
+        "retired|withdrawn|suspended|were lifted|no longer in force",
+    ),
+    (VOIDED, "de", "zuruckgenommen|ausgesetzt"),
+    (VOIDED, "fr", "suspendue*|retiree*|abrogee*"),
+    (VOIDED, "es", "suspendid*|derogad*"),
+    (VOIDED, "pt", "suspens*"),
+    (VOIDED, "it", "sospes*|abrogat*"),
+    (VOIDED, "nl", "herroepen|opgeschort"),
+    (VOIDED, "ru", "отозван*|приостановлен*"),
+    (VOIDED, "zh", "撤销|已撤销|暂停"),
+    (VOIDED, "ja", "停止され"),
+    (VOIDED, "ko", "정지|중단되었"),
+    (VOIDED, "tr", "askiya alindi|geri alindi"),
+    (VOIDED, "pl", "odwolan*|zawieszon*"),
+    (VOIDED, "sv", "aterkallad*|aterkallades|aterkallats"),
+    (VOIDED, "ar", "~تم إلغاء|~علقت|~سحبت"),
+    (VOIDED, "hi", "वापस ले लिए|निलंबित"),
+    (VOIDED, "id", "dicabut|ditangguhkan"),
+    (VOIDED, "vi", "thu hoi|bi thu hoi|dinh chi"),
+    // --- the reader's own, said by a suffix (your rules, your context) ---
+    (
+        YOU,
+        "ar",
+        "~قواعدك|~تعليماتك|~إرشاداتك|~توجيهاتك|~سياقك|~أوامرك",
+    ),
+    (
+        YOU,
+        "id",
+        "aturanmu|instruksimu|arahanmu|perintahmu|pedomanmu|petunjukmu|konteksmu",
+    ),
+    (
+        YOU,
+        "tr",
+        "kurallarin|talimatlarin|kurallariniz|talimatlariniz|yonergelerin|baglaminin",
+    ),
+    (YOU, "ru", "твоего|твоем|твоему|твоей"),
+    // --- setting aside: throwing away ---
+    (DISMISS, "es", "deja a un lado|desecha"),
+    (DISMISS, "it", "lascia stare|butta via"),
+    (DISMISS, "nl", "gooi weg|laat maar zitten"),
+    (DISMISS, "ru", "выброси*|отбрось"),
+    (DISMISS, "pl", "wyrzuc*"),
+    (DISMISS, "sv", "slang|kasta"),
+    (DISMISS, "ar", "~ارم|~ارمي"),
+    (DISMISS, "hi", "फेंक दो|फेंको"),
+    (DISMISS, "id", "buang saja"),
+    // --- a new role from this line on ---
+    (
+        NEW_ROLE,
+        "en",
+        "from this line|from this message on|you will answer as",
+    ),
+    (NEW_ROLE, "de", "ab dieser zeile|ab hier bist du"),
+    (NEW_ROLE, "fr", "a partir de cette ligne"),
+    (NEW_ROLE, "es", "desde esta linea|a partir de esta linea"),
+    (NEW_ROLE, "pt", "a partir desta linha|desta linha em diante"),
+    (NEW_ROLE, "it", "da questa riga"),
+    (NEW_ROLE, "nl", "vanaf deze regel"),
+    (NEW_ROLE, "ru", "с этой строки"),
+    (NEW_ROLE, "zh", "从这一行|从这行"),
+    (NEW_ROLE, "ja", "この行から|この行以降"),
+    (NEW_ROLE, "ko", "이 줄부터"),
+    (NEW_ROLE, "tr", "bu satirdan itibaren"),
+    (
+        NEW_ROLE,
+        "pl",
+        "od tej linijki|od tej linii|jestes teraz|teraz jestes",
+    ),
+    (NEW_ROLE, "sv", "fran den har raden"),
+    (NEW_ROLE, "ar", "من هذا السطر"),
+    (NEW_ROLE, "hi", "इस पंक्ति से"),
+    (NEW_ROLE, "id", "mulai baris ini"),
+    (NEW_ROLE, "vi", "tu dong nay"),
+    // --- permission to skip a check (said with a claimed authority) ---
+    (
+        UNBOUND,
+        "en",
+        "skip the confirmation|skip confirmation|skip the verification|skip verification|skip the approval|bypass the approval|skip the check",
+    ),
+    (UNBOUND, "de", "uberspringen|ohne bestatigung|ohne freigabe"),
+    (
+        UNBOUND,
+        "fr",
+        "sauter la confirmation|sauter la verification|passer la confirmation|sans confirmation",
+    ),
+    (
+        UNBOUND,
+        "es",
+        "saltarte|saltar la confirmacion|omitir la confirmacion|sin confirmacion",
+    ),
+    (UNBOUND, "pt", "pular a confirmacao|pular|sem confirmacao"),
+    (UNBOUND, "it", "saltare la conferma|saltare|senza conferma"),
+    (UNBOUND, "nl", "overslaan|zonder bevestiging"),
+    (UNBOUND, "ru", "пропускать|пропустить|без подтверждения"),
+    (UNBOUND, "zh", "跳过|省略|无需确认"),
+    (UNBOUND, "ja", "省略|スキップ|確認なし"),
+    (UNBOUND, "ko", "건너뛰|생략|확인 없이"),
+    (UNBOUND, "tr", "atlama|atlayabilirsin|onaysiz"),
+    (UNBOUND, "pl", "pomijac|bez potwierdzenia"),
+    (UNBOUND, "sv", "hoppa over|utan bekraftelse"),
+    (UNBOUND, "ar", "~بتخطي|~تخطي|~دون تأكيد"),
+    (UNBOUND, "hi", "छोड सकते|बिना पुष्टि"),
+    (UNBOUND, "id", "melewati|lewati|tanpa konfirmasi"),
+    (UNBOUND, "vi", "bo qua buoc|khong can xac nhan"),
+    // --- writing about attacks: threat models ---
+    (ABOUT_ATTACKS, "en", "threat model"),
+    (ABOUT_ATTACKS, "de", "bedrohungsmodell"),
+    (ABOUT_ATTACKS, "fr", "modele de menace"),
+    (ABOUT_ATTACKS, "es", "modelo de amenazas"),
+    (ABOUT_ATTACKS, "pt", "modelo de ameaca*"),
+    (ABOUT_ATTACKS, "it", "modello di minaccia"),
+    (ABOUT_ATTACKS, "nl", "dreigingsmodel"),
+    (ABOUT_ATTACKS, "ru", "модель угроз"),
+    (ABOUT_ATTACKS, "zh", "威胁模型"),
+    (ABOUT_ATTACKS, "ja", "脅威モデル"),
+    (ABOUT_ATTACKS, "ko", "위협 모델"),
+    (ABOUT_ATTACKS, "tr", "tehdit modeli"),
+    (ABOUT_ATTACKS, "pl", "model zagrozen"),
+    (ABOUT_ATTACKS, "sv", "hotmodell"),
+    (ABOUT_ATTACKS, "ar", "~نموذج التهديد|~مهاجم"),
+    (ABOUT_ATTACKS, "hi", "खतरा मॉडल|खतरे का मॉडल"),
+    (ABOUT_ATTACKS, "id", "model ancaman"),
+    (ABOUT_ATTACKS, "vi", "mo hinh de doa"),
+    // --- the writer's own instructions ---
+    (MINE, "en", "i sent|i gave you|i wrote|i shared|i sent you"),
+    (
+        MINE,
+        "de",
+        "die ich geschickt|die ich dir geschickt|ich geschickt habe|ich gesendet habe",
+    ),
+    (
+        MINE,
+        "fr",
+        "que j ai envoye*|que je t ai envoye*|que je vous ai envoye*|que j ai donne*",
+    ),
+    (
+        MINE,
+        "es",
+        "que mande|que envie|que te mande|que te envie|que te di",
+    ),
+    (
+        MINE,
+        "pt",
+        "que mandei|que enviei|que te mandei|que te enviei",
+    ),
+    (
+        MINE,
+        "it",
+        "che ho mandato|che ho inviato|che ti ho mandato|che ti ho inviato",
+    ),
+    (
+        MINE,
+        "nl",
+        "die ik stuurde|die ik heb gestuurd|die ik gestuurd",
+    ),
+    (
+        MINE,
+        "ru",
+        "которые я отправил*|которые я прислал*|что я отправил*|что я прислал*",
+    ),
+    (MINE, "zh", "我发的|我发给|我之前发"),
+    (MINE, "ja", "私が送った|送ったプリンタ|私が書いた"),
+    (MINE, "ko", "내가 보낸|제가 보낸"),
+    (MINE, "tr", "gonderdigim|yolladigim"),
+    (MINE, "pl", "ktore wyslalem|ktore wyslalam"),
+    (MINE, "sv", "som jag skickade|jag skickade"),
+    (MINE, "ar", "~التي أرسلتها|~التي ارسلتها"),
+    (MINE, "hi", "मैंने भेजे|मैंने भेजा|मैंने भेजी"),
+    (MINE, "id", "yang kukirim|yang saya kirim"),
+    (MINE, "vi", "minh gui|toi gui|em gui"),
+    // --- more of the shapes above ---
+    (SEND_VERB, "es", "publica*|sube*"),
+    (PERMIT, "ko", "도 된다|도 돼|도 됩니다"),
+    (PERMIT, "sv", "far du"),
+    (PERMIT, "hi", "सकते हो|सकती हो"),
+    (PERMIT, "vi", "ban duoc"),
+    (ADDRESSEE, "tr", "botsun|asistansin"),
+    (DATA_OBJ, "id", "isi lengkap|email terakhir"),
+    (YOU, "tr", "sifreni|sifrenizi|hesabini|hesabinizi"),
+    (VOIDED, "en", "none of your"),
 ];
 
 #[cfg(test)]
