@@ -27,8 +27,10 @@ changes it measured and measured once:
     with harder benign texts (release notes saying "the previous instructions no longer
     apply"): 51.1 % of 133 detected, 17.5 % of 97 flagged;
   - tune5-written.jsonl, the fourth, written after that measurement, before the screen was
-    changed again: 63.2 % of 133 detected, 13.3 % of 98 flagged, then tuned on.
-A fresh blind split, blind-written.jsonl, is written before the next round is measured.
+    changed again: 63.2 % of 133 detected, 13.3 % of 98 flagged, then tuned on;
+  - blind-written.jsonl, the fifth, written on 2026-11-28 by a separate author who read
+    none of the screen's rules, corpora or docs, before the round it measures; its rows
+    are `composed` (encoded and embedded by their author, taken as written).
 
 Composition (deterministic, by a hash of the item's id): about half of the hostile texts
 are set inside a benign text of the same language and split (after its first paragraph);
@@ -128,11 +130,13 @@ def main():
             n = count[(r["lang"], r["kind"])] = count.get((r["lang"], r["kind"]), 0) + 1
             key = f"{source}/{r['lang']}/{r['kind']}/{n}"
             text, how = r["text"], []
-            if r["kind"] == "encoded":
+            if r.get("composed"):
+                pass
+            elif r["kind"] == "encoded":
                 text, name = encode(text, r["lang"], key)
                 how.append(name)
             choices = hosts.get(r["lang"], [])
-            if choices and num("embed", key) % 2 == 0:
+            if choices and not r.get("composed") and num("embed", key) % 2 == 0:
                 text = embed(text, choices[num("host", key) % len(choices)])
                 how.append("embedded")
             item = {"id": key, "split": split, "lang": r["lang"], "kind": r["kind"], "text": text}
