@@ -28,9 +28,11 @@ changes it measured and measured once:
     apply"): 51.1 % of 133 detected, 17.5 % of 97 flagged;
   - tune5-written.jsonl, the fourth, written after that measurement, before the screen was
     changed again: 63.2 % of 133 detected, 13.3 % of 98 flagged, then tuned on;
-  - blind-written.jsonl, the fifth, written on 2026-11-28 by a separate author who read
-    none of the screen's rules, corpora or docs, before the round it measures; its rows
-    are `composed` (encoded and embedded by their author, taken as written).
+  - tune6-written.jsonl, the fifth, written on 2026-11-28 by a separate author who read
+    none of the screen's rules, corpora or docs, before the round it measured; its rows
+    are `composed` (encoded and embedded by their author, taken as written): 70.6 % of 136
+    detected, 7.5 % of 107 flagged, then tuned on;
+  - the sixth, when written (by another separate author), is blind-written.jsonl.
 
 Composition (deterministic, by a hash of the item's id): about half of the hostile texts
 are set inside a benign text of the same language and split (after its first paragraph);
@@ -107,7 +109,7 @@ def embed(payload, host):
 def main():
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     hostile, benign = [], []
-    sources = [("blind", "blind")] + [(t, "tune") for t in ["tune", "tune2", "tune3", "tune4", "tune5"]]
+    sources = [("blind", "blind")] + [(t, "tune") for t in ["tune", "tune2", "tune3", "tune4", "tune5", "tune6"]]
     for source, split in sources:
         path = os.path.join(DIR, f"{source}-written.jsonl")
         if split == "blind" and not os.path.exists(path):
