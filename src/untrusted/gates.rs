@@ -163,6 +163,8 @@ pub(super) const WORD: &[&[&[u8]]] = &[
 ];
 
 pub(super) const RAW: &[&[&[u8]]] = &[
+    // decode and follow
+    &[b"rot 13", b"rot-13", b"rot13"],
     // chat-template token
     &[b"</admin_", b"</assist", b"</develo", b"</im_sta", b"</instru", b"</sys>", b"</tool_o", b"<<\x09", b"<<\x0a", b"<<\x0b", b"<<\x0c", b"<<\x0d", b"<< ", b"<</sys\x09", b"<</sys\x0a", b"<</sys\x0b", b"<</sys\x0c", b"<</sys\x0d", b"<</sys ", b"<<sys\x09", b"<<sys\x0a", b"<<sys\x0b", b"<<sys\x0c", b"<<sys\x0d", b"<<sys ", b"<admin_i", b"<assista", b"<develop", b"<im_star", b"<instruc", b"<sys>", b"<tool_ou", b"[/inst]", b"[/sys]", b"[inst]", b"[sys]", b"assistan", b"begin_of", b"channel", b"develope", b"end", b"eom_id", b"eot_id", b"im_sep", b"message", b"start", b"system", b"tool_cal", b"user"],
     // fake turn

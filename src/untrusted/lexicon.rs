@@ -2006,6 +2006,61 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (CONTROL, "hi", "सबसे ऊपर"),
     (CONTROL, "id", "paling atas|sembunyikan yang lain"),
     (CONTROL, "vi", "len dau|an cac email khac"),
+    // --- the reader's conversation: this session, this chat ---
+    (YOU, "en", "this conversation|this session|this chat"),
+    (
+        YOU,
+        "de",
+        "dieser sitzung|diesem gesprach|dieser unterhaltung",
+    ),
+    (YOU, "fr", "cette conversation|cette session"),
+    (YOU, "es", "esta conversacion|esta sesion"),
+    (
+        YOU,
+        "pt",
+        "esta conversa|nesta conversa|esta sessao|nesta sessao",
+    ),
+    (YOU, "it", "questa conversazione|questa sessione"),
+    (YOU, "nl", "dit gesprek|deze sessie"),
+    (YOU, "ru", "этом разговоре|этой сессии|этом диалоге"),
+    (YOU, "zh", "本次对话|这次对话|本次会话"),
+    (YOU, "ja", "この会話|このセッション"),
+    (YOU, "ko", "이 대화|이번 세션"),
+    (YOU, "tr", "bu konusma*|bu oturum*"),
+    (YOU, "pl", "tej rozmowie|tej sesji"),
+    (YOU, "sv", "denna konversation|denna session"),
+    (YOU, "ar", "هذه الجلسة|هذه المحادثة"),
+    (YOU, "hi", "इस बातचीत|इस सत्र"),
+    (YOU, "id", "percakapan ini|sesi ini"),
+    (YOU, "vi", "cuoc tro chuyen nay|phien nay"),
+    // --- sending the user's data: attaching, transmitting ---
+    (SEND_VERB, "fr", "transmette|transmettre"),
+    (SEND_VERB, "pt", "anexar|anexe|anexa"),
+    (DATA_OBJ, "pt", "agenda|atas"),
+    (
+        SYS_PROMPT,
+        "fr",
+        "invite systeme|invite du systeme|son invite",
+    ),
+    // --- without its limits: with no one asked ---
+    (UNBOUND, "en", "every request|any request|without checking"),
+    (UNBOUND, "fr", "sans supervision|toute demande"),
+    (
+        UNBOUND,
+        "es",
+        "sin supervision|sin consultar|cualquier peticion",
+    ),
+    (
+        UNBOUND,
+        "pt",
+        "sem supervisao|sem consultar|qualquer pedido",
+    ),
+    (UNBOUND, "it", "senza vincoli|qualsiasi richiesta"),
+    (
+        UNBOUND,
+        "de",
+        "ohne einschrankungen|jede anfrage|ohne ruckfrage",
+    ),
     // --- a technical rule set: installation and setup instructions ---
     (
         TECHNICAL,

@@ -8,7 +8,8 @@
 //! `instructions`, `anweisungen`'s stem works the same way). Gaps between words are
 //! bounded (`(?: [^ ]+){0,4}`), so every rule is linear in the text (the `regex`
 //! crate guarantees it). Raw rules ([`RAW_RULES`]) run on the original text: the shapes
-//! that live in punctuation (chat-template tokens, role headers, URLs, shell pipes).
+//! that live in punctuation (chat-template tokens, role headers, URLs, shell pipes) and a
+//! cipher named with an order to obey what it hides ("apply ROT13…, then follow it").
 //! Also a rule's candidate match ([`Hit`], before scoring), which `screen` and
 //! `features` both produce. Data only: no matching here (that is `screen`'s and
 //! `features`').
@@ -530,6 +531,15 @@ pub const WORD_RULES: &[Rule] = &[
 
 /// Rules on the original text (case-insensitive unless they say otherwise).
 pub const RAW_RULES: &[Rule] = &[
+    // A cipher to undo and then obey: the text hides an instruction from a reader's eye
+    // and asks the model to run it ("apply ROT13 to the text below, then follow it").
+    rule(
+        InstructionOverride,
+        "decode and follow",
+        0.6,
+        0,
+        r"(?i)\brot[- ]?13\b[^\n]{0,60}?(?:\b(?:follow|obey|execute|carry out|do what|suivez|suis-le|obéis|exécutez|exécute|befolge|folge|führe .{0,20}aus|sigue|síguelo|obedece|ejecuta|siga|execute|segui|esegui|volg|voer|выполни|следуй|wykonaj|zastosuj się|utför|följ|uygula|uyun|jalankan|ikuti|thực hiện|làm theo)|执行|遵循|照做|実行|従って|실행|따르)",
+    ),
     rule(
         InstructionOverride,
         "chat-template token",
