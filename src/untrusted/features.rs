@@ -27,9 +27,11 @@
 //! "Note to the AI: …") is said to the reader, whatever its verb. Some shapes are not the
 //! reader's: a comment line of code or configuration speaks of its file ("ignore them when
 //! editing by hand"), a sentence of code holding an identifier overrides the program's
-//! defaults (`override_defaults`, `SYSTEM_PROMPT_TEMPLATE`), a bullet of release notes opens with no command, an acronym is no
-//! pronoun (`IT`, `TI`), and instructions the writer calls its own ("the instructions I
-//! sent") are not the reader's when declared void.
+//! defaults (`override_defaults`, `SYSTEM_PROMPT_TEMPLATE`), a bullet of release notes
+//! opens with no command, an acronym is no pronoun (`IT`, `TI`), the abuse desk a
+//! phishing warning reports to (`phishing@…`) is no destination, and instructions the
+//! writer calls its own ("the instructions I sent") are not the reader's when declared
+//! void.
 //!
 //! The weights add up to a base score per sentence (a negation just before a core undoes
 //! it: "we will never ask you to buy gift cards"); the screen's scoring adds its
@@ -1302,6 +1304,15 @@ pub(super) fn feature_hits(
     } else {
         context & !ADDRESSEE
     };
+    // A warning about phishing tells its reader to report to the abuse desk
+    // (`phishing@`, `abuse@`): that address is no destination for the user's data.
+    if about != About::No {
+        for s in &mut sentences {
+            if s.features & EMAIL != 0 && abuse_desk(&text[s.range.clone()]) {
+                s.features &= !EMAIL;
+            }
+        }
+    }
     for s in &sentences {
         // A description of attacks quotes their words: what it finds counts less (judge
         // damps its own discussion sentences already).
@@ -1359,7 +1370,24 @@ enum About {
     Yes,
 }
 
-/// Whether a sentence quotes something: a pair of quotation marks of any language.
+/// Whether a sentence gives an address of an abuse desk: its local part is `abuse`,
+/// `phishing`, `spam`, `report`… (`phishing@example.com`, `report-phishing@…`).
+fn abuse_desk(sentence: &str) -> bool {
+    const DESKS: [&str; 6] = ["abuse", "phishing", "phish", "spam", "report", "security"];
+    sentence.match_indices('@').any(|(at, _)| {
+        let local = sentence[..at]
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        local
+            .split(['.', '_', '-'])
+            .any(|part| DESKS.contains(&part))
+    })
+}
+
+/// Whether a sentence quotes something: a pair of quotation marks of any language, or
+/// the end of a quotation opened in a sentence before it (an odd number of `"`).
 fn quotes(sentence: &str) -> bool {
     let pairs = [
         ('"', '"'),
@@ -1381,6 +1409,7 @@ fn quotes(sentence: &str) -> bool {
         })
     });
     single
+        || sentence.matches('"').count() % 2 == 1
         || pairs.iter().any(|&(open, close)| {
             sentence
                 .find(open)
