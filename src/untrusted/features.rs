@@ -1308,8 +1308,13 @@ pub(super) fn feature_hits(
     // (`phishing@`, `abuse@`): that address is no destination for the user's data.
     if about != About::No {
         for s in &mut sentences {
-            if s.features & EMAIL != 0 && abuse_desk(&text[s.range.clone()]) {
+            let line = &text[s.range.clone()];
+            if s.features & EMAIL != 0 && abuse_desk(line) {
                 s.features &= !EMAIL;
+                // The address's domain is no link either.
+                if !line.contains("://") && !line.contains("www.") {
+                    s.features &= !URL;
+                }
             }
         }
     }

@@ -2033,6 +2033,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (YOU, "hi", "इस बातचीत|इस सत्र"),
     (YOU, "id", "percakapan ini|sesi ini"),
     (YOU, "vi", "cuoc tro chuyen nay|phien nay"),
+    (RULES, "es", "normas|politicas"),
     // --- sending the user's data: attaching, transmitting ---
     (SEND_VERB, "fr", "transmette|transmettre"),
     (SEND_VERB, "pt", "anexar|anexe|anexa"),
