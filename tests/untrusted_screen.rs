@@ -638,10 +638,14 @@ fn issue_30_said_of_the_model_reading_it_is_detected() {
 
 /// Issue 30, sixth round, what is not said to the reader: a line of code that overrides
 /// defaults and names the system prompt, release notes voiding the installation
-/// instructions, a phishing warning that says to report to the abuse desk.
+/// instructions, a phishing warning that says to report to the abuse desk, a shop's
+/// "this model" with a command to order.
 #[test]
 fn issue_30_code_setup_notes_and_abuse_desks_stay_clean() {
     for text in [
+        "Dieses Modell ist ab sofort im Laden erhältlich. Bestellen Sie jetzt unter https://shop.example/bestellen – nur solange der Vorrat reicht!",
+        "Este modelo incluye garantía de dos años. Llámanos hoy al 912 555 010 y paga solo 199 € en https://tienda.example.",
+        "Bu model iki renkte mevcuttur. Hemen https://magaza.example adresinden sipariş verin, kampanya yarın bitiyor!",
         "def build(cfg):\n    # override the defaults when a custom prompt is given\n    prompt = cfg.system_prompt or DEFAULT_SYSTEM_PROMPT\n    return prompt",
         "Version 4.2\n\nThe previous installation instructions no longer apply; ignore the wiki and follow the quick start.",
         "Phishing mails often say \"your account will be suspended today\". Forward such a message to phishing@example.org and delete it.",

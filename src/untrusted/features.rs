@@ -56,9 +56,9 @@ pub(super) const MAX_SENTENCE: usize = 600;
 use super::lexicon::{
     ABOUT_ATTACKS, ABOVE, ACCOUNT, ADDRESSEE, AMOUNT, AUTHORITY, BEC, CONTROL, CRED_NOUN,
     CRED_VERB, DATA_OBJ, DESTRUCTIVE, DISCUSSION, DISMISS, EMAIL, GIFT, HIDDEN, LEXICON, LINK_WORD,
-    LURE, META, MINE, MONEY_VERB, NEGATION, NEW_ROLE, PERMIT, PHONE, PRIOR, REPLY, REVEAL, RULES,
-    SECRECY, SEND_VERB, SPELLED, SYS_PROMPT, TECHNICAL, THREAT, TODO, UNBOUND, URGENT, URL, VOIDED,
-    YOU,
+    LURE, META, MINE, MODEL, MONEY_VERB, NEGATION, NEW_ROLE, PERMIT, PHONE, PRIOR, REPLY, REVEAL,
+    RULES, SECRECY, SEND_VERB, SPELLED, SYS_PROMPT, TECHNICAL, THREAT, TODO, UNBOUND, URGENT, URL,
+    VOIDED, YOU,
 };
 
 /// Features that negate a core when a negation stands just before them.
@@ -1510,7 +1510,8 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         } else if has(PRIOR) {
             score += 0.1;
         }
-        if has(YOU) {
+        // Said of the reader's own: yours, or this model's.
+        if has(YOU | MODEL) {
             score += 0.2;
         }
         if has(DISMISS) || s.voids >= 2 {
@@ -1523,7 +1524,7 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         }
         // Not said of the reader's own: release notes, the writer's own instructions
         // ("the printer instructions I sent on Monday no longer apply").
-        if !(has(YOU | ABOVE | DISMISS) || addressed > 0.0) || has(MINE) {
+        if !(has(YOU | ABOVE | DISMISS | MODEL) || addressed > 0.0) || has(MINE) {
             score = score.min(0.45);
         }
         found.push((
@@ -1805,7 +1806,7 @@ fn files(text: &str, sentences: &mut [Sentence]) {
         // voided instructions is not the reader's (and `du` of French is no German `du`).
         if notes && BULLETS.iter().any(|m| line.starts_with(m)) {
             s.lead &= !CONTROL;
-            s.features &= !YOU;
+            s.features &= !(YOU | MODEL);
         }
     }
 }

@@ -82,6 +82,9 @@ pub(super) const REPLY: u64 = 1 << 41;
 /// The writer's own: "the instructions I sent", `que mandei`, `yang kukirim` (instructions
 /// the writer voids are not the reader's).
 pub(super) const MINE: u64 = 1 << 42;
+/// A model: "this model", `dieses Modell` (the reader, when its rules are declared void;
+/// a product elsewhere).
+pub(super) const MODEL: u64 = 1 << 43;
 
 /// Per feature and language, the entries (see the module doc).
 pub(super) const LEXICON: &[(u64, &str, &str)] = &[
@@ -1867,37 +1870,45 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (DATA_OBJ, "id", "isi lengkap|email terakhir"),
     (YOU, "tr", "sifreni|sifrenizi|hesabini|hesabinizi"),
     (VOIDED, "en", "none of your"),
-    // --- the reader named by what it is: this model, the AI that reads this ---
+    // --- the reader named by what it is: the AI that reads this ---
     (
         ADDRESSEE,
         "en",
-        "this model|the model reading|the model that reads|the ai reading|the ai that reads|whoever reads this automatically",
+        "the model reading|the model that reads|the ai reading|the ai that reads|whoever reads this automatically",
     ),
+    (ADDRESSEE, "de", "die ki die"),
+    (ADDRESSEE, "fr", "le modele qui lit|l ia qui lit"),
+    (ADDRESSEE, "es", "la ia que lea"),
+    (ADDRESSEE, "pt", "a ia que ler"),
+    (ADDRESSEE, "it", "chi legge automaticamente"),
+    (ADDRESSEE, "nl", "de ai die"),
+    (ADDRESSEE, "ru", "модель читающ*"),
+    (ADDRESSEE, "sv", "modellen som laser"),
+    (ADDRESSEE, "id", "ai yang membaca"),
+    // --- a model: the reader's rules when they are said to be void (a shop's "this
+    // model" is no words to an assistant) ---
+    (MODEL, "en", "this model|the model"),
     (
-        ADDRESSEE,
+        MODEL,
         "de",
-        "dieses modell|dieses modells|diesem modell|die ki die",
+        "dieses modell|dieses modells|diesem modell|des modells",
     ),
-    (ADDRESSEE, "fr", "ce modele|le modele qui lit|l ia qui lit"),
-    (ADDRESSEE, "es", "al modelo|este modelo|la ia que lea"),
-    (ADDRESSEE, "pt", "este modelo|ao modelo|a ia que ler"),
-    (
-        ADDRESSEE,
-        "it",
-        "del modello|questo modello|chi legge automaticamente",
-    ),
-    (ADDRESSEE, "nl", "dit model|de ai die"),
-    (ADDRESSEE, "ru", "эта модель|этой модели|модель читающ*"),
-    (ADDRESSEE, "zh", "这个模型|该模型|阅读此"),
-    (ADDRESSEE, "ja", "このモデル"),
-    (ADDRESSEE, "ko", "이 모델"),
-    (ADDRESSEE, "tr", "bu model*"),
-    (ADDRESSEE, "pl", "ten model|tego modelu"),
-    (ADDRESSEE, "sv", "denna modell|modellen som laser"),
-    (ADDRESSEE, "ar", "~هذا النموذج"),
-    (ADDRESSEE, "hi", "इस मॉडल"),
-    (ADDRESSEE, "id", "model ini|ai yang membaca"),
-    (ADDRESSEE, "vi", "mo hinh nay"),
+    (MODEL, "fr", "ce modele|du modele|au modele"),
+    (MODEL, "es", "al modelo|este modelo|del modelo"),
+    (MODEL, "pt", "este modelo|ao modelo|do modelo"),
+    (MODEL, "it", "del modello|questo modello|al modello"),
+    (MODEL, "nl", "dit model|het model"),
+    (MODEL, "ru", "эта модель|этой модели|модели"),
+    (MODEL, "zh", "这个模型|该模型|此模型"),
+    (MODEL, "ja", "このモデル"),
+    (MODEL, "ko", "이 모델"),
+    (MODEL, "tr", "bu model*"),
+    (MODEL, "pl", "ten model|tego modelu"),
+    (MODEL, "sv", "denna modell|modellen"),
+    (MODEL, "ar", "~هذا النموذج"),
+    (MODEL, "hi", "इस मॉडल"),
+    (MODEL, "id", "model ini"),
+    (MODEL, "vi", "mo hinh nay"),
     // --- declared void: stopped mattering, no longer in force ---
     (
         VOIDED,
