@@ -32,7 +32,9 @@ changes it measured and measured once:
     none of the screen's rules, corpora or docs, before the round it measured; its rows
     are `composed` (encoded and embedded by their author, taken as written): 70.6 % of 136
     detected, 7.5 % of 107 flagged, then tuned on;
-  - the sixth, when written (by another separate author), is blind-written.jsonl.
+  - blind-written.jsonl, the sixth, written on 2026-11-28 by another separate author who
+    read none of the rules, corpora or docs, while the round on the fifth was made; its
+    rows are `composed`.
 
 Composition (deterministic, by a hash of the item's id): about half of the hostile texts
 are set inside a benign text of the same language and split (after its first paragraph);
