@@ -679,6 +679,28 @@ fn a_screened_decision_is_not_delivered() {
     assert!(deliveries(&out).is_empty(), "nothing delivered");
 }
 
+/// A tick whose Watcher escalates each `(summary, reason)` of `reports` in turn (then
+/// nothing), and whose primary model notifies each of `texts` in turn, through a notifier
+/// that appends what it gets to the returned file.
+fn told_in_turn(texts: &[&str], reports: &[(&str, &str)]) -> (Tick, Primary, PathBuf) {
+    let decisions: Vec<Value> = texts
+        .iter()
+        .map(|t| decision("notify", t, "urgent and not yet told"))
+        .collect();
+    let primary = Primary::anthropic(&decisions);
+    let answers = reports
+        .iter()
+        .map(|(summary, reason)| ok(Watcher, &escalating_about(summary, reason)))
+        .chain(std::iter::once(ok(Watcher, &nothing())))
+        .collect();
+    let tick = Tick::new()
+        .env("PRIMARY_KEY", "sk-ant-test-0123456789")
+        .respond(Watcher, Sequence::new(answers));
+    let (script, out) = appending(tick.home());
+    let tick = tick.config_extra(&primary.config(&script, ""));
+    (tick, primary, out)
+}
+
 /// A fact reported in new words becomes another entry, and its escalation, with a new
 /// reason, is news to the told ledger; the primary model then writes the message it
 /// wrote before. The message is not sent again: settled `suppressed: already told`,
@@ -686,34 +708,19 @@ fn a_screened_decision_is_not_delivered() {
 #[test]
 fn a_message_that_says_again_what_the_user_was_told_is_not_sent() {
     const TEXT: &str = "Domain hale.example expires tonight: its automatic renewal payment failed.";
-    let primary = Primary::anthropic(&[
-        decision("notify", TEXT, "urgent and not yet told"),
-        decision("notify", TEXT, "urgent and not yet told"),
-    ]);
-    let mut tick = Tick::new()
-        .env("PRIMARY_KEY", "sk-ant-test-0123456789")
-        .respond(
-            Watcher,
-            Sequence::new(vec![
-                ok(
-                    Watcher,
-                    &escalating_about(
-                        "Domain hale.example expires, automatic renewal failed",
-                        "Don't forget: the domain hale.example expires",
-                    ),
-                ),
-                ok(
-                    Watcher,
-                    &escalating_about(
-                        "Alert: instalment for the renewal did not go through",
-                        "Action needed: instalment did not go through",
-                    ),
-                ),
-                ok(Watcher, &nothing()),
-            ]),
-        );
-    let (script, out) = appending(tick.home());
-    tick = tick.config_extra(&primary.config(&script, ""));
+    let (mut tick, primary, out) = told_in_turn(
+        &[TEXT, TEXT],
+        &[
+            (
+                "Domain hale.example expires, automatic renewal failed",
+                "Don't forget: the domain hale.example expires",
+            ),
+            (
+                "Alert: instalment for the renewal did not go through",
+                "Action needed: instalment did not go through",
+            ),
+        ],
+    );
     tick.run().expect_exit(0);
     tick.set_now("2026-11-22T10:10:00Z");
     let second = tick.run();
@@ -736,49 +743,30 @@ fn a_message_that_says_again_what_the_user_was_told_is_not_sent() {
 
 /// A reason that joins two facts, of which the primary model writes only the one already
 /// told: the message is not sent again, and the other fact stays untold — its entry's
-/// next escalation, after the cooldown, is decided again and its own message sent
-/// (issue 29: on the harsh
-/// week a flight was folded into a school closure told the day before and never told).
+/// next escalation, after the cooldown, is decided again and its own message sent (issue
+/// 29: on the harsh week a flight was folded into a school closure told the day before,
+/// and never told).
 #[test]
 fn a_repeat_of_a_told_message_does_not_count_as_telling_another_fact() {
     const TOLD: &str = "Brookfield Primary closed tomorrow after a heating failure, Maya at home.";
     const FLIGHT: &str = "Your Porto flight from Gatwick leaves at 06:05: check in early.";
-    let primary = Primary::anthropic(&[
-        decision("notify", TOLD, "urgent and not yet told"),
-        decision("notify", TOLD, "urgent and not yet told"),
-        decision("notify", FLIGHT, "urgent and not yet told"),
-    ]);
-    let mut tick = Tick::new()
-        .env("PRIMARY_KEY", "sk-ant-test-0123456789")
-        .respond(
-            Watcher,
-            Sequence::new(vec![
-                ok(
-                    Watcher,
-                    &escalating_about(
-                        "Brookfield Primary closed tomorrow, heating failure",
-                        "Brookfield Primary closed tomorrow after a heating failure",
-                    ),
-                ),
-                ok(
-                    Watcher,
-                    &escalating_about(
-                        "Porto flight TP1331 from Gatwick moved to 06:05",
-                        "Flight TP1331 to Porto leaves early; Brookfield Primary closed tomorrow",
-                    ),
-                ),
-                ok(
-                    Watcher,
-                    &escalating_about(
-                        "Porto flight TP1331 from Gatwick moved to 06:05",
-                        "Flight TP1331 to Porto now leaves at 06:05",
-                    ),
-                ),
-                ok(Watcher, &nothing()),
-            ]),
-        );
-    let (script, out) = appending(tick.home());
-    tick = tick.config_extra(&primary.config(&script, ""));
+    let (mut tick, primary, out) = told_in_turn(
+        &[TOLD, TOLD, FLIGHT],
+        &[
+            (
+                "Brookfield Primary closed tomorrow, heating failure",
+                "Brookfield Primary closed tomorrow after a heating failure",
+            ),
+            (
+                "Porto flight TP1331 from Gatwick moved to 06:05",
+                "Flight TP1331 to Porto leaves early; Brookfield Primary closed tomorrow",
+            ),
+            (
+                "Porto flight TP1331 from Gatwick moved to 06:05",
+                "Flight TP1331 to Porto now leaves at 06:05",
+            ),
+        ],
+    );
     tick.run().expect_exit(0);
     tick.set_now("2026-11-22T10:10:00Z");
     let second = tick.run();

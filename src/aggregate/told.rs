@@ -176,12 +176,7 @@ pub fn find_reason(
     state.told.iter().position(|t| {
         counts(t, now, settings)
             && !t.reason.is_empty()
-            && compare(
-                &Key::new(&t.reason, t.raised.date_naive(), []),
-                &key,
-                Synonyms::builtin(),
-            )
-            .same(settings.thresholds())
+            && same_fact(&t.reason, t.raised, &key, settings)
     })
 }
 
@@ -207,12 +202,7 @@ pub fn already_told(
                     | EscalationOutcome::Proposed(_)
             )
             && counts(t, now, settings)
-            && compare(
-                &Key::new(&t.text, t.raised.date_naive(), []),
-                &key,
-                Synonyms::builtin(),
-            )
-            .same(settings.thresholds())
+            && same_fact(&t.text, t.raised, &key, settings)
     })
 }
 
@@ -244,17 +234,23 @@ pub fn told_by(state: &mut State, records: &[usize], by: usize, settings: &Setti
                 .iter()
                 .any(|(at, thread)| matter.raised == *at && matter.thread == *thread)
             && (matter.entry == told_entry
-                || compare(
-                    &Key::new(&matter.summary, matter.raised.date_naive(), []),
-                    &said,
-                    Synonyms::builtin(),
-                )
-                .same(settings.thresholds()))
+                || same_fact(&matter.summary, matter.raised, &said, settings))
         {
             matter.outcome = outcome.clone();
             matter.text.clone_from(&text);
         }
     }
+}
+
+/// Whether `text`, written at `at`, states the fact `key` does (rule 2 of docs/spec.md
+/// §7, without references).
+fn same_fact(text: &str, at: DateTime<Utc>, key: &Key, settings: &Settings) -> bool {
+    compare(
+        &Key::new(text, at.date_naive(), []),
+        key,
+        Synonyms::builtin(),
+    )
+    .same(settings.thresholds())
 }
 
 /// A new matter for `record`, about `entry`.
