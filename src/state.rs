@@ -30,6 +30,17 @@ pub const MAX_FROM: usize = 5;
 pub const MAX_LINKS: usize = 5;
 /// An entry keeps at most this many references, newest last (docs/spec.md §3).
 pub const MAX_REFS: usize = 8;
+/// An entry keeps at most this many other wordings of its fact, newest last
+/// (docs/spec.md §7.2).
+pub const MAX_SAID: usize = 4;
+
+/// Another wording a thread reported an entry's fact in, and the day it was said (what
+/// its relative days — `tomorrow`, `Saturday` — are read against).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Said {
+    pub text: String,
+    pub day: chrono::NaiveDate,
+}
 
 /// How two entries are linked (SPEC §7.12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -170,6 +181,15 @@ pub struct Entry {
         deserialize_with = "null_as_default"
     )]
     pub refs: Vec<String>,
+    /// The other wordings clean reports of its fact were made in, distinct, newest last,
+    /// at most [`MAX_SAID`]: a later report is compared with each of them as with its
+    /// summary (docs/spec.md §7.2).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub said: Vec<Said>,
     /// Fields this version does not know; written back unchanged.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -198,7 +218,33 @@ impl Entry {
             tainted: false,
             links: Vec::new(),
             refs: Vec::new(),
+            said: Vec::new(),
             extra: Map::new(),
+        }
+    }
+
+    /// Adds another wording of its fact, said on `day` (newest last, at most
+    /// [`MAX_SAID`]); nothing when it is the summary or a wording it has, whatever the
+    /// case and spacing.
+    pub fn add_said(&mut self, text: &str, day: chrono::NaiveDate) {
+        let norm = |t: &str| {
+            t.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let n = norm(text);
+        if n.is_empty() || n == norm(&self.summary) || self.said.iter().any(|s| norm(&s.text) == n)
+        {
+            return;
+        }
+        self.said.push(Said {
+            text: text.to_string(),
+            day,
+        });
+        if self.said.len() > MAX_SAID {
+            let excess = self.said.len() - MAX_SAID;
+            self.said.drain(..excess);
         }
     }
 
@@ -745,6 +791,7 @@ impl State {
                     e.id = id;
                 }
                 clean(&mut e.summary);
+                e.said.iter_mut().for_each(|s| clean(&mut s.text));
                 if let Some(source) = &mut e.source {
                     clean(source);
                 }
@@ -893,6 +940,42 @@ mod tests {
             again.extra["x-extra"][0].as_f64(),
             Some(4.375_445_840_377_278e204)
         );
+    }
+
+    /// `said` keeps distinct wordings other than the summary, newest last, at most
+    /// [`MAX_SAID`]; it is read, cleaned and written back, and a file without it reads.
+    #[test]
+    fn said_keeps_distinct_wordings_within_its_cap_and_round_trips() {
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 23).unwrap();
+        let now = "2026-11-23T10:00:00Z".parse().unwrap();
+        let mut e = Entry::new(
+            "t-a".into(),
+            "Rent unpaid".into(),
+            Strength::whole(3),
+            5,
+            now,
+        );
+        e.add_said(" rent  UNPAID ", day);
+        assert!(e.said.is_empty(), "the summary is not another wording");
+        for i in 0..=MAX_SAID {
+            e.add_said(&format!("Rent of £950 unpaid ({i})"), day);
+            e.add_said(&format!("rent of £950 unpaid ({i})"), day);
+        }
+        let texts: Vec<&str> = e.said.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(texts.len(), MAX_SAID);
+        assert_eq!(texts[0], "Rent of £950 unpaid (1)");
+        assert_eq!(
+            texts[MAX_SAID - 1],
+            format!("Rent of £950 unpaid ({MAX_SAID})")
+        );
+        let text = r#"{"patterns": [{"id": "p-1", "summary": "s", "strength": 3,
+            "created": "2026-11-22T10:05:00Z", "last_seen": "2026-11-22T10:05:00Z",
+            "said": [{"text": "s\u200b again", "day": "2026-11-22"}]}]}"#;
+        let state = State::from_json(text).unwrap();
+        assert_eq!(state.patterns[0].said[0].text, "s again");
+        assert_eq!(State::from_json(&state.to_json().unwrap()).unwrap(), state);
+        let without = State::from_json(&text.replace(r#""said""#, r#""x-said""#)).unwrap();
+        assert!(without.patterns[0].said.is_empty());
     }
 
     /// Regression (fuzz): a time that read as past 9999 in UTC was written `+10000-…`,

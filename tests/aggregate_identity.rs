@@ -138,6 +138,86 @@ fn a_new_entry_keeps_the_references_of_its_findings() {
 // --- Rule 13: consolidation ------------------------------------------------------------
 
 #[test]
+fn an_entry_is_known_by_the_wordings_of_its_clean_reports() {
+    // A model reported the parcel with two words in common with the next report; a
+    // report in between said it with the sender, the code and the day.
+    let parcel = || {
+        with_refs(
+            entry(
+                "t-package-waiting-post",
+                "Package waiting at the post office",
+                5,
+            ),
+            &["msdd6o"],
+        )
+    };
+    let between = "DHL parcel 00340434 waiting at the post office until Sat 28 Nov";
+    let next_report = "Pick up the DHL package by Saturday";
+    let tick = |state: &State, answer: Answer| {
+        aggregate(
+            state,
+            &only(ThreadName::Watcher, answer),
+            &[],
+            now(),
+            &settings(),
+        )
+    };
+    // Without the report in between, the next one is a second fact.
+    let (alone, _) = tick(
+        &state_with(vec![parcel()], vec![]),
+        seeing(vec![cited(next_report, 5, &["msdd6o"])]),
+    );
+    assert_eq!(alone.active_threads.len(), 2);
+    // The report in between is kept as a wording of the entry...
+    let (seen, report) = tick(
+        &state_with(vec![parcel()], vec![]),
+        seeing(vec![cited(between, 5, &["msdd6o"])]),
+    );
+    assert!(report.added.is_empty(), "{:?}", report.added);
+    let e = &seen.active_threads[0];
+    assert_eq!(e.said.len(), 1);
+    assert_eq!(
+        (e.said[0].text.as_str(), e.said[0].day),
+        (between, now().date_naive())
+    );
+    // ...and the next report is then the same fact.
+    let (next, report) = tick(&seen, seeing(vec![cited(next_report, 5, &["msdd6o"])]));
+    assert!(report.added.is_empty(), "{:?}", report.added);
+    assert_eq!(next.active_threads.len(), 1);
+    assert_eq!(next.active_threads[0].sightings, 3);
+    // A wording seen again, or the summary's own, is not kept twice.
+    let (again, _) = tick(&next, seeing(vec![cited(between, 5, &["msdd6o"])]));
+    assert_eq!(again.active_threads[0].said.len(), 2);
+    // A report from screened text reinforces but adds no wording: hostile text must
+    // not widen what a memory answers to.
+    let mut screened = seeing(vec![cited(between, 5, &["msdd6o"])]);
+    screened.seen.screened = true;
+    let (hostile, _) = tick(&state_with(vec![parcel()], vec![]), screened);
+    assert_eq!(hostile.active_threads[0].sightings, 2);
+    assert!(hostile.active_threads[0].said.is_empty());
+    // Nor does a report cut short: it says less than the summary.
+    let (short, _) = tick(
+        &state_with(vec![parcel()], vec![]),
+        seeing(vec![cited("Package waiting at the", 5, &["msdd6o"])]),
+    );
+    assert_eq!(short.active_threads[0].sightings, 2);
+    assert!(short.active_threads[0].said.is_empty());
+    // Two entries merged: the survivor keeps the other's summary as a wording.
+    let mut newer = with_refs(entry("t-dhl-parcel-00340434", between, 4), &["msdd6o"]);
+    newer.created = minutes_ago(30);
+    let mut older = parcel();
+    older.created = minutes_ago(90);
+    let (merged, report) = tick(&state_with(vec![older, newer], vec![]), Answer::default());
+    assert_eq!(report.merged.len(), 1, "{report:?}");
+    let said: Vec<&str> = merged.active_threads[0]
+        .said
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect();
+    assert_eq!(said, [between]);
+}
+
+#[test]
 fn near_duplicates_in_memory_merge_into_the_older_with_the_union_of_both() {
     let mut old = with_refs(
         entry(
@@ -181,6 +261,8 @@ fn near_duplicates_in_memory_merge_into_the_older_with_the_union_of_both() {
     assert_eq!(e.refs, ["m1aaaa", "m2bbbb"]);
     assert_eq!(e.due, Some(now() + TimeDelta::days(2)));
     assert_eq!(e.created, minutes_ago(600));
+    // The other's summary says nothing the survivor's does not: no wording kept.
+    assert!(e.said.is_empty(), "{:?}", e.said);
     assert!(e.strength >= Strength::whole(6));
     assert_eq!(report.merged.len(), 1);
     assert_eq!(report.merged[0].into, "t-rent-950-unpaid");
@@ -361,6 +443,62 @@ fn a_paraphrased_re_escalation_of_what_was_told_folds_without_a_record() {
         assert_eq!(next.told[0].folded, 1);
         assert_eq!(next.told[0].text, "Your rent of £950 is unpaid.");
     }
+}
+
+#[test]
+fn a_reason_joining_a_told_matter_and_a_new_one_raises_only_the_new_one() {
+    // Found on the harsh week: "Kestrel pitch brought forward…; Prescription ready…"
+    // folded whole into the pitch's told matter, and the prescription was never told.
+    let base = told_rent();
+    let answer = Answer {
+        escalate: true,
+        escalate_reason: "Rent £950 unpaid, landlord chasing; Boiler leaking in the \
+                          kitchen, engineer needed today"
+            .into(),
+        ..seeing(vec![
+            cited("Rent of £950 unpaid, landlord chasing", 9, &["m1aaaa"]),
+            cited(
+                "Boiler leaking in the kitchen, engineer needed today",
+                9,
+                &["m3cccc"],
+            ),
+        ])
+    };
+    let (next, report) = aggregate(
+        &base,
+        &only(ThreadName::Watcher, answer.clone()),
+        &[],
+        now(),
+        &settings(),
+    );
+    assert_eq!(report.folded.len(), 1, "{:?}", report.folded);
+    assert_eq!(
+        report.folded[0].reason,
+        "Rent £950 unpaid, landlord chasing"
+    );
+    assert_eq!(report.escalations.len(), 1, "{:?}", report.escalations);
+    let raised = &report.escalations[0];
+    assert_eq!(
+        raised.reason,
+        "Boiler leaking in the kitchen, engineer needed today"
+    );
+    assert_eq!(raised.outcome, EscalationOutcome::Pending);
+    let boiler = next
+        .active_threads
+        .iter()
+        .find(|e| e.summary.starts_with("Boiler"))
+        .map(|e| e.id.clone());
+    assert_eq!(raised.entry, boiler);
+    // Both parts told or on their way: the whole reason folds, part by part.
+    let (_, again) = aggregate(
+        &next,
+        &only(ThreadName::Watcher, answer),
+        &[],
+        now() + TimeDelta::minutes(5),
+        &settings(),
+    );
+    assert!(again.escalations.is_empty(), "{:?}", again.escalations);
+    assert_eq!(again.folded.len(), 2);
 }
 
 #[test]

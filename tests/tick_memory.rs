@@ -234,7 +234,7 @@ fn a_version_one_state_and_journal_upgrade_and_replay_with_a_note() {
     let e = &run.state()["active_threads"][0];
     assert_eq!(e["from"], json!(["watcher"]));
     let line = run.journal().last().unwrap().clone();
-    assert_eq!(line["rules"], 3);
+    assert_eq!(line["rules"], thinker::aggregate::RULES);
     assert_eq!(
         line["base"]["version"], 2,
         "the first v2 tick records its start"

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 
-use super::identity::compare;
+use super::identity::{self, compare};
 use super::reinforce::Unmatched;
 use super::{Added, Report, Settings, ids};
 use crate::recall::synonyms::Synonyms;
@@ -103,6 +103,13 @@ pub fn apply(
             entry.add_from(&member.provenance);
             for reference in &member.finding.refs {
                 entry.add_ref(reference);
+            }
+            // The group's other clean wordings of the fact (docs/spec.md §7.2).
+            let day = now.date_naive();
+            if !member.screened
+                && identity::adds_a_wording(&entry.summary, day, &member.finding.summary, day)
+            {
+                entry.add_said(&member.finding.summary, day);
             }
         }
         let from = entry.from.clone();

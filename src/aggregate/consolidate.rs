@@ -9,17 +9,18 @@
 //! survives (ties: the earlier category, then the smaller id), keeping its id, summary,
 //! category and `source`; it takes the highest strength and importance of both, the sum
 //! of their sightings, the union of their provenance and references (newest last,
-//! within their caps), the later `due`, the earlier `created` and the later
-//! `last_seen`; it stays tainted only if both were; it takes the other's links, and
-//! every link to the other now points to it. The other is archived (`merged`), the
-//! report says which into which, and the told ledger's matters follow the survivor.
+//! within their caps), the other's summary and wordings among its own `said`, the
+//! later `due`, the earlier `created` and the later `last_seen`; it stays tainted only
+//! if both were; it takes the other's links, and every link to the other now points to
+//! it. The other is archived (`merged`), the report says which into which, and the told
+//! ledger's matters follow the survivor.
 //!
 //! Pure: no I/O, no clock.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::identity::{Key, compare};
+use super::identity::{self, Key, compare};
 use super::reinforce::entry_key;
 use super::{Archived, RemovalReason, Report, Settings, told};
 use crate::recall::synonyms::Synonyms;
@@ -140,6 +141,14 @@ fn absorb(survivor: &mut Entry, other: &Entry) {
     for reference in &other.refs {
         if !survivor.refs.contains(reference) {
             survivor.add_ref(reference);
+        }
+    }
+    let own = (survivor.summary.clone(), survivor.created.date_naive());
+    let theirs = std::iter::once((other.summary.as_str(), other.created.date_naive()))
+        .chain(other.said.iter().map(|s| (s.text.as_str(), s.day)));
+    for (text, day) in theirs {
+        if identity::adds_a_wording(&own.0, own.1, text, day) {
+            survivor.add_said(text, day);
         }
     }
     survivor.due = match (survivor.due, other.due) {

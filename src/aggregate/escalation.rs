@@ -1,6 +1,10 @@
 //! Rule 7 of SPEC §7: escalation records, the cooldown that suppresses repeats, and the
 //! envelope handed to the primary model.
 //!
+//! A re-escalation of a matter the told ledger holds folds into it (docs/spec.md §7.7,
+//! §8); a reason that joins matters with `; ` is read part by part, so a told matter
+//! cannot carry an untold one away with it.
+//!
 //! A reason matching one the primary model dismissed within `dismiss_memory` (SPEC §8) is
 //! suppressed here too (`suppressed: dismissed recently`), so no call is made for it.
 //!
@@ -203,27 +207,33 @@ pub fn record(
         if !answer.escalate {
             continue;
         }
-        let reason = reason_of(answer);
+        let mut reason = reason_of(answer);
+        // A reason that joins matters with "; " is read part by part: the parts already
+        // told (or on their way) fold, and only the rest is raised (§8).
+        let parts: Vec<String> = reason
+            .split("; ")
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect();
+        if parts.len() > 1 {
+            let mut left: Vec<String> = Vec::new();
+            for part in parts {
+                let about = subject(state, thread, answer, &part, now, settings, report).cloned();
+                match matter_of(state, about.as_ref(), &part, now, settings) {
+                    Some(i) => fold(state, i, thread, part, now, report),
+                    None => left.push(part),
+                }
+            }
+            if left.is_empty() {
+                continue;
+            }
+            reason = left.join("; ");
+        }
         let about = subject(state, thread, answer, &reason, now, settings, report).cloned();
         // The matter is already told, or on its way: folded, no record (§8).
-        // A matter of the entry whose due has moved since makes this news, however its
-        // reason reads.
-        let matter = match &about {
-            Some(entry) if told::moved(state, entry) => told::find(state, entry, now, settings),
-            Some(entry) => told::find(state, entry, now, settings)
-                .or_else(|| told::find_reason(state, &reason, now, settings)),
-            None => told::find_reason(state, &reason, now, settings),
-        };
-        if let Some(i) = matter {
-            let matter = &mut state.told[i];
-            matter.folded = matter.folded.saturating_add(1);
-            matter.last = matter.last.max(now);
-            report.folded.push(Folded {
-                thread,
-                reason,
-                entry: matter.entry.clone(),
-                outcome: matter.outcome.to_string(),
-            });
+        if let Some(i) = matter_of(state, about.as_ref(), &reason, now, settings) {
+            fold(state, i, thread, reason, now, report);
             continue;
         }
         let history = &mut state.escalation_history;
@@ -258,6 +268,44 @@ pub fn record(
         report.escalations.push(record);
     }
     trim(&mut state.escalation_history, settings.escalation_history);
+}
+
+/// The told ledger's matter an escalation about `about` with `reason` repeats, if any
+/// (§8): the entry's matter, else one its reason repeats. A matter of an entry whose due
+/// has moved since makes this news, however its reason reads.
+fn matter_of(
+    state: &State,
+    about: Option<&Entry>,
+    reason: &str,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> Option<usize> {
+    match about {
+        Some(entry) if told::moved(state, entry) => told::find(state, entry, now, settings),
+        Some(entry) => told::find(state, entry, now, settings)
+            .or_else(|| told::find_reason(state, reason, now, settings)),
+        None => told::find_reason(state, reason, now, settings),
+    }
+}
+
+/// Folds a re-escalation into the told ledger's matter `i`: no record, no call.
+fn fold(
+    state: &mut State,
+    i: usize,
+    thread: ThreadName,
+    reason: String,
+    now: DateTime<Utc>,
+    report: &mut Report,
+) {
+    let matter = &mut state.told[i];
+    matter.folded = matter.folded.saturating_add(1);
+    matter.last = matter.last.max(now);
+    report.folded.push(Folded {
+        thread,
+        reason,
+        entry: matter.entry.clone(),
+        outcome: matter.outcome.to_string(),
+    });
 }
 
 /// A record that still owes the user something: undecided, held (for quiet hours or for

@@ -28,6 +28,10 @@
 //! says (two venues, two people). Times and dates never veto: a fact whose time moved is
 //! the same fact, moved.
 //!
+//! An entry's key also holds the terms of the other wordings its fact was reported in
+//! (its `said`): two keys compare wording against wording and take the best pair, and
+//! the vetoes read the codes, amounts and names of all the wordings of each side.
+//!
 //! [`Score::same`]: with a shared reference, any compatible summary (no veto, similarity
 //! at least `with_ref`) is the same fact; without one, the similarity must reach `text`
 //! (`memory.match_threshold`). The weights, the penalty and the thresholds were chosen
@@ -91,6 +95,9 @@ pub struct Key {
     terms: Vec<Term>,
     /// The references cited, sorted and distinct.
     refs: Vec<String>,
+    /// The terms of the other wordings the fact was reported in (an entry's `said`),
+    /// each like `terms`.
+    also: Vec<Vec<Term>>,
 }
 
 /// How two keys compare.
@@ -517,87 +524,6 @@ impl Key {
         anchor: NaiveDate,
         refs: impl IntoIterator<Item = &'r str>,
     ) -> Key {
-        let mut terms: Vec<Term> = Vec::new();
-        let mut add = |text: String, class: Class| terms.push(Term { text, class });
-        let pieces = pieces(summary);
-        let mut used = vec![false; pieces.len()];
-        let lower = |i: usize| match &pieces[i] {
-            Piece::Word(w, _) => Some(w.to_lowercase()),
-            _ => None,
-        };
-        // Dates first: a month word beside a day number (`12 Nov`, `Nov 12th`), or ISO.
-        for i in 0..pieces.len() {
-            let Some(word) = lower(i) else { continue };
-            if let Some((m, d)) = day_slash_month(&word) {
-                if let Some(date) = nearest_date(m, d, anchor) {
-                    add_date(&mut add, date);
-                    used[i] = true;
-                }
-                continue;
-            }
-            if let Some((y, m, d)) = iso_date(&word) {
-                if let Some(date) = NaiveDate::from_ymd_opt(y, m, d) {
-                    add_date(&mut add, date);
-                    used[i] = true;
-                }
-                continue;
-            }
-            let Some(month) = month_of(&word) else {
-                continue;
-            };
-            let day_at = [i + 1, i.wrapping_sub(1)]
-                .into_iter()
-                .filter(|&j| j < pieces.len() && !used[j])
-                .find_map(|j| lower(j).and_then(|w| day_number(&w)).map(|d| (j, d)));
-            if let Some((j, day)) = day_at
-                && let Some(date) = nearest_date(month, day, anchor)
-            {
-                add_date(&mut add, date);
-                used[i] = true;
-                used[j] = true;
-            }
-        }
-        for (i, piece) in pieces.iter().enumerate() {
-            if used[i] {
-                continue;
-            }
-            match piece {
-                Piece::Time(h, m) => add(format!("{h:02}{m:02}"), Class::Time),
-                Piece::Amount(digits) => add(digits.clone(), Class::Amount),
-                Piece::Word(word, starts) => {
-                    let lower = word.to_lowercase();
-                    word_terms(&lower, word, *starts, anchor, &mut add);
-                }
-            }
-        }
-        // A weekday alone names the coming such day (today's, or within the week): "the
-        // car Tuesday" said on Monday is tomorrow's, and meets a summary that gives the
-        // date. Only when nothing in the summary is a date, which would say which
-        // Tuesday; it keeps a weekday's weight (a day, not a date).
-        if !terms.iter().any(|t| t.class == Class::Date) {
-            for t in terms.iter_mut().filter(|t| t.class == Class::Day) {
-                if let Some(date) = WEEKDAYS
-                    .iter()
-                    .find(|(n, _)| *n == t.text)
-                    .and_then(|(_, day)| coming(*day, anchor))
-                {
-                    t.text = format!("{:02}-{:02}", date.month(), date.day());
-                }
-            }
-        }
-        terms.sort();
-        // One term, its heaviest class (sorted by text, then class ascending).
-        let mut distinct: Vec<Term> = Vec::with_capacity(terms.len());
-        for t in terms {
-            match distinct.last_mut() {
-                Some(last) if last.text == t.text => {
-                    if t.class.weight() > last.class.weight() {
-                        last.class = t.class;
-                    }
-                }
-                _ => distinct.push(t),
-            }
-        }
         let refs: BTreeSet<String> = refs
             .into_iter()
             .map(str::trim)
@@ -605,9 +531,23 @@ impl Key {
             .map(str::to_ascii_lowercase)
             .collect();
         Key {
-            terms: distinct,
+            terms: terms_of(summary, anchor),
             refs: refs.into_iter().collect(),
+            also: Vec::new(),
         }
+    }
+
+    /// Adds the other wordings the fact was reported in, each with the day it was said
+    /// (an entry's `said`): compared like the summary (see [`compare`]).
+    #[must_use]
+    pub fn with_said<'s>(mut self, said: impl IntoIterator<Item = (&'s str, NaiveDate)>) -> Key {
+        for (text, day) in said {
+            let terms = terms_of(text, day);
+            if !terms.is_empty() && terms != self.terms && !self.also.contains(&terms) {
+                self.also.push(terms);
+            }
+        }
+        self
     }
 
     /// The key's terms.
@@ -630,12 +570,122 @@ impl Key {
     }
 
     fn weight(&self) -> f64 {
-        self.terms.iter().map(|t| t.class.weight()).sum()
+        weight(&self.terms)
+    }
+
+    /// Its summary's terms, then each other wording's.
+    fn wordings(&self) -> impl Iterator<Item = &[Term]> {
+        std::iter::once(self.terms.as_slice()).chain(self.also.iter().map(Vec::as_slice))
+    }
+
+    /// The terms of all its wordings, sorted and distinct (each its heaviest class).
+    fn all_terms(&self) -> Vec<Term> {
+        let mut all: Vec<Term> = self.wordings().flatten().cloned().collect();
+        all.sort();
+        let mut distinct: Vec<Term> = Vec::with_capacity(all.len());
+        for t in all {
+            match distinct.last_mut() {
+                Some(last) if last.text == t.text => {
+                    if t.class.weight() > last.class.weight() {
+                        last.class = t.class;
+                    }
+                }
+                _ => distinct.push(t),
+            }
+        }
+        distinct
     }
 
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
+}
+
+/// The terms of `summary`, its relative days and years read against `anchor` (sorted,
+/// distinct, each its heaviest class).
+fn terms_of(summary: &str, anchor: NaiveDate) -> Vec<Term> {
+    let mut terms: Vec<Term> = Vec::new();
+    let mut add = |text: String, class: Class| terms.push(Term { text, class });
+    let pieces = pieces(summary);
+    let mut used = vec![false; pieces.len()];
+    let lower = |i: usize| match &pieces[i] {
+        Piece::Word(w, _) => Some(w.to_lowercase()),
+        _ => None,
+    };
+    // Dates first: a month word beside a day number (`12 Nov`, `Nov 12th`), or ISO.
+    for i in 0..pieces.len() {
+        let Some(word) = lower(i) else { continue };
+        if let Some((m, d)) = day_slash_month(&word) {
+            if let Some(date) = nearest_date(m, d, anchor) {
+                add_date(&mut add, date);
+                used[i] = true;
+            }
+            continue;
+        }
+        if let Some((y, m, d)) = iso_date(&word) {
+            if let Some(date) = NaiveDate::from_ymd_opt(y, m, d) {
+                add_date(&mut add, date);
+                used[i] = true;
+            }
+            continue;
+        }
+        let Some(month) = month_of(&word) else {
+            continue;
+        };
+        let day_at = [i + 1, i.wrapping_sub(1)]
+            .into_iter()
+            .filter(|&j| j < pieces.len() && !used[j])
+            .find_map(|j| lower(j).and_then(|w| day_number(&w)).map(|d| (j, d)));
+        if let Some((j, day)) = day_at
+            && let Some(date) = nearest_date(month, day, anchor)
+        {
+            add_date(&mut add, date);
+            used[i] = true;
+            used[j] = true;
+        }
+    }
+    for (i, piece) in pieces.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        match piece {
+            Piece::Time(h, m) => add(format!("{h:02}{m:02}"), Class::Time),
+            Piece::Amount(digits) => add(digits.clone(), Class::Amount),
+            Piece::Word(word, starts) => {
+                let lower = word.to_lowercase();
+                word_terms(&lower, word, *starts, anchor, &mut add);
+            }
+        }
+    }
+    // A weekday alone names the coming such day (today's, or within the week): "the
+    // car Tuesday" said on Monday is tomorrow's, and meets a summary that gives the
+    // date. Only when nothing in the summary is a date, which would say which
+    // Tuesday; it keeps a weekday's weight (a day, not a date).
+    if !terms.iter().any(|t| t.class == Class::Date) {
+        for t in terms.iter_mut().filter(|t| t.class == Class::Day) {
+            if let Some(date) = WEEKDAYS
+                .iter()
+                .find(|(n, _)| *n == t.text)
+                .and_then(|(_, day)| coming(*day, anchor))
+            {
+                t.text = format!("{:02}-{:02}", date.month(), date.day());
+            }
+        }
+    }
+    terms.sort();
+    // One term, its heaviest class (sorted by text, then class ascending).
+    let mut distinct: Vec<Term> = Vec::with_capacity(terms.len());
+    for t in terms {
+        match distinct.last_mut() {
+            Some(last) if last.text == t.text => {
+                if t.class.weight() > last.class.weight() {
+                    last.class = t.class;
+                }
+            }
+            _ => distinct.push(t),
+        }
+    }
+    distinct
 }
 
 fn add_date(add: &mut impl FnMut(String, Class), date: NaiveDate) {
@@ -790,24 +840,48 @@ fn add_day(date: NaiveDate, add: &mut impl FnMut(String, Class)) {
     add_date(add, date);
 }
 
-/// How `a` and `b` compare, synonyms from `synonyms`.
+/// How two keys compare (see the module doc). A key with other wordings (an entry's
+/// `said`) is the fact each of them states: the similarity is the best of every wording
+/// of one against every wording of the other, and the vetoes read the codes, amounts and
+/// names of all the wordings of each.
 pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
     let shared_ref = a.refs.iter().any(|r| b.refs.binary_search(r).is_ok());
-    if a.terms.is_empty() || b.terms.is_empty() {
+    if a.also.is_empty() && b.also.is_empty() {
+        return score(&a.terms, &b.terms, shared_ref, synonyms);
+    }
+    let mut best = Score {
+        shared_ref,
+        ..Score::NONE
+    };
+    for ta in a.wordings() {
+        for tb in b.wordings() {
+            let s = score(ta, tb, shared_ref, synonyms);
+            if s.similarity > best.similarity {
+                best = s;
+            }
+        }
+    }
+    best.veto = veto(&a.all_terms(), &b.all_terms(), shared_ref);
+    best
+}
+
+/// How two wordings compare: [`compare`] of one wording each.
+fn score(a: &[Term], b: &[Term], shared_ref: bool, synonyms: &Synonyms) -> Score {
+    if a.is_empty() || b.is_empty() {
         return Score {
             shared_ref,
             ..Score::NONE
         };
     }
     let mut shared = 0.0;
-    let mut b_used = vec![false; b.terms.len()];
+    let mut b_used = vec![false; b.len()];
     let mut a_left: Vec<&Term> = Vec::new();
     let mut a_alone = 0.0;
-    for t in &a.terms {
-        match b.terms.binary_search_by(|x| x.text.cmp(&t.text)) {
+    for t in a {
+        match b.binary_search_by(|x| x.text.cmp(&t.text)) {
             Ok(j) => {
                 b_used[j] = true;
-                shared += t.class.weight().max(b.terms[j].class.weight());
+                shared += t.class.weight().max(b[j].class.weight());
             }
             Err(_) => a_left.push(t),
         }
@@ -816,7 +890,7 @@ pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
         if !matches!(t.class, Class::Word | Class::Name) {
             continue;
         }
-        let found = b.terms.iter().enumerate().find(|(j, x)| {
+        let found = b.iter().enumerate().find(|(j, x)| {
             !b_used[*j]
                 && matches!(x.class, Class::Word | Class::Name)
                 && synonyms.meet(&t.text, &x.text)
@@ -829,7 +903,6 @@ pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
         }
     }
     let b_alone: f64 = b
-        .terms
         .iter()
         .zip(&b_used)
         .filter(|(t, used)| !**used && matches!(t.class, Class::Word | Class::Name))
@@ -840,7 +913,7 @@ pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
     if shared_ref && codes_name_one_item(a, b) {
         shared += Class::Code.weight();
     }
-    let (wa, wb) = (a.weight(), b.weight());
+    let (wa, wb) = (weight(a), weight(b));
     let union = wa + wb - shared;
     let swapped = f64::min(a_alone, b_alone);
     let penalised = union + SWAP_PENALTY * swapped;
@@ -857,31 +930,40 @@ pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
         swapped,
         shared,
         union,
-        veto: if shared_ref {
-            // One item may name a fact by two codes (a flight number and a booking
-            // reference): within an item, only codes of one shape tell two facts apart
-            // (invoices 4411 and 4412).
-            codes_of_a_shape_differ(a, b)
-        } else {
-            vetoed(a, b, Class::Code)
-        } || vetoed(a, b, Class::Amount)
-            || names_differ(a, b),
+        veto: veto(a, b, shared_ref),
         shared_ref,
     }
 }
 
+/// The sum of the weights of `terms`.
+fn weight(terms: &[Term]) -> f64 {
+    terms.iter().map(|t| t.class.weight()).sum()
+}
+
+/// Whether what `a` and `b` say keeps them apart (see the module doc).
+fn veto(a: &[Term], b: &[Term], shared_ref: bool) -> bool {
+    // One item may name a fact by two codes (a flight number and a booking reference):
+    // within an item, only codes of one shape tell two facts apart (invoices 4411 and
+    // 4412).
+    let codes_differ = if shared_ref {
+        codes_of_a_shape_differ(a, b)
+    } else {
+        vetoed(a, b, Class::Code)
+    };
+    codes_differ || vetoed(a, b, Class::Amount) || names_differ(a, b)
+}
+
 /// Both name someone or something (a capitalised word inside the sentence) and neither
 /// names anything the other says in any form: two places, two people, two shops.
-fn names_differ(a: &Key, b: &Key) -> bool {
-    fn names(k: &Key) -> Vec<&str> {
-        k.terms
-            .iter()
+fn names_differ(a: &[Term], b: &[Term]) -> bool {
+    fn names(k: &[Term]) -> Vec<&str> {
+        k.iter()
             .filter(|t| t.class == Class::Name)
             .map(|t| t.text.as_str())
             .collect()
     }
     let (na, nb) = (names(a), names(b));
-    let said = |k: &Key, n: &str| k.terms.binary_search_by(|t| t.text.as_str().cmp(n)).is_ok();
+    let said = |k: &[Term], n: &str| k.binary_search_by(|t| t.text.as_str().cmp(n)).is_ok();
     !na.is_empty()
         && !nb.is_empty()
         && !na.iter().any(|n| said(b, n))
@@ -895,43 +977,37 @@ fn shape(code: &str) -> String {
         .collect()
 }
 
+/// The codes among `terms`.
+fn codes(terms: &[Term]) -> impl Iterator<Item = &str> {
+    terms
+        .iter()
+        .filter(|t| t.class == Class::Code)
+        .map(|t| t.text.as_str())
+}
+
 /// Both carry codes, share none, and two of them have one shape.
-fn codes_of_a_shape_differ(a: &Key, b: &Key) -> bool {
-    let codes = |k: &Key| -> Vec<String> {
-        k.terms
-            .iter()
-            .filter(|t| t.class == Class::Code)
-            .map(|t| t.text.clone())
-            .collect()
-    };
-    let (ca, cb) = (codes(a), codes(b));
-    if ca.iter().any(|c| cb.contains(c)) {
-        return false;
-    }
-    ca.iter().any(|x| cb.iter().any(|y| shape(x) == shape(y)))
+fn codes_of_a_shape_differ(a: &[Term], b: &[Term]) -> bool {
+    !share_a_code(a, b) && codes(a).any(|x| codes(b).any(|y| shape(x) == shape(y)))
 }
 
 /// Both carry codes, share none, and no two of them have one shape (with a shared
 /// reference: see [`compare`]).
-fn codes_name_one_item(a: &Key, b: &Key) -> bool {
-    let has_code = |k: &Key| k.terms.iter().any(|t| t.class == Class::Code);
-    has_code(a) && has_code(b) && !share_a_code(a, b) && !codes_of_a_shape_differ(a, b)
+fn codes_name_one_item(a: &[Term], b: &[Term]) -> bool {
+    codes(a).next().is_some()
+        && codes(b).next().is_some()
+        && !share_a_code(a, b)
+        && !codes_of_a_shape_differ(a, b)
 }
 
 /// Whether `a` and `b` share a code.
-fn share_a_code(a: &Key, b: &Key) -> bool {
-    a.terms.iter().filter(|t| t.class == Class::Code).any(|t| {
-        b.terms
-            .iter()
-            .any(|u| u.class == Class::Code && u.text == t.text)
-    })
+fn share_a_code(a: &[Term], b: &[Term]) -> bool {
+    codes(a).any(|x| codes(b).any(|y| x == y))
 }
 
 /// Both carry terms of `class` and share none.
-fn vetoed(a: &Key, b: &Key, class: Class) -> bool {
-    fn of(k: &Key, class: Class) -> Vec<&str> {
-        k.terms
-            .iter()
+fn vetoed(a: &[Term], b: &[Term], class: Class) -> bool {
+    fn of(k: &[Term], class: Class) -> Vec<&str> {
+        k.iter()
             .filter(|t| t.class == class)
             .map(|t| t.text.as_str())
             .collect()
@@ -978,6 +1054,19 @@ pub fn ground<'a>(
     let best = held.first()?;
     let next = held.get(1).map_or(0.0, |n| n.0);
     (best.0 >= GROUNDED && best.0 - next >= GROUND_MARGIN).then_some(best.1)
+}
+
+/// Whether `wording`, said on `day`, is worth keeping as another wording of the fact
+/// an entry states as `summary` (read against `created`): it says at least as much as
+/// the summary (its weight is no less) and something the summary does not (a term the
+/// summary lacks). A report cut short adds nothing but the chance of meeting another
+/// fact by the few words left, and is not kept (docs/spec.md §7.2).
+pub fn adds_a_wording(summary: &str, created: NaiveDate, wording: &str, day: NaiveDate) -> bool {
+    let (own, other) = (terms_of(summary, created), terms_of(wording, day));
+    weight(&other) >= weight(&own)
+        && other
+            .iter()
+            .any(|t| own.binary_search_by(|o| o.text.cmp(&t.text)).is_err())
 }
 
 /// Whether two keys are one fact at `thresholds`.
@@ -1160,6 +1249,78 @@ mod tests {
             syn,
         );
         assert!(s.veto, "{s:?}");
+    }
+
+    #[test]
+    fn an_entry_is_known_by_every_wording_it_was_reported_in() {
+        let syn = Synonyms::builtin();
+        let monday = day();
+        let entry = |said: &[&str]| {
+            Key::new("Package waiting at the post office", monday, ["msdd6o"])
+                .with_said(said.iter().map(|t| (*t, monday)))
+        };
+        let finding = Key::new("Pick up the DHL package by Saturday", monday, ["msdd6o"]);
+        // By its summary alone it shares one word with the finding: two facts.
+        assert!(!compare(&entry(&[]), &finding, syn).same(Thresholds::default()));
+        // Once it was also reported with the sender, the code and the day, it is one.
+        let said = ["DHL parcel 00340434 waiting at the post office until Sat 28 Nov"];
+        let s = compare(&entry(&said), &finding, syn);
+        assert!(s.same(Thresholds::default()), "{s:?}");
+        // Either way round, and the same as comparing with that wording alone.
+        let t = compare(&finding, &entry(&said), syn);
+        assert!((s.similarity - t.similarity).abs() < 1e-12);
+        let alone = compare(&Key::new(said[0], monday, ["msdd6o"]), &finding, syn);
+        assert!((s.similarity - alone.similarity).abs() < 1e-12);
+        // A wording's relative day is read against the day it was said: "tomorrow"
+        // said on Tuesday 24 Nov is the 25th.
+        let tuesday = NaiveDate::from_ymd_opt(2026, 11, 24).unwrap_or_default();
+        let dated = Key::new("Collect the parcel on 25 Nov", tuesday, []);
+        let said_on = |d| {
+            Key::new("Parcel at the post office", monday, [])
+                .with_said([("Collect the parcel tomorrow", d)])
+        };
+        let (right, wrong) = (
+            compare(&said_on(tuesday), &dated, syn),
+            compare(&said_on(monday), &dated, syn),
+        );
+        assert!(right.similarity > wrong.similarity, "{right:?} / {wrong:?}");
+    }
+
+    #[test]
+    fn a_wording_is_kept_only_when_it_says_more() {
+        let summary = "Package waiting at the post office";
+        for (wording, kept) in [
+            (
+                "DHL parcel 00340434 waiting at the post office until Sat 28 Nov",
+                true,
+            ),
+            ("Pick up the DHL package by Saturday", true),
+            // Cut short, or the same terms in another order: nothing more.
+            ("Package waiting at the", false),
+            ("Reminder: at the post office, package waiting", false),
+        ] {
+            assert_eq!(
+                adds_a_wording(summary, day(), wording, day()),
+                kept,
+                "{wording}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_vetoes_read_every_wording_of_each_side() {
+        let syn = Synonyms::builtin();
+        // A wording without the invoice's number does not let another invoice in.
+        let entry = Key::new("ACME invoice 4411 overdue", day(), [])
+            .with_said([("ACME invoice overdue, pay this week", day())]);
+        let other = Key::new("ACME invoice 4412 overdue, pay this week", day(), []);
+        let s = compare(&entry, &other, syn);
+        assert!(s.veto && !s.same(Thresholds::default()), "{s:?}");
+        // Nor one without its amount another bill.
+        let entry = Key::new("Water bill of €120 due Friday", day(), [])
+            .with_said([("Water bill due Friday", day())]);
+        let other = Key::new("Water bill of €80 due Friday", day(), []);
+        assert!(compare(&entry, &other, syn).veto);
     }
 
     #[test]

@@ -49,9 +49,10 @@ pub use outcome::{Skip, Status, ThreadError, ThreadOutcome};
 /// every tick, so a replay never compares states made under other rules. Version 1 was
 /// decay per tick, caps 5/5/5/3; version 2 is SPEC's state version 2 (decay by time,
 /// importance, pinned dues, retire, provenance); version 3 matches by identity and
-/// references, merges near-duplicates, prunes by value and keeps the told ledger
+/// references, merges near-duplicates, prunes by value and keeps the told ledger;
+/// version 4 also compares an entry by the other wordings of its fact (`said`)
 /// (docs/spec.md §7, §8).
-pub const RULES: u32 = 3;
+pub const RULES: u32 = 4;
 
 /// Per-category entry caps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

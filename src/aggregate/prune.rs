@@ -6,8 +6,9 @@
 //! follows how recently it was seen), then older `last_seen`, then older `created`, then
 //! the larger id. So noise goes first (seen once, low importance, no reference), and an
 //! important newcomer never loses its place to an unpinned incumbent of much lower
-//! importance, however often that one was reinforced (docs/spec.md §7.5). The budget measures the memory — the four categories, serialized
-//! exactly as `State::to_json` lays them out (bytes / 4) — and nothing else: thread
+//! importance, however often that one was reinforced (docs/spec.md §7.5). The budget
+//! measures the memory — the four categories, serialized exactly as `State::to_json`
+//! lays them out, each entry without its `said` (bytes / 4) — and nothing else: thread
 //! state, escalation history and unknown top-level fields are bounded on their own
 //! ([`super::bounds`]) and can never push an entry out. The size is computed once and
 //! updated per removal rather than re-serialized.
@@ -81,16 +82,7 @@ struct Memory<'a> {
     insights: &'a [Entry],
 }
 
-impl<'a> Memory<'a> {
-    fn of(state: &'a State) -> Memory<'a> {
-        Memory {
-            active_threads: &state.active_threads,
-            patterns: &state.patterns,
-            hunches: &state.hunches,
-            insights: &state.insights,
-        }
-    }
-
+impl Memory<'_> {
     fn empty() -> Memory<'static> {
         Memory {
             active_threads: &[],
@@ -110,8 +102,15 @@ fn memory_bytes(memory: &Memory) -> usize {
 }
 
 /// Bytes an entry takes inside a category array, one level below the top (as in both
-/// the memory and the state file).
+/// the memory and the state file), without its `said`: the other wordings of its fact
+/// are the matcher's bookkeeping, shown to no model and bounded on their own
+/// ([`crate::state::MAX_SAID`]), so they never push an entry out.
 fn entry_bytes(entry: &Entry) -> usize {
+    if !entry.said.is_empty() {
+        let mut bare = entry.clone();
+        bare.said.clear();
+        return entry_bytes(&bare);
+    }
     let mut c = Counter::default();
     let _ = serde_json::to_writer_pretty(&mut c, entry);
     // Nested two levels deeper than standalone: 4 more spaces after every newline,
@@ -120,17 +119,21 @@ fn entry_bytes(entry: &Entry) -> usize {
 }
 
 /// [`entry_bytes`] without serialising the links (five links an entry doubled
-/// the cost of sizing a memory at its caps): the entry is serialised with its links
-/// taken out and put back, and the links' part is counted from its fixed shape.
+/// the cost of sizing a memory at its caps) nor cloning: the entry is serialised with
+/// its links and `said` taken out and put back, and the links' part is counted from
+/// its fixed shape.
 fn entry_bytes_quick(entry: &mut Entry) -> usize {
-    if entry.links.is_empty() {
-        return entry_bytes(entry);
-    }
     let links = std::mem::take(&mut entry.links);
+    let said = std::mem::take(&mut entry.said);
     let mut c = Counter::default();
     let _ = serde_json::to_writer_pretty(&mut c, &*entry);
     entry.links = links;
-    let (bytes, newlines) = links_part(&entry.links);
+    entry.said = said;
+    let (bytes, newlines) = if entry.links.is_empty() {
+        (0, 0)
+    } else {
+        links_part(&entry.links)
+    };
     (c.bytes + bytes) + 4 * (c.newlines + newlines) + 6
 }
 
@@ -216,7 +219,8 @@ impl SizedMemory {
 /// The estimated token count of the memory (the four categories), as the budget
 /// measures it.
 pub fn estimated_tokens(state: &State) -> usize {
-    memory_bytes(&Memory::of(state)) / BYTES_PER_TOKEN
+    SizedMemory::of(&Category::ALL.map(|cat| state.entries(cat).iter().map(entry_bytes).collect()))
+        .tokens()
 }
 
 /// Removes the entries at `doomed` (indices into the category, weakest first) and
@@ -347,7 +351,12 @@ mod tests {
     }
 
     fn written_memory(state: &State) -> usize {
-        let v: serde_json::Value = serde_json::from_str(&state.to_json().unwrap()).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&state.to_json().unwrap()).unwrap();
+        for cat in ["active_threads", "patterns", "hunches", "insights"] {
+            for e in v[cat].as_array_mut().into_iter().flatten() {
+                e.as_object_mut().map(|o| o.remove("said"));
+            }
+        }
         let memory = serde_json::json!({
             "active_threads": v["active_threads"], "patterns": v["patterns"],
             "hunches": v["hunches"], "insights": v["insights"],
@@ -365,15 +374,22 @@ mod tests {
         state.insights[0]
             .extra
             .insert("note".into(), serde_json::json!({"deep": [1, 2]}));
-        // Bookkeeping does not count.
+        // Bookkeeping does not count: an entry's other wordings, the thread state.
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+        state.patterns[1].add_said(&"z".repeat(5_000), day);
         state.thread_state.watcher.focus_hint = "x".repeat(10_000);
         state
             .extra
             .insert("notes".into(), "y".repeat(10_000).into());
         let sized = SizedMemory::new(&state);
         assert_eq!(sized.total(), written_memory(&state));
-        assert_eq!(sized.total(), memory_bytes(&Memory::of(&state)));
         assert_eq!(estimated_tokens(&state), written_memory(&state) / 4);
+        let mut quick = state.patterns[1].clone();
+        assert_eq!(
+            entry_bytes_quick(&mut quick),
+            entry_bytes(&state.patterns[1])
+        );
+        assert_eq!(quick, state.patterns[1]);
     }
 
     /// The links' part is counted, not serialised: it must be what serde_json writes,

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::identity::{Key, Score, compare};
+use super::identity::{Key, Score, adds_a_wording, compare};
 use super::{
     Archived, DueMove, RemovalReason, Report, Settings, Sighting, SightingBy, StrengthChange,
     ThreadOutcome, UnknownId,
@@ -42,13 +42,15 @@ pub struct Unmatched {
     pub screened: bool,
 }
 
-/// The key of an entry: its summary read against its creation day, with its references.
+/// The key of an entry: its summary read against its creation day, with its references
+/// and the other wordings it was reported in, each read against the day it was said.
 pub fn entry_key(entry: &Entry) -> Key {
     Key::new(
         &entry.summary,
         entry.created.date_naive(),
         entry.refs.iter().map(String::as_str),
     )
+    .with_said(entry.said.iter().map(|s| (s.text.as_str(), s.day)))
 }
 
 /// The index in `existing` of the entry a finding with `key` is (docs/spec.md §7.2), with
@@ -130,6 +132,8 @@ struct Seen {
     from: Vec<String>,
     /// The references those findings cited.
     refs: Vec<String>,
+    /// The wordings of the clean findings that matched it.
+    said: Vec<String>,
     /// The `due` of the most important clean matching finding that carried one (ties:
     /// the earliest), with its importance and thread.
     due: Option<(u8, DateTime<Utc>, ThreadName)>,
@@ -236,6 +240,7 @@ fn mark(
                     }
                     s.clean |= clean;
                     if !screened {
+                        s.said.push(finding.summary.clone());
                         s.importance = s.importance.max(finding.importance);
                         if let Some(due) = finding.due
                             && s.due.is_none_or(|(imp, _, _)| finding.importance > imp)
@@ -325,6 +330,12 @@ fn see_again(entry: &mut Entry, seen: &Seen, now: DateTime<Utc>, report: &mut Re
     }
     for reference in &seen.refs {
         entry.add_ref(reference);
+    }
+    for text in &seen.said {
+        let day = now.date_naive();
+        if adds_a_wording(&entry.summary, entry.created.date_naive(), text, day) {
+            entry.add_said(text, day);
+        }
     }
     if seen.clean {
         entry.tainted = false;
