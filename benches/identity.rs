@@ -117,7 +117,7 @@ fn main() {
                 );
             }
         }
-        println!("{}", new.row(&format!("{split}: identity (rules 3)")));
+        println!("{}", new.row(&format!("{split}: identity (rules 4)")));
         if misses && split == "tune" {
             sweep(text, anchor, synonyms);
         }
@@ -125,7 +125,7 @@ fn main() {
             "{}",
             old.row(&format!("{split}: token Jaccard 0.6 (rules 2)"))
         );
-        rows.push(new.json(split, "identity (rules 3)"));
+        rows.push(new.json(split, "identity (rules 4)"));
         rows.push(old.json(split, "token Jaccard 0.6 (rules 2)"));
     }
     if let Some(path) = json {

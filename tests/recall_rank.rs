@@ -281,6 +281,35 @@ fn the_archive_counts_in_the_idf() {
     assert!(with.is_empty(), "{with:?}");
 }
 
+/// An entry is also found by the words of the other wordings its fact was reported in
+/// (docs/spec.md §7.2): "Hauptstrasse" is in none of the summaries.
+#[test]
+fn the_other_wordings_of_a_fact_find_its_entry() {
+    let question = "anything waiting for me at the Hauptstrasse post office?";
+    let state = memory();
+    assert!(
+        !ask_with(&state, &archive(), question, Inputs::default())
+            .contains(&"t-dhl-parcel".to_string())
+    );
+    let mut taught = state.clone();
+    let parcel = taught
+        .active_threads
+        .iter_mut()
+        .find(|e| e.id == "t-dhl-parcel")
+        .unwrap();
+    let day = t(NOW).date_naive();
+    parcel.add_said(
+        "Parcel to collect at the Hauptstrasse post office by Saturday",
+        day,
+    );
+    let got = ask_with(&taught, &archive(), question, Inputs::default());
+    assert_eq!(
+        got.first().map(String::as_str),
+        Some("t-dhl-parcel"),
+        "{got:?}"
+    );
+}
+
 /// Config groups extend the table: a supplier's name, taught.
 #[test]
 fn config_synonyms_extend_the_table() {

@@ -274,7 +274,9 @@ def identity_section(p, fig):
       "word swapped). Text only: no references, so this is the matcher's fallback. The "
       "weights, penalty and threshold were chosen on `tune`; `blind` was written before "
       "any tuning and never tuned on. \"Rules 2\" is the token Jaccard at 0.6 the "
-      "memory used before.")
+      "memory used before. A pair has one wording a side, so the other wordings an "
+      "entry keeps (rules 4, `said`) do not show here: the week and the end-to-end day "
+      "(`tests/tick_paraphrase.rs`) measure them.")
     p("")
     p("| split | matcher | precision of \"same\" | recall of \"same\" | same found | different merged |")
     p("|---|---|---|---|---|---|")

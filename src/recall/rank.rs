@@ -1,5 +1,6 @@
 //! Ranking the memory for a question: BM25 over each entry's words (its summary, the
-//! names of the sources it came from, the weekday and month of its due date), with IDF
+//! words its other wordings add, the names of the sources it came from, the weekday and
+//! month of its due date), with IDF
 //! taken over the memory and the archive, stems from [`super::words`], synonyms from
 //! [`super::synonyms`], and the time windows of [`super::time`]; optionally blended with
 //! the cosine similarity of embeddings ([`Semantic`]).
@@ -140,14 +141,34 @@ fn doc(entry: &Entry, clock: &Clock) -> Doc {
         }
     };
     let mut len: f64 = 0.0;
+    let mut own: Vec<String> = Vec::new();
     for w in words::raw_words(&entry.summary) {
         if w.chars().nth(1).is_none() || words::is_filler(&w) {
             continue;
         }
         let s = words::stem(&w);
         surface.entry(s.clone()).or_insert(w);
+        own.push(s.clone());
         add(s, 1.0);
         len += 1.0;
+    }
+    // The other wordings of its fact (docs/spec.md §7.2): a word the summary lacks, once
+    // at a side field's weight, however many wordings say it.
+    let mut extra: Vec<String> = Vec::new();
+    for said in &entry.said {
+        for w in words::raw_words(&said.text) {
+            if w.chars().nth(1).is_none() || words::is_filler(&w) {
+                continue;
+            }
+            let s = words::stem(&w);
+            if !own.contains(&s) && !extra.contains(&s) {
+                surface.entry(s.clone()).or_insert(w);
+                extra.push(s);
+            }
+        }
+    }
+    for s in extra {
+        add(s, SIDE_WEIGHT);
     }
     for name in fields::source_names(entry) {
         for w in words::raw_words(name) {
