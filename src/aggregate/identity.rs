@@ -98,6 +98,9 @@ pub struct Key {
     /// The terms of the other wordings the fact was reported in (an entry's `said`),
     /// each like `terms`.
     also: Vec<Vec<Term>>,
+    /// With other wordings: the terms of all of them, like `terms` (what the vetoes
+    /// read), made once with the key rather than at every comparison.
+    all: Vec<Term>,
 }
 
 /// How two keys compare.
@@ -534,6 +537,7 @@ impl Key {
             terms: terms_of(summary, anchor),
             refs: refs.into_iter().collect(),
             also: Vec::new(),
+            all: Vec::new(),
         }
     }
 
@@ -546,6 +550,9 @@ impl Key {
             if !terms.is_empty() && terms != self.terms && !self.also.contains(&terms) {
                 self.also.push(terms);
             }
+        }
+        if !self.also.is_empty() {
+            self.all = distinct(self.wordings().flatten().cloned().collect());
         }
         self
     }
@@ -579,21 +586,12 @@ impl Key {
     }
 
     /// The terms of all its wordings, sorted and distinct (each its heaviest class).
-    fn all_terms(&self) -> Vec<Term> {
-        let mut all: Vec<Term> = self.wordings().flatten().cloned().collect();
-        all.sort();
-        let mut distinct: Vec<Term> = Vec::with_capacity(all.len());
-        for t in all {
-            match distinct.last_mut() {
-                Some(last) if last.text == t.text => {
-                    if t.class.weight() > last.class.weight() {
-                        last.class = t.class;
-                    }
-                }
-                _ => distinct.push(t),
-            }
+    fn all_terms(&self) -> &[Term] {
+        if self.also.is_empty() {
+            &self.terms
+        } else {
+            &self.all
         }
-        distinct
     }
 
     pub fn is_empty(&self) -> bool {
@@ -672,20 +670,25 @@ fn terms_of(summary: &str, anchor: NaiveDate) -> Vec<Term> {
             }
         }
     }
+    distinct(terms)
+}
+
+/// `terms` sorted, each text once with its heaviest class.
+fn distinct(mut terms: Vec<Term>) -> Vec<Term> {
+    // Sorted by text, then class ascending.
     terms.sort();
-    // One term, its heaviest class (sorted by text, then class ascending).
-    let mut distinct: Vec<Term> = Vec::with_capacity(terms.len());
+    let mut out: Vec<Term> = Vec::with_capacity(terms.len());
     for t in terms {
-        match distinct.last_mut() {
+        match out.last_mut() {
             Some(last) if last.text == t.text => {
                 if t.class.weight() > last.class.weight() {
                     last.class = t.class;
                 }
             }
-            _ => distinct.push(t),
+            _ => out.push(t),
         }
     }
-    distinct
+    out
 }
 
 fn add_date(add: &mut impl FnMut(String, Class), date: NaiveDate) {
@@ -861,7 +864,7 @@ pub fn compare(a: &Key, b: &Key, synonyms: &Synonyms) -> Score {
             }
         }
     }
-    best.veto = veto(&a.all_terms(), &b.all_terms(), shared_ref);
+    best.veto = veto(a.all_terms(), b.all_terms(), shared_ref);
     best
 }
 
