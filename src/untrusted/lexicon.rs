@@ -85,6 +85,13 @@ pub(super) const MINE: u64 = 1 << 42;
 /// A model: "this model", `dieses Modell` (the reader, when its rules are declared void;
 /// a product elsewhere).
 pub(super) const MODEL: u64 = 1 << 43;
+/// A machine that reads: an AI, an assistant, a chatbot, a language model. Alone it is
+/// nothing (products, news and docs name them); with a [`CUE`] it is the reader.
+pub(super) const MACHINE: u64 = 1 << 44;
+/// The text speaking of its own reader: reading, processing, summarising or comparing
+/// this text, or "if you are…" (`the assistant that processes these minutes`,
+/// `商品を比較しているAI`, `Du som är AI`).
+pub(super) const CUE: u64 = 1 << 45;
 
 /// Per feature and language, the entries (see the module doc).
 pub(super) const LEXICON: &[(u64, &str, &str)] = &[
@@ -2108,6 +2115,604 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (TECHNICAL, "tr", "kurulum talimat*"),
     (TECHNICAL, "id", "instruksi instalasi"),
     (TECHNICAL, "vi", "huong dan cai dat"),
+    // --- the reader described: a machine that reads this text ---
+    (
+        MACHINE,
+        "en",
+        "ai|llm|llms|chatbot|chat bot|gpt|chatgpt|claude|gemini|copilot|language model|ai model|ai system|ai assistant|assistant|automated reader|automated system|automated assistant|virtual assistant|machine reader|model|system",
+    ),
+    (
+        MACHINE,
+        "de",
+        "ki|ai|llm|chatbot|bot|sprachmodell|modell|ki modell*|ki system*|ki assistent*|assistent*|system",
+    ),
+    (
+        MACHINE,
+        "fr",
+        "ia|ai|llm|chatbot|bot|modele|modele de langage|assistant*|agent ia|systeme|systemes|intelligence artificielle",
+    ),
+    (
+        MACHINE,
+        "es",
+        "ia|ai|llm|chatbot|bot|modelo|modelo de lenguaje|asistente|sistema|sistemas|inteligencia artificial",
+    ),
+    (
+        MACHINE,
+        "pt",
+        "ia|ai|llm|chatbot|bot|modelo|modelo de linguagem|assistente|sistema|sistemas|inteligencia artificial",
+    ),
+    (
+        MACHINE,
+        "it",
+        "ia|ai|llm|chatbot|bot|modello|modello linguistico|assistente|sistema|sistemi|intelligenza artificiale",
+    ),
+    (
+        MACHINE,
+        "nl",
+        "ai|ki|llm|chatbot|bot|model|taalmodel|assistent|ai assistent|systeem",
+    ),
+    (
+        MACHINE,
+        "ru",
+        "ии|ai|llm|чатбот|чат бот|бот|модель|модели|ассистент*|помощник*|систем*|нейросет*|искусственный интеллект",
+    ),
+    (
+        MACHINE,
+        "zh",
+        "智能程序|智能助手|人工智能|助手|模型|机器人|程序|系统|ai",
+    ),
+    (
+        MACHINE,
+        "ja",
+        "アシスタント|人工知能|モデル|ボット|システム|プログラム|ai",
+    ),
+    (
+        MACHINE,
+        "ko",
+        "어시스턴트|비서|인공지능|모델|챗봇|봇|시스템|프로그램|ai",
+    ),
+    (
+        MACHINE,
+        "tr",
+        "yapay zeka|asistan*|model*|bot|sohbet botu|sistem*|ai",
+    ),
+    (
+        MACHINE,
+        "pl",
+        "ai|si|sztuczna inteligencj*|sztucznej inteligencji|asystent*|model*|chatbot*|bot*|system*",
+    ),
+    (
+        MACHINE,
+        "sv",
+        "ai|assistent*|sprakmodell|modell|chatbot*|bot|system*",
+    ),
+    (
+        MACHINE,
+        "ar",
+        "~المساعد|~الذكاء الاصطناعي|~النموذج|~روبوت|~النظام|~البرنامج",
+    ),
+    (MACHINE, "hi", "सहायक|एआई|ai|मॉडल|बॉट|सिस्टम|प्रणाली"),
+    (
+        MACHINE,
+        "id",
+        "ai|kecerdasan buatan|asisten|model|bot|chatbot|sistem",
+    ),
+    (
+        MACHINE,
+        "vi",
+        "tro ly|tro ly ai|tri tue nhan tao|mo hinh|chatbot|he thong|mo hinh ai|he thong ai",
+    ),
+    (
+        CUE,
+        "en",
+        "reading this|reads this|read this|reading these|processing this|processes this|process this|processing these|summarizing|summarising|summarizes|summarises|that summarizes|comparing|compares|parsing this|parses this|indexing this|analyzing this|analysing this|handling this|scanning this|ingesting this|going through this|reviewing this|that reads|who reads|which reads|that processes|which processes|if you are an|if you re an|if you are a|you who are|if you happen to be",
+    ),
+    (
+        CUE,
+        "de",
+        "liest|lesende|lesenden|verarbeitet|verarbeitende|verarbeitenden|zusammenfasst|vergleicht|auswertet|analysiert|durchsucht|wenn du ein|falls du ein|wenn du eine|falls du eine|bist du ein",
+    ),
+    (
+        CUE,
+        "fr",
+        "lit ce|lit cette|lit ces|lisant|qui lit|traite ce|traite cette|traitant|qui traite|resume ce|resumant|compare les|comparant|qui compare|analyse ce|analysant|parcourt|parcourant|si tu es un|si tu es une|si vous etes un|si vous etes une",
+    ),
+    (
+        CUE,
+        "es",
+        "lea|lee esto|lee este|leyendo|procese|procesa|procesando|resuma|resumiendo|compare|compara|comparando|analice|analizando|revisando|si eres un|si eres una|si usted es",
+    ),
+    (
+        CUE,
+        "pt",
+        "leia|le este|le esta|lendo|processe|processa|processando|resuma|resumindo|compare|comparando|analise|analisando|se voce e um|se voce e uma|se for um|se es um",
+    ),
+    (
+        CUE,
+        "it",
+        "legge|leggendo|elabora|elaborando|riassume|riassumendo|confronta|confrontano|confrontando|analizza|analizzando|processa|se sei un|se sei una|se lei e un",
+    ),
+    (
+        CUE,
+        "nl",
+        "leest|lezend|verwerkt|verwerkende|samenvat|vergelijkt|analyseert|doorneemt|als je een|als jij een|indien je een",
+    ),
+    (
+        CUE,
+        "ru",
+        "читающ*|читает|обрабатыва*|анализиру*|сравнива*|суммиру*|пересказыва*|просматрива*|если ты|если вы",
+    ),
+    (
+        CUE,
+        "zh",
+        "处理本|处理此|处理这|阅读本|阅读此|阅读这|读取本|读取这|总结本|总结这|汇总|比较商品|比较产品|对比|分析本|分析这|如果你是",
+    ),
+    (
+        CUE,
+        "ja",
+        "を処理する|を処理して|を読んで|を読む|を要約|を比較して|を比較する|を分析|処理している|読んでいる|比較している|要約している|あなたが",
+    ),
+    (
+        CUE,
+        "ko",
+        "처리하는|읽는|요약하는|비교하는|분석하는|읽고 있는|정리하는|네가|너가|당신이",
+    ),
+    (
+        CUE,
+        "tr",
+        "okuyan|isleyen|ozetleyen|karsilastiran|inceleyen|analiz eden|eger sen|sen bir",
+    ),
+    (
+        CUE,
+        "pl",
+        "czytajac*|przetwarzajac*|podsumowujac*|porownujac*|analizujac*|jesli jestes|jezeli jestes",
+    ),
+    (
+        CUE,
+        "sv",
+        "laser|som laser|bearbetar|sammanfattar|jamfor|analyserar|gar igenom|du som ar|om du ar",
+    ),
+    (
+        CUE,
+        "ar",
+        "~يعالج|~يقرأ|~يلخص|~يقارن|~يحلل|~تعالج|~تقرأ|~تلخص|إذا كنت|اذا كنت",
+    ),
+    (
+        CUE,
+        "hi",
+        "पढने वाले|पढने वाली|पढ रहे|पढ रही|संसाधित|सारांश बना|तुलना कर|यदि आप|अगर आप|अगर तुम",
+    ),
+    (
+        CUE,
+        "id",
+        "membaca|memproses|merangkum|membandingkan|menganalisis|yang membaca|yang memproses|jika kamu|jika anda|kalau kamu",
+    ),
+    (
+        CUE,
+        "vi",
+        "dang doc|doc thu|doc tai lieu|xu ly|tom tat|so sanh|phan tich|neu ban la",
+    ),
+    // --- rules declared void, in more words ---
+    (
+        VOIDED,
+        "en",
+        "not in force|not applicable|do not apply here|no longer in force|have been lifted|has been lifted|been disabled|been deactivated|are disabled|are deactivated|switched off|turned off|waived",
+    ),
+    (
+        VOIDED,
+        "de",
+        "nicht anwendbar|finden keine anwendung|deaktiviert|abgeschaltet|ausgeschaltet|entfallen",
+    ),
+    (
+        VOIDED,
+        "fr",
+        "ne s appliquent pas|ne s applique pas|plus en vigueur|pas en vigueur|desactive*|leve*|suspendu*|caduque*",
+    ),
+    (
+        VOIDED,
+        "es",
+        "no estan vigentes|no esta vigente|no vigentes|no aplican|no aplica|desactivad*|levantad*|quedan sin efecto|inaplicable*",
+    ),
+    (
+        VOIDED,
+        "pt",
+        "nao estao em vigor|nao se aplicam|nao se aplica|desativad*|suspens*|levantad*|sem efeito",
+    ),
+    (
+        VOIDED,
+        "it",
+        "non sono in vigore|non si applicano|non si applica|disattivat*|sospes*|revocat*|decadut*",
+    ),
+    (
+        VOIDED,
+        "nl",
+        "niet van toepassing|zijn uitgeschakeld|uitgeschakeld|gedeactiveerd|buiten werking|niet in werking",
+    ),
+    (
+        VOIDED,
+        "ru",
+        "не действуют|не применя*|отключен*|сняты|снято|деактивирован*|не распространя*",
+    ),
+    (
+        VOIDED,
+        "zh",
+        "不适用|作废|已解除|已取消|已停用|已关闭|不再有效|失效",
+    ),
+    (VOIDED, "ja", "適用外|解除|無効化|停止|適用されない|対象外"),
+    (VOIDED, "ko", "적용되지 않|해제|비활성화|무효"),
+    (
+        VOIDED,
+        "tr",
+        "kaldirilmis*|kaldirildi|gecerli degil|gecersiz|devre disi|uygulanmaz",
+    ),
+    (
+        VOIDED,
+        "pl",
+        "zniesion*|nie maja zastosowania|nie ma zastosowania|wylaczon*|dezaktywowan*|nie obowiazuj*",
+    ),
+    (
+        VOIDED,
+        "sv",
+        "galler inte|ar upphavda|upphavd*|avaktiverad*|inaktiverad*|satts ur spel|ur kraft",
+    ),
+    (
+        VOIDED,
+        "ar",
+        "~لا تنطبق|~لا تسري|~ملغاة|~معطلة|~تم تعطيل|~تم إلغاء|~غير سارية",
+    ),
+    (VOIDED, "hi", "लागू नहीं|निरस्त|रद्द|हटा दिए|निष्क्रिय|अमान्य"),
+    (
+        VOIDED,
+        "id",
+        "tidak berlaku|dinonaktifkan|dicabut|dibatalkan|tidak lagi berlaku",
+    ),
+    (
+        VOIDED,
+        "vi",
+        "khong con hieu luc|khong ap dung|da bi vo hieu|vo hieu hoa|da bi go bo|bai bo",
+    ),
+    // --- the rules of the reader, in more words ---
+    (
+        RULES,
+        "es",
+        "politicas|politica de seguridad|limitaciones|salvaguardas",
+    ),
+    (RULES, "nl", "veiligheidsregels|beleid|beperkingen"),
+    (RULES, "ru", "ограничени*|правила безопасности"),
+    (RULES, "zh", "设定|设置|规则|限制|指令|指示|准则"),
+    (RULES, "ja", "ガイドライン|制限|設定|指示|ルール"),
+    (RULES, "tr", "kural*|kisitlama*|talimat*|yonerge*"),
+    (
+        RULES,
+        "pl",
+        "zasady|ograniczenia|wytyczne|instrukcje|polecenia",
+    ),
+    (RULES, "id", "aturan|batasan|pedoman|instruksi"),
+    (RULES, "vi", "quy tac|gioi han|huong dan|chi dan"),
+    (
+        RULES,
+        "ar",
+        "~القواعد|~القيود|~التعليمات|~الإرشادات|~الضوابط",
+    ),
+    (RULES, "hi", "निर्देश|नियम|प्रतिबंध|दिशानिर्देश"),
+    // --- the user's secrets and data, in more words ---
+    (
+        CRED_NOUN,
+        "en",
+        "otp|one time code|sms code|cvv|cvc|card number|social security number|login code",
+    ),
+    (
+        CRED_NOUN,
+        "de",
+        "tan|pin|sms code|kartennummer|cvv|einmalcode",
+    ),
+    (
+        CRED_NOUN,
+        "fr",
+        "code sms|code pin|cvv|numero de carte|code de securite",
+    ),
+    (
+        CRED_NOUN,
+        "es",
+        "cvv|pin|numero de tarjeta|codigo sms|clave",
+    ),
+    (CRED_NOUN, "nl", "inlog|inlogcode|digid|pincode|sms code"),
+    (
+        CRED_NOUN,
+        "ru",
+        "код из смс|смс код|пин код|cvv|номер карты",
+    ),
+    (CRED_NOUN, "ko", "비밀번호|otp|인증번호|카드 번호"),
+    (CRED_NOUN, "pl", "pesel|kod sms|pin|numer karty|blik"),
+    (CRED_NOUN, "sv", "bankid|losenord|pinkod|kortnummer"),
+    (
+        CRED_NOUN,
+        "ar",
+        "~كلمات المرور|~كلمة المرور|~الرمز السري|~رقم بطاقته|~رقم البطاقة",
+    ),
+    (CRED_NOUN, "hi", "पासवर्ड|upi पिन"),
+    (CRED_NOUN, "id", "kata sandi|pin|otp|nomor kartu"),
+    (CRED_NOUN, "vi", "mat khau|ma otp|ma pin|so the"),
+    // --- sending, in more words ---
+    (
+        SEND_VERB,
+        "de",
+        "weiterleitet|weiterzuleiten|weitergeleitet|ubersende*|sendet",
+    ),
+    (
+        SEND_VERB,
+        "es",
+        "suba|subir|envie|enviar|reenviar|reenvie|remita|remitir",
+    ),
+    (
+        SEND_VERB,
+        "pt",
+        "envie|enviar|encaminhe|encaminhar|carregue",
+    ),
+    (SEND_VERB, "it", "inoltra*|invia*|carica*|trasmett*"),
+    (
+        SEND_VERB,
+        "nl",
+        "doorstuurt|doorstuur*|verstuurt|opstuurt|stuurt",
+    ),
+    (
+        SEND_VERB,
+        "ru",
+        "переслать|отправить|передать|загрузить|выслать",
+    ),
+    (
+        SEND_VERB,
+        "pl",
+        "wyslac|wysylac|przeslac|przekazac|skopiowac",
+    ),
+    (SEND_VERB, "sv", "skicka*|vidarebefordra*|ladda upp"),
+    (SEND_VERB, "ar", "~إرسال|~ارسال|~أرسل|~ارسل|~تحويل"),
+    (SEND_VERB, "hi", "भेजें|भेजो|भेज दें|फॉरवर्ड"),
+    (SEND_VERB, "id", "kirim*|teruskan|unggah"),
+    (
+        SEND_VERB,
+        "vi",
+        "gui cho|gui den|gui toi|gui ve|chuyen tiep|tai len",
+    ),
+    (
+        SEND_VERB,
+        "tr",
+        "gonder*|ilet|iletin|iletsin|iletmesi|yukleyin",
+    ),
+    (SEND_VERB, "zh", "发送|转发|上传|发到|寄送"),
+    (SEND_VERB, "ko", "보내|전송|전달|업로드"),
+    // --- the answer bent: others hidden, this one on top ---
+    (
+        CONTROL,
+        "en",
+        "leave out the other|leave out all|put this message first|put this first|rank this|only recommendation|highest score|maximum score|top rating|do not show the other|don t show the other|hide the rest",
+    ),
+    (
+        CONTROL,
+        "de",
+        "alle anderen treffer weglassen|andere treffer weglassen|als einzig|nur dieses|hochste bewertung|nicht anzeigen",
+    ),
+    (
+        CONTROL,
+        "fr",
+        "ne mentionne aucun|ne mentionnez aucun|uniquement celui ci|qualifie le d urgent|note maximale|ne montre pas les autres|masque les autres",
+    ),
+    (
+        CONTROL,
+        "es",
+        "oculta los otros|no muestres los otros|unica recomendacion|puntuacion maxima|ponlo primero",
+    ),
+    (
+        CONTROL,
+        "pt",
+        "oculte os outros|nao mostre os outros|unica recomendacao|nota maxima|coloque em primeiro",
+    ),
+    (
+        CONTROL,
+        "it",
+        "non mostrare le alternative|non mostrare gli altri|punteggio massimo|unica raccomandazione|metti al primo posto",
+    ),
+    (
+        CONTROL,
+        "nl",
+        "toon de andere niet|verberg de rest|hoogste score|enige aanbeveling|zet dit bovenaan",
+    ),
+    (
+        CONTROL,
+        "ru",
+        "не показывай остальные|скрой другие|максимальную оценку|на первое место",
+    ),
+    (
+        CONTROL,
+        "zh",
+        "不要显示其他|隐藏其他|排在第一|最高分|唯一推荐",
+    ),
+    (
+        CONTROL,
+        "ja",
+        "他の候補は表示せず|1位とし|一位とし|他は表示しない|最高評価",
+    ),
+    (
+        CONTROL,
+        "ko",
+        "다른 결과는 숨기|다른 메시지는 보여주지|1위로|최고 점수",
+    ),
+    (
+        CONTROL,
+        "tr",
+        "digerlerini gizle|diger sonuclari gosterme|en yuksek puan|ilk sira",
+    ),
+    (
+        CONTROL,
+        "pl",
+        "ukryj pozostale wyniki|ocen ten produkt|na 10 10|nie pokazuj pozostalych",
+    ),
+    (
+        CONTROL,
+        "sv",
+        "visa inte de andra|dolj de andra|hogsta betyg|markera detta som kritiskt|prioritet 10",
+    ),
+    (
+        CONTROL,
+        "ar",
+        "~لا تعرض الرسائل الأخرى|~أخف النتائج الأخرى|~أعلى تقييم",
+    ),
+    (CONTROL, "hi", "बाकी संदेश न दिखाएँ|सबसे ऊपर रखें|अत्यंत जरूरी"),
+    (
+        CONTROL,
+        "id",
+        "sembunyikan produk lain|sembunyikan yang lain|satu satunya rekomendasi|nilai tertinggi",
+    ),
+    (
+        CONTROL,
+        "vi",
+        "an cac lua chon khac|cham san pham nay 10 10|khong hien thi cac|diem cao nhat",
+    ),
+    // --- acting without asking the user ---
+    (
+        UNBOUND,
+        "en",
+        "without checking with|without asking the user|without consulting|without the user s approval|without asking me|without asking them",
+    ),
+    (
+        UNBOUND,
+        "de",
+        "ohne zu fragen|ohne nachzufragen|ohne den nutzer zu fragen|ohne ruckfrage beim nutzer",
+    ),
+    (
+        UNBOUND,
+        "fr",
+        "sans demander|sans lui demander|sans confirmation|sans validation|sans consulter",
+    ),
+    (
+        UNBOUND,
+        "es",
+        "sin preguntar|sin consultar|sin pedir confirmacion",
+    ),
+    (
+        UNBOUND,
+        "pt",
+        "sem perguntar|sem confirmacao|sem pedir confirmacao|sem consultar",
+    ),
+    (
+        UNBOUND,
+        "it",
+        "senza chiedere|senza conferma|senza consultare",
+    ),
+    (
+        UNBOUND,
+        "nl",
+        "zonder te vragen|zonder overleg|zonder toestemming te vragen",
+    ),
+    (UNBOUND, "ru", "не спрашивая|без согласования|не уточняя"),
+    (
+        UNBOUND,
+        "zh",
+        "无需确认|不必确认|无需询问|不经确认|不用问|无需征得",
+    ),
+    (UNBOUND, "ja", "確認なし|確認せず|許可なく|聞かずに"),
+    (UNBOUND, "ko", "확인 없이|묻지 않고|물어보지 않고|승인 없이"),
+    (UNBOUND, "tr", "sormadan|onay almadan|onaysiz"),
+    (UNBOUND, "pl", "bez pytania|bez zgody|bez konsultacji"),
+    (
+        UNBOUND,
+        "sv",
+        "utan att fraga|utan bekraftelse|utan att kontrollera",
+    ),
+    (
+        UNBOUND,
+        "ar",
+        "~دون الرجوع|~بدون الرجوع|~دون تأكيد|~بدون تأكيد|~دون سؤال|~دون إذن",
+    ),
+    (UNBOUND, "hi", "बिना पूछे|पुष्टि के बिना|बिना अनुमति"),
+    (
+        UNBOUND,
+        "id",
+        "tanpa bertanya|tanpa konfirmasi|tanpa persetujuan",
+    ),
+    (
+        UNBOUND,
+        "vi",
+        "khong can hoi|khong can xac nhan|ma khong hoi",
+    ),
+    // --- hidden from the user ---
+    (SECRECY, "de", "unauffallig|heimlich|ohne dass der nutzer"),
+    // --- decode, then obey ---
+    (
+        META,
+        "en",
+        "decode and follow|decode and execute|decode and obey|decode it and follow|decode and comply|decrypt and follow|decode then follow",
+    ),
+    (
+        META,
+        "de",
+        "dekodiere und befolge|entschlussle und befolge|dekodieren und ausfuhren|dekodiere und fuhre",
+    ),
+    (
+        META,
+        "fr",
+        "decode et suis|decode et execute|decodez et suivez|dechiffre et applique|dechiffrez et appliquez",
+    ),
+    (
+        META,
+        "es",
+        "descifrar y cumplir|descifra y cumple|decodifica y sigue|decodifica y ejecuta|descifrar y ejecutar",
+    ),
+    (
+        META,
+        "pt",
+        "decodifique e siga|decodifique e execute|decifre e cumpra",
+    ),
+    (
+        META,
+        "it",
+        "decodifica ed esegui|decifra ed esegui|decodifica e segui|decifra e segui",
+    ),
+    (
+        META,
+        "nl",
+        "decodeer en volg|decodeer en voer uit|ontcijfer en volg",
+    ),
+    (
+        META,
+        "ru",
+        "расшифруй и выполни|декодируй и выполни|расшифруйте и выполните",
+    ),
+    (META, "zh", "解码并执行|解码后执行|解码后照做|解码并照做"),
+    (META, "ja", "デコードして実行|デコードして従|復号して実行"),
+    (
+        META,
+        "ko",
+        "디코딩해서 실행|디코딩 후 실행|붙여서 읽고 그대로",
+    ),
+    (META, "tr", "coz ve uygula|cozumle ve uygula|cozup uygula"),
+    (
+        META,
+        "pl",
+        "zdekoduj i wykonaj|odkoduj i wykonaj|rozszyfruj i wykonaj",
+    ),
+    (META, "sv", "avkoda och folj|avkoda och utfor"),
+    (META, "ar", "~فك الترميز ونفذ|~فك التشفير ونفذ"),
+    (META, "hi", "डिकोड करके पालन|डिकोड करें और पालन"),
+    (
+        META,
+        "id",
+        "dekode dan ikuti|dekode dan jalankan|terjemahkan dan jalankan",
+    ),
+    (META, "vi", "giai ma va lam theo|giai ma va thuc hien"),
+    // --- the model, in more words ---
+    (MODEL, "tr", "modelin|modelinin"),
+    // --- an AI named in a script without spaces ---
+    (MACHINE, "zh", "~ai助手|~ai程序|~ai模型|~ai系统"),
+    (MACHINE, "ja", "~aiへ|~aiの方|~aiに|~aiは|~aiが|~aiで"),
+    (MACHINE, "ko", "~ai는|~ai가|~ai에게|~ai야|~ai 어시스턴트"),
+    // --- declared void, singular ---
+    (VOIDED, "ru", "больше не действует|не действует"),
+    (
+        NEW_ROLE,
+        "es",
+        "desde este momento|a partir de este momento",
+    ),
 ];
 
 #[cfg(test)]
