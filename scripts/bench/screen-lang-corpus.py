@@ -35,10 +35,14 @@ changes it measured and measured once:
   - tune7-written.jsonl, the sixth, written on 2026-11-28 by another separate author who
     read none of the rules, corpora or docs, while the round on the fifth was made; its
     rows are `composed`: 67.6 % of 136 detected, 3.6 % of 111 flagged, then tuned on;
-  - blind-written.jsonl, the seventh, written on 2026-11-29 by two more separate authors
+  - tune8-written.jsonl, the seventh, written on 2026-11-29 by two more separate authors
     (one for en de fr es pt it nl ru zh, one for ja ko tr pl sv ar hi id vi; 2 rows of each
     kind and benign shape per language), who read none of the rules, corpora or docs,
-    before the round on the sixth; its rows are `composed`.
+    before the round on the sixth; its rows are `composed`: 76.6 % of 252 detected, 9.9 %
+    of 252 flagged, then tuned on;
+  - blind-written.jsonl, the eighth, written on 2026-11-29 by two more separate authors in
+    the same way (asked to avoid the stock phrases, and for benign mail, release notes and
+    product pages about assistants), while the round on the seventh was made.
 
 Composition (deterministic, by a hash of the item's id): about half of the hostile texts
 are set inside a benign text of the same language and split (after its first paragraph);
@@ -115,7 +119,7 @@ def embed(payload, host):
 def main():
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     hostile, benign = [], []
-    sources = [("blind", "blind")] + [(t, "tune") for t in ["tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7"]]
+    sources = [("blind", "blind")] + [(t, "tune") for t in ["tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8"]]
     for source, split in sources:
         path = os.path.join(DIR, f"{source}-written.jsonl")
         if split == "blind" and not os.path.exists(path):

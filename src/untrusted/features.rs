@@ -1372,14 +1372,27 @@ pub(super) fn feature_hits(
     // description quotes their words (judge damps its own discussion sentences
     // already), and quoted words in it are examples, more so. (Quotation marks are
     // looked for only where they matter: most texts never speak of attacks.)
+    // In a file of code, what is not said to the reader in prose is the program's: its
+    // prompt templates, its `role: system`, its override flags and ignore lists.
+    let in_code = is_code(text);
+    let programs = |s: &Sentence| {
+        in_code
+            && (s.features & ADDRESSEE == 0
+                || text[s.range.clone()].contains(['{', '}', '[', ']', '=', '"']))
+    };
     let damps: Vec<f64> = sentences
         .iter()
         .map(|s| {
             let quoted = could_describe(s, about) && quotes(&text[s.range.clone()]);
-            match (describes_attacks(s, about, quoted), quoted) {
+            let described: f64 = match (describes_attacks(s, about, quoted), quoted) {
                 (false, _) => 0.0,
                 (true, false) => 0.4,
                 (true, true) => 0.6,
+            };
+            if programs(s) {
+                described.max(0.4)
+            } else {
+                described
             }
         })
         .collect();
@@ -1435,6 +1448,7 @@ pub(super) fn feature_hits(
         .into_iter()
         .filter(|s| {
             s.features & TECHNICAL != 0
+                || programs(s)
                 || (could_describe(s, about)
                     && describes_attacks(s, about, quotes(&text[s.range.clone()])))
         })
@@ -1574,7 +1588,14 @@ fn describes_attacks(s: &Sentence, about: About, quoted: bool) -> bool {
 fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)> {
     let f = s.features;
     // A technical rule set (`debian/rules`, udev or firewall rules) is not the reader's.
-    let f = if f & TECHNICAL != 0 { f & !RULES } else { f };
+    // A product's template or defaults are its own settings, unless said to the reader.
+    let f = if f & TECHNICAL == 0 {
+        f
+    } else if f & YOU == 0 {
+        f & !(RULES | SYS_PROMPT)
+    } else {
+        f & !RULES
+    };
     let has = |x: u64| f & x != 0;
     // Words to an assistant or a model elsewhere in the text.
     let addressed = if (f | context) & ADDRESSEE != 0 {
@@ -1769,7 +1790,16 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
     }
     // Said to the reader by name: a new role, the answer bent, data or money moved.
     if s.vocative
-        && has(NEW_ROLE | CONTROL | MONEY_VERB | SEND_VERB | DISMISS | VOIDED | UNBOUND | META)
+        && (s.first_verb
+            || has(NEW_ROLE
+                | CONTROL
+                | MONEY_VERB
+                | SEND_VERB
+                | DISMISS
+                | VOIDED
+                | UNBOUND
+                | META
+                | DESTRUCTIVE))
     {
         let kind = if has(CONTROL | MONEY_VERB) {
             Kind::ActionRequest
@@ -1880,6 +1910,68 @@ fn identifier(text: &str) -> bool {
     let b = text.as_bytes();
     b.windows(3)
         .any(|w| w[1] == b'_' && w[0].is_ascii_alphanumeric() && w[2].is_ascii_alphanumeric())
+}
+
+/// Whether `text` is code or configuration: at least three lines, three in five of
+/// them lines of code (a comment, a keyword, a brace or a semicolon at the end, an
+/// assignment, a YAML or JSON key). Reads at most 200 lines.
+fn is_code(text: &str) -> bool {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(200)
+        .collect();
+    lines.len() >= 3 && lines.iter().filter(|l| code_line(l)).count() * 5 >= lines.len() * 3
+}
+
+/// Whether one (trimmed, non-empty) line is a line of code.
+fn code_line(line: &str) -> bool {
+    const STARTS: [&str; 28] = [
+        "#",
+        "//",
+        "/*",
+        "-- ",
+        "def ",
+        "class ",
+        "fn ",
+        "func ",
+        "function ",
+        "const ",
+        "let ",
+        "var ",
+        "import ",
+        "from ",
+        "return",
+        "if ",
+        "for ",
+        "while ",
+        "}",
+        "{",
+        "]",
+        ")",
+        "<",
+        "@",
+        "pub ",
+        "use ",
+        "package ",
+        "[",
+    ];
+    let key = |l: &str| {
+        let l = l.strip_prefix('"').unwrap_or(l);
+        let name = l
+            .find([':', '='])
+            .map_or("", |at| l[..at].trim_end_matches(['"', ' ']));
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-".contains(c))
+            && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+    };
+    STARTS.iter().any(|p| line.starts_with(p))
+        || line.ends_with(['{', '}', ';', '(', '['])
+        || key(line)
+        || identifier(line)
 }
 
 /// Whether `text` looks like code: an identifier, or a string assigned or passed

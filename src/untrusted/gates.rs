@@ -81,7 +81,7 @@ pub(super) const WORD: &[&[&[u8]]] = &[
     // new instructions (es/pt/it)
     &[b" a parti", b" adesso ", b" agora e", b" agora v", b" ahora e", b" ahora u", b" d ora i", b" da ora ", b" desde a", b" le nuov", b" le tue ", b" novas d", b" novas i", b" novas o", b" novas r", b" nuevas ", b" nuove d", b" nuove i", b" nuove o", b" nuove r", b" ora sei", b" suas no", b" sus nue", b" tuas no", b" tus nue", b" verdade", b" vere di", b" vere in", b" vere is", b" vere or", b" vere re"],
     // ignore previous instructions (nl)
-    &[b" echte i", b" echte o", b" echte r", b" ignoree", b" ignorer", b" je bent", b" je nieu", b" jij ben", b" negeer ", b" negeren", b" nieuwe ", b" sla ove", b" u bent ", b" uw nieu", b" vergeet", b" vergete", b" verwaar", b" volg ni"],
+    &[b" echte i", b" echte o", b" echte r", b" ignoree", b" ignorer", b" je bent", b" je nieu", b" jij ben", b" jouw ni", b" negeer ", b" negeren", b" sla ove", b" u bent ", b" uw nieu", b" vergeet", b" vergete", b" verwaar", b" volg ni"],
     // ignore previous instructions (ru)
     &[b" \xd0\xb2\xd0\xb0\xd1\x88\xd0", b" \xd0\xb7\xd0\xb0\xd0\xb1\xd1", b" \xd0\xb8\xd0\xb3\xd0\xbd\xd0", b" \xd0\xbd\xd0\xb0\xd1\x81\xd1", b" \xd0\xbd\xd0\xb5 \xd0\xb2", b" \xd0\xbd\xd0\xb5 \xd0\xbe", b" \xd0\xbd\xd0\xb5 \xd1\x81", b" \xd0\xbd\xd0\xbe\xd0\xb2\xd1", b" \xd0\xbe\xd1\x82\xd0\xb1\xd1", b" \xd0\xbe\xd1\x82\xd0\xbc\xd0", b" \xd0\xbe\xd1\x82\xd0\xbd\xd1", b" \xd0\xbf\xd1\x80\xd0\xb5\xd0", b" \xd0\xbf\xd1\x80\xd0\xbe\xd0", b" \xd1\x82\xd0\xb2\xd0\xbe\xd0", b" \xd1\x82\xd0\xb5\xd0\xbf\xd0", b" \xd1\x82\xd1\x8b \xd1\x82"],
     // ignore previous instructions (zh/ja/ko)

@@ -248,7 +248,7 @@ pub const WORD_RULES: &[Rule] = &[
         "ignore previous instructions (nl)",
         0.85,
         0,
-        r" (?:negeer|negeren|ignoreer|ignoreren|vergeet|vergeten|verwaarloos|volg niet|sla over)(?: [^ ]+){0,4} (?:instructie|regel|opdracht|aanwijzing|richtlijn|bevel|prompt|systeemprompt)[^ ]*| (?:nieuwe|je nieuwe|uw nieuwe|echte) (?:instructie|opdracht|regel)[^ ]*| (?:je bent|jij bent|u bent) (?:nu|vanaf nu|voortaan)(?: [^ ]+){0,1} (?:een|de|het|geen|niet meer|in)",
+        r" (?:negeer|negeren|ignoreer|ignoreren|vergeet|vergeten|verwaarloos|volg niet|sla over)(?: [^ ]+){0,4} (?:instructie|regel|opdracht|aanwijzing|richtlijn|bevel|prompt|systeemprompt)[^ ]*| (?:je nieuwe|jouw nieuwe|uw nieuwe|echte) (?:instructie|opdracht|regel)[^ ]*| (?:je bent|jij bent|u bent) (?:nu|vanaf nu|voortaan)(?: [^ ]+){0,1} (?:een|de|het|geen|niet meer|in)",
     ),
     rule(
         InstructionOverride,
