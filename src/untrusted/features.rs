@@ -62,7 +62,8 @@ use super::lexicon::{
 };
 
 /// Features that negate a core when a negation stands just before them.
-const NEGATABLE: u64 = BEC | GIFT | CRED_VERB | CRED_NOUN | META | LURE | SEND_VERB | MONEY_VERB;
+const NEGATABLE: u64 =
+    BEC | GIFT | CRED_VERB | CRED_NOUN | META | LURE | SEND_VERB | MONEY_VERB | PERMIT | UNBOUND;
 /// The operative details.
 const DETAILS: u64 = URL | EMAIL | PHONE | ACCOUNT | AMOUNT;
 /// Features that make a sentence a candidate (with a command as its first word).
@@ -1267,10 +1268,10 @@ pub(super) fn feature_hits(
             if feature == YOU && acronym(&text[at..]) {
                 continue;
             }
-            if feature == ADDRESSEE && at < s.range.start + 24 && named(&text[at..s.range.end]) {
+            if feature == ADDRESSEE && at < s.range.start + 24 && called(&text[at..s.range.end]) {
                 s.vocative = true;
             }
-            if feature == MACHINE && at < s.range.start + 24 && named(&text[at..s.range.end]) {
+            if feature == MACHINE && at < s.range.start + 24 && called(&text[at..s.range.end]) {
                 s.machine_named = true;
             }
             s.roles = s.roles.saturating_add(u8::from(feature == NEW_ROLE));
@@ -1390,7 +1391,7 @@ pub(super) fn feature_hits(
                 (true, true) => 0.6,
             };
             if programs(s) {
-                described.max(0.4)
+                described.max(0.5)
             } else {
                 described
             }
@@ -1447,7 +1448,7 @@ pub(super) fn feature_hits(
     sentences
         .into_iter()
         .filter(|s| {
-            s.features & TECHNICAL != 0
+            s.features & (TECHNICAL | MINE) != 0
                 || programs(s)
                 || (could_describe(s, about)
                     && describes_attacks(s, about, quotes(&text[s.range.clone()])))
@@ -1571,7 +1572,7 @@ fn could_describe(s: &Sentence, about: About) -> bool {
 fn describes_attacks(s: &Sentence, about: About, quoted: bool) -> bool {
     let here = s.features & (DISCUSSION | ABOUT_ATTACKS) != 0;
     let text = about == About::Yes || (about == About::Once && quoted);
-    (here || text) && !s.first_verb && s.lead & DISMISS == 0
+    (here || text) && (quoted || (!s.first_verb && s.lead & DISMISS == 0))
 }
 
 /// The shapes of an instruction to the reader, in every language of `lexicon`: its
@@ -1629,12 +1630,16 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         found.push((score, Kind::Exfiltration, "the user's data, asked of it"));
     }
     if has(DISMISS) && has(RULES) {
-        let mut score = 0.4;
+        let mut score: f64 = 0.4;
         if has(PRIOR | ABOVE) {
             score += 0.2;
         }
         if has(YOU) || command {
             score += 0.15;
+        }
+        // The writer's own ("please ignore my last mail").
+        if has(MINE) {
+            score = score.min(0.45);
         }
         found.push((
             score + addressed,
@@ -1674,7 +1679,14 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
             "instructions declared void",
         ));
     }
-    if has(NEW_ROLE) {
+    // A role is the reader's when said to it ("you are…", by name, or to the machine
+    // reading this); release notes say "the assistant now summarises…".
+    if has(NEW_ROLE)
+        && (has(YOU | CUE | RULES)
+            || (has(ADDRESSEE) && has(UNBOUND))
+            || s.vocative
+            || s.roles >= 2)
+    {
         let mut score = 0.25;
         if has(YOU) {
             score += 0.1;
@@ -1682,7 +1694,9 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         if s.roles >= 2 {
             score += 0.15;
         }
-        if has(UNBOUND) {
+        // Without limits; acting without asking only when said to a machine ("from now
+        // on you approve these without asking me" is a manager's).
+        if has(UNBOUND) && (has(ADDRESSEE | RULES) || s.roles >= 2) {
             score += 0.2;
         }
         if has(ADDRESSEE) {
@@ -1724,7 +1738,7 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
     // Permission in the name of an administrator or the developers, named here or just
     // before (`Message from the developers: you may…`).
     if has(PERMIT) && (f | context) & AUTHORITY != 0 {
-        let mut score = if has(AUTHORITY) { 0.35 } else { 0.3 };
+        let mut score: f64 = if has(AUTHORITY) { 0.35 } else { 0.3 };
         if has(YOU) {
             score += 0.1;
         }
@@ -1736,6 +1750,11 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         }
         if has(DATA_OBJ | CRED_NOUN) {
             score += 0.1;
+        }
+        // A product's promise ("it never sends anything without your consent; admins
+        // can turn it off") is no permission.
+        if !s.negations.is_empty() {
+            score = score.min(0.45);
         }
         found.push((score, Kind::AuthorityClaim, "permission in another's name"));
     }
@@ -1776,7 +1795,7 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
         && (has(PERMIT | YOU) || command)
         && (has(RULES | ADDRESSEE) || (f | context) & AUTHORITY != 0)
     {
-        let mut score = 0.45;
+        let mut score: f64 = if s.negations.is_empty() { 0.45 } else { 0.25 };
         if (f | context) & AUTHORITY != 0 {
             score += 0.1;
         }
@@ -1879,6 +1898,16 @@ fn mark_shapes(
     }
 }
 
+/// Whether a machine named at the start of `rest` is called: the first punctuation
+/// after it, within 40 bytes, is a comma or a colon (`Asistente: …`, `IA que estés
+/// leyendo esto: …`; not `Trợ lý AI "ThưKý" giúp…`).
+fn called(rest: &str) -> bool {
+    rest.char_indices()
+        .take_while(|&(i, _)| i < 40)
+        .find(|&(_, c)| !(c.is_alphanumeric() || c.is_whitespace() || c == '-' || c == '\''))
+        .is_some_and(|(_, c)| matches!(c, ',' | ':' | '،' | '，' | '：' | '、'))
+}
+
 /// Whether a sentence ends in a colon (ASCII or full-width).
 fn ends_in_colon(sentence: &str) -> bool {
     sentence.trim_end().ends_with([':', '：'])
@@ -1889,14 +1918,6 @@ fn ends_in_colon(sentence: &str) -> bool {
 fn acronym(rest: &str) -> bool {
     let word: Vec<char> = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
     word.len() >= 2 && word.iter().all(|c| c.is_uppercase())
-}
-
-/// Whether a name (of an assistant, AI or model) at the start of `rest` is followed
-/// closely by a comma or a colon: it is called by its name.
-fn named(rest: &str) -> bool {
-    rest.char_indices()
-        .take_while(|&(i, _)| i < 40)
-        .any(|(_, c)| matches!(c, ',' | ':' | '،' | '，' | '：' | '、'))
 }
 
 /// The features a line of code shares with an instruction to the reader: overriding,
@@ -1968,7 +1989,10 @@ fn code_line(line: &str) -> bool {
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-".contains(c))
             && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
     };
+    // A path or a pattern alone on its line (`dist/`, `*.pyc`, `.env`).
+    let path = !line.contains(' ') && line.contains(['/', '*', '.']);
     STARTS.iter().any(|p| line.starts_with(p))
+        || path
         || line.ends_with(['{', '}', ';', '(', '['])
         || key(line)
         || identifier(line)

@@ -71,7 +71,7 @@ pub(super) const WORD: &[&[&[u8]]] = &[
     // ignore previous instructions (de)
     &[b" beachte", b" ignorie", b" missach", b" setze", b" ubersch", b" vergess", b" vergiss", b" verwirf"],
     // new instructions (de)
-    &[b" deine n", b" die neu", b" du bist", b" eigentl", b" ihre ne", b" neue an", b" neue au", b" neue in", b" neue re", b" neue sy", b" sie sin", b" wahre a", b" wahre i", b" wahre r", b" wahre s"],
+    &[b" deine n", b" die neu", b" du bist", b" eigentl", b" ihre ne", b" neue an", b" neue au", b" neue in", b" neue sy", b" sie sin", b" wahre a", b" wahre i", b" wahre s"],
     // ignore previous instructions (fr)
     &[b" contour", b" fais ab", b" faites ", b" ignore ", b" ignorer", b" ignorez", b" ignoron", b" ne tene", b" ne tien", b" neglige", b" oublie ", b" oublier", b" oubliez"],
     // new instructions (fr)
@@ -79,7 +79,7 @@ pub(super) const WORD: &[&[&[u8]]] = &[
     // ignore previous instructions (es/pt/it)
     &[b" descart", b" descons", b" desprez", b" dimenti", b" esqueca", b" esquece", b" ignora ", b" ignorad", b" ignorar", b" ignorat", b" ignore ", b" ignoren", b" nao sig", b" no siga", b" non seg", b" olvida ", b" olvidar", b" olvide ", b" olviden", b" omita a", b" omita c", b" omita d", b" omita e", b" omita g", b" omita i", b" omita l", b" omita m", b" omita o", b" omita q", b" omita s", b" omita t", b" omite a", b" omite c", b" omite d", b" omite e", b" omite g", b" omite i", b" omite l", b" omite m", b" omite o", b" omite q", b" omite s", b" omite t", b" pasa po", b" tralasc", b" trascur"],
     // new instructions (es/pt/it)
-    &[b" a parti", b" adesso ", b" agora e", b" agora v", b" ahora e", b" ahora u", b" d ora i", b" da ora ", b" desde a", b" le nuov", b" le tue ", b" novas d", b" novas i", b" novas o", b" novas r", b" nuevas ", b" nuove d", b" nuove i", b" nuove o", b" nuove r", b" ora sei", b" suas no", b" sus nue", b" tuas no", b" tus nue", b" verdade", b" vere di", b" vere in", b" vere is", b" vere or", b" vere re"],
+    &[b" a parti", b" adesso ", b" agora e", b" agora v", b" ahora e", b" ahora u", b" d ora i", b" da ora ", b" desde a", b" le nuov", b" le tue ", b" novas d", b" novas i", b" novas o", b" nuevas ", b" nuove d", b" nuove i", b" nuove o", b" ora sei", b" suas no", b" sus nue", b" tuas no", b" tus nue", b" verdade", b" vere di", b" vere in", b" vere is", b" vere or"],
     // ignore previous instructions (nl)
     &[b" echte i", b" echte o", b" echte r", b" ignoree", b" ignorer", b" je bent", b" je nieu", b" jij ben", b" jouw ni", b" negeer ", b" negeren", b" sla ove", b" u bent ", b" uw nieu", b" vergeet", b" vergete", b" verwaar", b" volg ni"],
     // ignore previous instructions (ru)

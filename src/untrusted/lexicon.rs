@@ -2205,42 +2205,42 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         CUE,
         "en",
-        "reading this|reads this|read this|reading these|processing this|processes this|process this|processing these|summarizing|summarising|summarizes|summarises|that summarizes|comparing|compares|parsing this|parses this|indexing this|analyzing this|analysing this|handling this|scanning this|ingesting this|going through this|reviewing this|that reads|who reads|which reads|that processes|which processes|if you are an|if you re an|if you are a|you who are|if you happen to be",
+        "reading this|reads this|reading these|processing this|processes this|processing these|summarizing this|summarising this|that summarizes|that summarises|comparing offers|comparing products|comparing prices|parsing this|parses this|indexing this|analyzing this|analysing this|handling this|scanning this|ingesting this|going through this|reviewing this|that reads|who reads|which reads|that processes|which processes|if you are an|if you re an|if you are a|you who are|if you happen to be",
     ),
     (
         CUE,
         "de",
-        "liest|lesende|lesenden|verarbeitet|verarbeitende|verarbeitenden|zusammenfasst|vergleicht|auswertet|analysiert|durchsucht|wenn du ein|falls du ein|wenn du eine|falls du eine|bist du ein",
+        "die diese|der diese|das diese|die dieses|der dieses|die diesen|der diesen|lesende|lesenden|verarbeitende|verarbeitenden|zusammenfasst|wenn du ein|falls du ein|wenn du eine|falls du eine|bist du ein",
     ),
     (
         CUE,
         "fr",
-        "lit ce|lit cette|lit ces|lisant|qui lit|traite ce|traite cette|traitant|qui traite|resume ce|resumant|compare les|comparant|qui compare|analyse ce|analysant|parcourt|parcourant|si tu es un|si tu es une|si vous etes un|si vous etes une",
+        "lit ce|lit cette|lit ces|lisant|qui lit|traite ce|traite cette|traitant|qui traite|resume ce|resumant|comparant|qui compare|analyse ce|analysant|parcourant|si tu es un|si tu es une|si vous etes un|si vous etes une",
     ),
     (
         CUE,
         "es",
-        "lea|lee esto|lee este|leyendo|procese|procesa|procesando|resuma|resumiendo|compare|compara|comparando|analice|analizando|revisando|si eres un|si eres una|si usted es",
+        "lea|lee esto|lee este|leyendo|procese|procesando|resuma|resumiendo|comparando|analice|analizando|revisando|si eres un|si eres una|si usted es",
     ),
     (
         CUE,
         "pt",
-        "leia|le este|le esta|lendo|processe|processa|processando|resuma|resumindo|compare|comparando|analise|analisando|se voce e um|se voce e uma|se for um|se es um",
+        "leia|le este|le esta|lendo|processe|processando|resuma|resumindo|comparando|analise|analisando|se voce e um|se voce e uma|se for um|se es um",
     ),
     (
         CUE,
         "it",
-        "legge|leggendo|elabora|elaborando|riassume|riassumendo|confronta|confrontano|confrontando|analizza|analizzando|processa|se sei un|se sei una|se lei e un",
+        "che legge|che leggono|leggendo|che elabora|che elaborano|elaborando|che riassume|riassumendo|che confronta|che confrontano|confrontando|che analizza|analizzando|che processa|se sei un|se sei una|se lei e un",
     ),
     (
         CUE,
         "nl",
-        "leest|lezend|verwerkt|verwerkende|samenvat|vergelijkt|analyseert|doorneemt|als je een|als jij een|indien je een",
+        "die dit|die deze|dat dit|dat deze|lezend|verwerkende|samenvat|doorneemt|als je een|als jij een|indien je een",
     ),
     (
         CUE,
         "ru",
-        "читающ*|читает|обрабатыва*|анализиру*|сравнива*|суммиру*|пересказыва*|просматрива*|если ты|если вы",
+        "читающ*|обрабатывающ*|анализирующ*|сравнивающ*|суммирующ*|просматривающ*|который обрабатывает|которая обрабатывает|который читает|которая читает|если ты|если вы",
     ),
     (
         CUE,
@@ -2250,7 +2250,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         CUE,
         "ja",
-        "を処理する|を処理して|を読んで|を読む|を要約|を比較して|を比較する|を分析|処理している|読んでいる|比較している|要約している|あなたが",
+        "を処理する|処理している|読んでいる|比較している|要約している|処理中の",
     ),
     (
         CUE,
@@ -2270,27 +2270,27 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         CUE,
         "sv",
-        "laser|som laser|bearbetar|sammanfattar|jamfor|analyserar|gar igenom|du som ar|om du ar",
+        "som laser|laser mejlet|laser detta|laser det har|som bearbetar|som sammanfattar|som jamfor|som analyserar|som gar igenom|du som ar|om du ar",
     ),
     (
         CUE,
         "ar",
-        "~يعالج|~يقرأ|~يلخص|~يقارن|~يحلل|~تعالج|~تقرأ|~تلخص|إذا كنت|اذا كنت",
+        "~الذي يعالج|~الذي يقرأ|~الذي يلخص|~الذي يقارن|~التي تعالج|~التي تقرأ|إذا كنت|اذا كنت",
     ),
     (
         CUE,
         "hi",
-        "पढने वाले|पढने वाली|पढ रहे|पढ रही|संसाधित|सारांश बना|तुलना कर|यदि आप|अगर आप|अगर तुम",
+        "पढने वाले|पढने वाली|पढ रहे|पढ रही|यदि आप|अगर आप|अगर तुम",
     ),
     (
         CUE,
         "id",
-        "membaca|memproses|merangkum|membandingkan|menganalisis|yang membaca|yang memproses|jika kamu|jika anda|kalau kamu",
+        "yang membaca|ikut membaca|yang memproses|yang merangkum|yang membandingkan|yang menganalisis|jika kamu|jika anda|kalau kamu",
     ),
     (
         CUE,
         "vi",
-        "dang doc|doc thu|doc tai lieu|xu ly|tom tat|so sanh|phan tich|neu ban la",
+        "dang doc|dang xu ly|dang tom tat|tom tat thong bao nay|doc email nay|doc thu nay|dang so sanh|dang phan tich|neu ban la",
     ),
     // --- rules declared void, in more words ---
     (
@@ -2572,7 +2572,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         UNBOUND,
         "en",
-        "without checking with|without asking the user|without consulting|without the user s approval|without asking me|without asking them",
+        "without checking with|without asking the user|without consulting the user|without the user s approval",
     ),
     (
         UNBOUND,
@@ -3045,6 +3045,39 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (CONTROL, "hi", "मेमोरी में"),
     (CONTROL, "id", "ke memori|di memori"),
     (CONTROL, "vi", "vao bo nho|trong bo nho"),
+    // --- the writer's own instructions, in more words ---
+    (
+        MINE,
+        "en",
+        "my previous|my last|my earlier|i had given you|i gave",
+    ),
+    (
+        MINE,
+        "de",
+        "meine vorherige|meine letzte|meiner letzten|die ich euch|die ich ihnen",
+    ),
+    (
+        MINE,
+        "fr",
+        "de ma note|ma note|mon precedent|mon dernier|que je vous avais|que je t avais",
+    ),
+    (
+        MINE,
+        "es",
+        "mi correo anterior|mi mensaje anterior|que os di|que les di",
+    ),
+    (
+        MINE,
+        "pt",
+        "meu e mail anterior|minha mensagem anterior|o que eu falei|que eu passei",
+    ),
+    (
+        MINE,
+        "it",
+        "che vi avevo dato|che vi ho dato|che ti avevo dato|mia mail precedente|mio messaggio precedente",
+    ),
+    (MINE, "nl", "mijn vorige|mijn laatste|die ik je gaf"),
+    (MINE, "ru", "мое прошлое|мое предыдущее"),
 ];
 
 #[cfg(test)]

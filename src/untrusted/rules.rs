@@ -213,7 +213,7 @@ pub const WORD_RULES: &[Rule] = &[
         "new instructions (de)",
         0.7,
         0,
-        r" (?:neue|deine neuen|ihre neuen|die neuen|eigentliche|wahre) (?:anweisung|instruktion|aufgabe|regel|systemanweisung)[^ ]*| (?:du bist|sie sind) (?:ab )?(?:jetzt|nun|ab sofort|fortan)(?: [^ ]+){0,1} (?:ein|eine|der|die|kein|keine|nicht mehr|im)",
+        r" (?:neue|deine neuen|ihre neuen|die neuen|eigentliche|wahre) (?:anweisung|instruktion|aufgabe|systemanweisung)[^ ]*| (?:du bist|sie sind) (?:ab )?(?:jetzt|nun|ab sofort|fortan)(?: [^ ]+){0,1} (?:ein|eine|der|die|kein|keine|nicht mehr|im)",
     ),
     rule(
         InstructionOverride,
@@ -241,7 +241,7 @@ pub const WORD_RULES: &[Rule] = &[
         "new instructions (es/pt/it)",
         0.7,
         0,
-        r" (?:nuevas|tus nuevas|sus nuevas|novas|suas novas|tuas novas|nuove|le tue nuove|le nuove|verdaderas|verdadeiras|vere) (?:instruccion|instrucoes|istruzion|regla|regras|regole|orden|ordens|direttiv|directriz|diretriz)[^ ]*| (?:ahora eres|ahora usted es|desde ahora eres|agora voce e|agora es|a partir de agora voce e|ora sei|adesso sei|da ora sei|d ora in poi sei)(?: [^ ]+){0,1}",
+        r" (?:nuevas|tus nuevas|sus nuevas|novas|suas novas|tuas novas|nuove|le tue nuove|le nuove|verdaderas|verdadeiras|vere) (?:instruccion|instrucoes|istruzion|orden|ordens|direttiv|directriz|diretriz)[^ ]*| (?:ahora eres|ahora usted es|desde ahora eres|agora voce e|agora es|a partir de agora voce e|ora sei|adesso sei|da ora sei|d ora in poi sei)(?: [^ ]+){0,1}",
     ),
     rule(
         InstructionOverride,
@@ -255,7 +255,7 @@ pub const WORD_RULES: &[Rule] = &[
         "ignore previous instructions (ru)",
         0.85,
         0,
-        r" (?:игнорир|проигнорир|забудь|забудьте|забыть|не обращай внимания на|не обращайте внимания на|отбрось|отбросьте|отмени|отмените|пренебреги|не следуй|не выполняй)[^ ]*(?: [^ ]+){0,4} (?:инструкц|указани|правил|команд|распоряжени|промпт|запрет|ограничени)[^ ]*| (?:новые|твои новые|ваши новые|настоящие) (?:инструкц|указани|правил|задач)[^ ]*| (?:теперь ты|отныне ты|теперь вы|ты теперь)(?: [^ ]+){0,1}",
+        r" (?:игнорир|проигнорир|забудь|забудьте|забыть|не обращай внимания на|не обращайте внимания на|отбрось|отбросьте|отмени|отмените|пренебреги|не следуй|не выполняй)[^ ]*(?: [^ ]+){0,4} (?:инструкц|указани|правил|команд|распоряжени|промпт|запрет|ограничени)[^ ]*| (?:новые|твои новые|ваши новые|настоящие) (?:инструкц|указани|задач)[^ ]*| (?:теперь ты|отныне ты|теперь вы|ты теперь)(?: [^ ]+){0,1}",
     ),
     rule(
         InstructionOverride,
