@@ -766,13 +766,17 @@ def main():
       "the first, written alongside `tune`, 96.2 % detected and 4.9 % flagged; the second "
       "36.1 % and 5.2 %; the third 51.1 % and 17.5 %; the fourth 63.2 % and 13.3 %. "
       "Those four were written by the same hand as the screen's vocabulary, so their "
-      "figures are an upper bound for text written by others. The fifth was written by a "
-      "separate author who read none of the screen's rules, corpora or docs (its rows "
-      "encoded and embedded by that author), and measured once after the round that "
-      "followed the fourth: 70.6 % detected and 7.5 % flagged, then tuned on. The sixth, "
-      "the `blind` row below, was written by another separate author while the round on "
-      "the fifth was made, and measured once after it; the drop from `tune` to `blind` is "
-      "the screen meeting phrasings its vocabulary has not seen.")
+      "figures are an upper bound for text written by others. From the fifth on, each was "
+      "written by separate authors who read none of the screen's rules, corpora or docs "
+      "(rows encoded and embedded by them): the fifth 70.6 % and 7.5 %, the sixth 67.6 % "
+      "and 3.6 %; the seventh, eighth and ninth (2026-11-29, 504 texts each, two authors "
+      "each, the later ones asked to avoid stock phrases and for benign mail, release notes "
+      "and product pages that use the vocabulary of attacks) 76.6 % and 9.9 %, 67.1 % and "
+      "11.1 %, 60.7 % and 9.9 %. The ninth is the `blind` row below. The drop from `tune` "
+      "to `blind` is the screen meeting phrasings its vocabulary has not seen; each round's "
+      "gain on the next, unseen split is in the table after the per-shape one, and "
+      "docs/decisions/145-the-screen-on-text-nobody-tuned-it-on.md says why the rounds "
+      "stopped short of the issue's 85 % and 2 %.")
     p("")
     lang = (corpus or {}).get("lang")
     if lang:
@@ -803,6 +807,18 @@ def main():
         for n in sorted({n for sp in lang.values() for n in sp.get("shape", {})}):
             t, b = (lang.get(sp, {}).get("shape", {}).get(n) for sp in ["tune", "blind"])
             p(f"| `{n}` | {cell(t, 'flagged', 'benign')} | {cell(b, 'flagged', 'benign')} |")
+        p("")
+        p("Each unseen split as its authors wrote it, screened by the build at each stage "
+          "of 2026-11-29 (its columns to the right of its own round are measures on text "
+          "already tuned on, so left out; hostile detected / benign flagged; by `thinker "
+          "screen` over the split as written, "
+          "kept in the split's history in `scripts/bench/screen-lang-corpus.py`):")
+        p("")
+        p("| split | before the rounds | after round 7 | after round 8 | after round 9 |")
+        p("|---|---|---|---|---|")
+        p("| seventh (now `tune8`) | 65.1 % / 8.7 % | 76.6 % / 9.9 % | | |")
+        p("| eighth (now `tune9`) | 50.4 % / 16.3 % | 65.1 % / 20.2 % | 67.1 % / 11.1 % | |")
+        p("| ninth (`blind`) | 49.6 % / 13.1 % | 59.1 % / 16.7 % | 60.7 % / 11.9 % | 60.7 % / 9.9 % |")
     else:
         p("not measured")
     p("")
