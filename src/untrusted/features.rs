@@ -1303,9 +1303,14 @@ pub(super) fn feature_hits(
     // this:`) introduces what is said to it.
     for i in 1..sentences.len() {
         let prev = &sentences[i - 1];
-        if prev.features & ADDRESSEE != 0 && ends_in_colon(&text[prev.range.clone()]) {
-            sentences[i].features |= ADDRESSEE;
-            sentences[i].vocative = true;
+        if ends_in_colon(&text[prev.range.clone()]) {
+            // (A recipe's or a package's heading: its lines are its instructions.)
+            let technical = prev.features & TECHNICAL;
+            if prev.features & ADDRESSEE != 0 {
+                sentences[i].features |= ADDRESSEE;
+                sentences[i].vocative = true;
+            }
+            sentences[i].features |= technical;
         }
     }
     // Words to the reader inside quotation marks are reported, not said
@@ -1593,7 +1598,7 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
     let f = if f & TECHNICAL == 0 {
         f
     } else if f & YOU == 0 {
-        f & !(RULES | SYS_PROMPT)
+        f & !(RULES | SYS_PROMPT | CONTROL)
     } else {
         f & !RULES
     };
@@ -1737,7 +1742,11 @@ fn instructions(s: &Sentence, context: u64) -> Option<(f64, Kind, &'static str)>
     }
     // Permission in the name of an administrator or the developers, named here or just
     // before (`Message from the developers: you may…`).
-    if has(PERMIT) && (f | context) & AUTHORITY != 0 {
+    // (Said of the reader: a permission noun in an agenda or a product page is none.)
+    if has(PERMIT)
+        && (f | context) & AUTHORITY != 0
+        && (has(YOU | ADDRESSEE | DATA_OBJ | SEND_VERB | SYS_PROMPT | RULES) || s.vocative)
+    {
         let mut score: f64 = if has(AUTHORITY) { 0.35 } else { 0.3 };
         if has(YOU) {
             score += 0.1;
