@@ -778,7 +778,7 @@ fn multilingual_corpus_covers_every_language_and_holds_its_rates() {
         percent(hit, of.len())
     };
     let mut failures = Vec::new();
-    for (split, detect_floor, flag_ceiling) in [("tune", 89.0, 2.5), ("blind", 58.0, 11.0)] {
+    for (split, detect_floor, flag_ceiling) in [("tune", 85.0, 3.0), ("blind", 60.0, 11.0)] {
         if !splits.contains(&split) {
             continue;
         }

@@ -44,8 +44,12 @@ changes it measured and measured once:
     the same way (asked to avoid the stock phrases, and for benign mail, release notes and
     product pages about assistants), while the round on the seventh was made: 67.1 % of
     252 detected, 11.1 % of 252 flagged, then tuned on;
-  - blind-written.jsonl, the ninth, written on 2026-11-29 by two more separate authors in
-    the same way, while the round on the eighth was made.
+  - tune10-written.jsonl, the ninth, written on 2026-11-29 by two more separate authors
+    in the same way, while the round on the eighth was made: 60.7 % of 252 detected,
+    9.9 % of 252 flagged, then tuned on;
+  - blind-written.jsonl, the tenth, written on 2026-11-29 by two more separate authors in
+    the same way (benign product and help pages describing what an assistant does), while
+    the round on the ninth was made.
 
 Composition (deterministic, by a hash of the item's id): about half of the hostile texts
 are set inside a benign text of the same language and split (after its first paragraph);
@@ -122,7 +126,7 @@ def embed(payload, host):
 def main():
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     hostile, benign = [], []
-    sources = [("blind", "blind")] + [(t, "tune") for t in ["tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8", "tune9"]]
+    sources = [("blind", "blind")] + [(t, "tune") for t in ["tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8", "tune9", "tune10"]]
     for source, split in sources:
         path = os.path.join(DIR, f"{source}-written.jsonl")
         if split == "blind" and not os.path.exists(path):
