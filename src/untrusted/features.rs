@@ -30,8 +30,21 @@
 //! defaults (`override_defaults`, `SYSTEM_PROMPT_TEMPLATE`), a bullet of release notes
 //! opens with no command, an acronym is no pronoun (`IT`, `TI`), the abuse desk a
 //! phishing warning reports to (`phishing@…`) is no destination, and instructions the
-//! writer calls its own ("the instructions I sent") are not the reader's when declared
-//! void.
+//! writer calls its own ("the instructions I sent", "my last mail") are not the reader's.
+//!
+//! The reader may also be described rather than named: a machine (an AI, an assistant,
+//! an agent) with a cue that it reads this text (a relative, progressive or
+//! demonstrative verb of reading, processing, summarising or comparing, "if you are
+//! an…", "note for…") is the reader; named first before a comma or a colon, it is
+//! called. A sentence that calls the reader and ends in a colon passes the call to the
+//! next one, and a sentence that calls it or gives it a role is also read together
+//! with the next (where the task often is; never across a blank line, in code or in
+//! text about attacks). Not the reader's either: a thing's instructions (a recipe's, a
+//! manual's, a package's), a product's template and defaults, a fix in release notes
+//! (`TECHNICAL`; a heading that ends in a colon passes it on), permission or consent
+//! words after a negation (a product's promise), and a file of code, markup or
+//! configuration, whose sentences lose 0.5 unless hidden or said to the reader in
+//! prose.
 //!
 //! The weights add up to a base score per sentence (a negation just before a core undoes
 //! it: "we will never ask you to buy gift cards"); the screen's scoring adds its
@@ -1378,11 +1391,13 @@ pub(super) fn feature_hits(
     // description quotes their words (judge damps its own discussion sentences
     // already), and quoted words in it are examples, more so. (Quotation marks are
     // looked for only where they matter: most texts never speak of attacks.)
-    // In a file of code, what is not said to the reader in prose is the program's: its
-    // prompt templates, its `role: system`, its override flags and ignore lists.
+    // In a file of code, markup or configuration, what is not said to the reader in
+    // prose is the program's: its prompt templates, its `role: system`, its override
+    // flags and ignore lists. Hidden text (a comment, a CSS-hidden element) never is.
     let in_code = is_code(text);
     let programs = |s: &Sentence| {
         in_code
+            && s.features & HIDDEN == 0
             && (s.features & ADDRESSEE == 0
                 || text[s.range.clone()].contains(['{', '}', '[', ']', '=', '"']))
     };
@@ -1423,9 +1438,8 @@ pub(super) fn feature_hits(
     for i in 1..sentences.len() {
         let (a, b) = (&sentences[i - 1], &sentences[i]);
         // Only where the first calls the reader or gives it a role (what it is to do
-        // follows), and never across a blank line.
-        // Not in a text about attacks (its sentences describe), nor in code (a prompt
-        // template is said to a model, by its author).
+        // follows); not in a text about attacks (its sentences describe), nor in code
+        // (a prompt template is said to a model, by its author).
         let calls = a.vocative || a.features & (ADDRESSEE | NEW_ROLE) != 0;
         if !calls
             || about != About::No

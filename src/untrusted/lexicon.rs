@@ -2490,12 +2490,12 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         CONTROL,
         "de",
-        "alle anderen treffer weglassen|andere treffer weglassen|als einzig|nur dieses|hochste bewertung|nicht anzeigen",
+        "anderen treffer weglassen|andere ergebnisse weglassen|hochste bewertung|an erster stelle",
     ),
     (
         CONTROL,
         "fr",
-        "ne mentionne aucun|ne mentionnez aucun|uniquement celui ci|qualifie le d urgent|note maximale|ne montre pas les autres|masque les autres",
+        "ne mentionne aucun|ne mentionnez aucun|note maximale|ne montre pas les autres|masque les autres|en premiere position",
     ),
     (
         CONTROL,
@@ -2545,12 +2545,12 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         CONTROL,
         "pl",
-        "ukryj pozostale wyniki|ocen ten produkt|na 10 10|nie pokazuj pozostalych",
+        "ukryj pozostale wyniki|najwyzsza ocene|na pierwszym miejscu|nie pokazuj pozostalych",
     ),
     (
         CONTROL,
         "sv",
-        "visa inte de andra|dolj de andra|hogsta betyg|markera detta som kritiskt|prioritet 10",
+        "visa inte de andra|dolj de andra|hogsta betyg|som kritiskt|hogsta prioritet",
     ),
     (
         CONTROL,
@@ -2566,7 +2566,7 @@ pub(super) const LEXICON: &[(u64, &str, &str)] = &[
     (
         CONTROL,
         "vi",
-        "an cac lua chon khac|cham san pham nay 10 10|khong hien thi cac|diem cao nhat",
+        "an cac lua chon khac|khong hien thi cac|diem cao nhat|xep dau tien",
     ),
     // --- acting without asking the user ---
     (
